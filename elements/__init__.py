@@ -1,0 +1,7 @@
+"""Element families of mbdae.  FAMILIES is the registry the generated tests walk."""
+from .body import RigidBodies, Gravity
+from .forces import StructuralForces
+from .rod import Rods
+from .joints import RigidJoints
+
+FAMILIES = [RigidBodies, Gravity, StructuralForces, Rods, RigidJoints]

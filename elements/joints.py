@@ -1,0 +1,362 @@
+"""Rigid joints (manual §9.1) as one vectorized family of constraint rows.
+
+Every joint instance connects node 1 (or the ground, for the `pin` variants) and node 2
+and activates a subset of 15 candidate scalar constraints:
+
+  rows  0-2   position components  e_kᵀ(x2 + f2 - x1 - f1) - x̃0_k(t)   (total joint, eq. 9.99;
+              spherical/revolute hinge position part, in line, in plane, drive displacement)
+  rows  3-5   rotation components  [exp⁻¹(R1rᵀ R2r R0(t)ᵀ)]_k             (total joint / clamp /
+              prismatic / drive hinge, eqs. 9.12, 9.50, 9.100)
+  rows  6-8   relative velocity components (non-holonomic, total joint eq. 9.114)
+  rows  9-11  relative angular velocity components (axial rotation, total joint eq. 9.116)
+  rows 12-13  axis orthogonality (R1 a1)ᵀ(R2 a2) = 0 (revolute hinge eq. 9.36, Cardano hinge)
+  row  14     distance ‖x2 + f2 - x1 - f1‖ - l(t) (eq. 9.19)
+
+Each active row owns one algebraic multiplier λ.  Position-level rows are divided by
+dCoef (G2).  Node loads are Bᵀλ with B the virtual-displacement gradient of the row
+(for the rotation rows the multiplier is redefined as in eq. 9.15 so that the couple is
+R1r λ without the Γ⁻ᵀ factor).  The Jacobian is exact for this residual and is checked
+against finite differences through the solver's update rule by the generated tests.
+"""
+from dataclasses import dataclass, field
+import numpy as np
+
+from mbdae.engine import rotations as rot
+from mbdae.engine.assembly import Pattern, ALGEBRAIC, DIM
+from mbdae.engine.tpldrive import VectorDriveArray
+from mbdae.engine.drives import DriveArray, NullDrive
+from .base import ElementFamily, gather, node_columns, distance_geometric_stiffness, chain12
+
+NROWS = 15
+POS, ROT, VEL, AVEL, DOT, DIST = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), slice(12, 14), 14
+POSITION_LEVEL = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1], bool)
+ROW_DIM = [DIM["position constraint"]] * 3 + [DIM["rotation constraint"]] * 3 + \
+          [DIM["velocity constraint"]] * 3 + [DIM["angular velocity constraint"]] * 3 + \
+          [DIM["rotation constraint"]] * 2 + [DIM["position constraint"]]
+ROW_NAME = ["position x", "position y", "position z", "rotation x", "rotation y", "rotation z",
+            "velocity x", "velocity y", "velocity z", "angular velocity x", "angular velocity y",
+            "angular velocity z", "axis orthogonality 1", "axis orthogonality 2", "distance"]
+I3 = np.eye(3)
+
+
+@dataclass
+class JointSpec:
+    """Plain description of one joint.  node1 = None means the ground (pin variants); then
+    f1, R1h, R1r are absolute.  Frames R1h (position) and R1r, R2r (rotation) are relative
+    to their node."""
+    label: int
+    type: str
+    node1: object
+    node2: int
+    f1: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    f2: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    R1h: np.ndarray = field(default_factory=lambda: np.eye(3))
+    R1r: np.ndarray = field(default_factory=lambda: np.eye(3))
+    R2r: np.ndarray = field(default_factory=lambda: np.eye(3))
+    active: np.ndarray = field(default_factory=lambda: np.zeros(NROWS, bool))
+    pos_drive: object = None       # VectorDrive of imposed relative position (frame R1 R1h)
+    rot_drive: object = None       # VectorDrive of imposed relative rotation vector (frame R1 R1r)
+    vel_drive: object = None
+    avel_drive: object = None
+    dot_axes: tuple = ()           # ((a1, a2), ...) unit axes in node frames, at most 2
+    distance_drive: object = None  # scalar drive of the imposed distance
+    output: bool = True
+
+
+class RigidJoints(ElementFamily):
+    name = "joint"
+    in_initial_assembly = True
+
+    def __init__(self, specs, nodes):
+        super().__init__(specs, nodes)
+        S = self.specs
+        ne = self.ne
+        self.types = [s.type for s in S]
+        self.n1 = self.node_index([s.node1 for s in S])
+        self.n2 = self.node_index([s.node2 for s in S])
+        if np.any(self.n2 < 0):
+            raise ValueError("a joint needs a second node")
+        self.ground = self.n1 < 0
+        self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
+        self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
+        self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
+        self.R1r = np.array([s.R1r for s in S], float).reshape(ne, 3, 3)
+        self.R2r = np.array([s.R2r for s in S], float).reshape(ne, 3, 3)
+        self.active = np.array([s.active for s in S], bool).reshape(ne, NROWS)
+        self.a1 = np.zeros((ne, 2, 3))
+        self.a2 = np.zeros((ne, 2, 3))
+        for i, s in enumerate(S):
+            if len(s.dot_axes) > 2:
+                raise ValueError(f"joint {s.label}: at most two orthogonality rows")
+            for j, (u1, u2) in enumerate(s.dot_axes):
+                self.a1[i, j] = u1
+                self.a2[i, j] = u2
+                self.active[i, 12 + j] = True
+            if s.distance_drive is not None:
+                self.active[i, DIST] = True
+        self.pos_drive = VectorDriveArray([s.pos_drive for s in S])
+        self.rot_drive = VectorDriveArray([s.rot_drive for s in S])
+        self.vel_drive = VectorDriveArray([s.vel_drive for s in S])
+        self.avel_drive = VectorDriveArray([s.avel_drive for s in S])
+        self.dist_drive = DriveArray([s.distance_drive if s.distance_drive is not None else NullDrive()
+                                      for s in S])
+        self.n_internal = int(self.active.sum())
+
+    # ------------------------------------------------------------------ layout
+    def set_offset(self, start):
+        self.offset = start
+        self.mult = np.full((self.ne, NROWS), -1, np.int64)
+        self.mult[self.active] = start + np.arange(self.n_internal)
+
+    def dof_info(self):
+        inst, row = np.nonzero(self.active)
+        kind = np.full(self.n_internal, ALGEBRAIC)
+        dim = np.array(ROW_DIM, np.int64)[row]
+        labels = self.labels[inst]
+        what = [f"{self.types[i]} {ROW_NAME[r]}" for i, r in zip(inst, row)]
+        return kind, dim, labels, what
+
+    def build_pattern(self):
+        p = self.pattern = Pattern()
+        ix1, ig1 = node_columns(self.nodes, self.n1)
+        ix2, ig2 = node_columns(self.nodes, self.n2)
+        self.node_rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)      # (ne, 12)
+        act = self.active
+        p.add_res(self.node_rows)
+        p.add_res(self.mult, act)
+        p.add_jac(self.node_rows, self.mult, act[:, None, :])           # 0: Bᵀ
+        p.add_jac(self.mult, self.node_rows, act[:, :, None])           # 1: constraint rows
+        p.add_jac(self.node_rows, self.node_rows)                       # 2: geometric stiffness
+        p.add_jac(self.mult[..., None], self.mult[..., None], act[..., None, None])  # 3: λ rows in IA
+        return p
+
+    # ------------------------------------------------------------------ geometry
+    def _geometry(self, ctx):
+        kin, t = ctx.kin, ctx.t
+        g = self.ground
+        x1 = gather(kin.x, self.n1, np.zeros(3))
+        R1 = gather(kin.R, self.n1, I3)
+        v1 = gather(kin.v, self.n1, np.zeros(3))
+        w1 = gather(kin.w, self.n1, np.zeros(3))
+        x2, R2, v2, w2 = kin.x[self.n2], kin.R[self.n2], kin.v[self.n2], kin.w[self.n2]
+        G = dict(x1=x1, R1=R1, v1=v1, w1=w1, x2=x2, R2=R2, v2=v2, w2=w2)
+        G["f1"] = f1 = rot.matvec(R1, self.f1)
+        G["f2"] = f2 = rot.matvec(R2, self.f2)
+        G["E"] = R1 @ self.R1h                      # position frame, columns e_k
+        G["Er"] = R1 @ self.R1r                     # rotation frame of node 1
+        G["E2r"] = R2 @ self.R2r
+        G["b1"] = x2 + f2 - x1
+        G["d"] = G["b1"] - f1
+        theta0 = self.rot_drive.values(t)
+        G["R0"] = rot.exp_rotvec(theta0)
+        G["theta0"] = theta0
+        Ad = np.swapaxes(G["Er"], -1, -2) @ G["E2r"] @ np.swapaxes(G["R0"], -1, -2)
+        G["Ad"] = Ad
+        G["th"] = rot.log_rotvec(Ad)
+        G["e1"] = rot.matvec(R1[:, None], self.a1)  # (ne, 2, 3)
+        G["e2"] = rot.matvec(R2[:, None], self.a2)
+        dist = np.linalg.norm(G["d"], axis=-1)
+        G["dist"] = np.where(dist > 0, dist, 1.0)
+        G["u"] = G["d"] / G["dist"][:, None]
+        return G
+
+    def _rows(self, G, ctx):
+        """Constraint values c (ne,15), reaction map B (ne,15,12), position gradient C
+        (ne,15,12) and velocity gradient Cv (ne,15,12), all on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2)."""
+        t = ctx.t
+        ne = self.ne
+        E, Er, b1, d, f1, f2 = G["E"], G["Er"], G["b1"], G["d"], G["f1"], G["f2"]
+        Et = np.swapaxes(E, -1, -2)           # rows e_k
+        Ert = np.swapaxes(Er, -1, -2)
+        c = np.zeros((ne, NROWS))
+        B = np.zeros((ne, NROWS, 12))
+        C = np.zeros((ne, NROWS, 12))
+        Cv = np.zeros((ne, NROWS, 12))
+        # position rows
+        c[:, POS] = rot.matvec(Et, d) - self.pos_drive.values(t)
+        Bp = np.zeros((ne, 3, 12))
+        Bp[:, :, 0:3] = -Et
+        Bp[:, :, 3:6] = rot.cross(Et, b1[:, None, :])
+        Bp[:, :, 6:9] = Et
+        Bp[:, :, 9:12] = rot.cross(f2[:, None, :], Et)
+        B[:, POS] = Bp
+        C[:, POS] = Bp
+        # rotation rows (exp⁻¹ form, redefined multiplier)
+        c[:, ROT] = G["th"]
+        Gi = rot.gamma_inv(G["th"]) @ Ert
+        C[:, ROT, 3:6] = -Gi
+        C[:, ROT, 9:12] = Gi
+        B[:, ROT, 3:6] = -Ert
+        B[:, ROT, 9:12] = Ert
+        # velocity rows
+        w1, w2 = G["w1"], G["w2"]
+        wrel = G["v2"] + rot.cross(w2, f2) - G["v1"] - rot.cross(w1, b1)
+        c[:, VEL] = rot.matvec(Et, wrel) - self.vel_drive.values(t)
+        B[:, VEL] = Bp
+        Cv[:, VEL] = Bp
+        dw = w2 - w1
+        C[:, VEL, 0:3] = -rot.cross(w1[:, None, :], Et)
+        C[:, VEL, 3:6] = rot.cross(Et, wrel[:, None, :])
+        C[:, VEL, 6:9] = rot.cross(w1[:, None, :], Et)
+        C[:, VEL, 9:12] = rot.cross(f2[:, None, :], rot.cross(Et, dw[:, None, :]))
+        # angular velocity rows
+        c[:, AVEL] = rot.matvec(Ert, dw) - self.avel_drive.values(t)
+        B[:, AVEL, 3:6] = -Ert
+        B[:, AVEL, 9:12] = Ert
+        Cv[:, AVEL, 3:6] = -Ert
+        Cv[:, AVEL, 9:12] = Ert
+        C[:, AVEL, 3:6] = rot.cross(Ert, dw[:, None, :])
+        # orthogonality rows
+        e1, e2 = G["e1"], G["e2"]
+        c[:, DOT] = np.einsum('nji,nji->nj', e1, e2)
+        n12 = rot.cross(e1, e2)
+        B[:, DOT, 3:6] = n12
+        B[:, DOT, 9:12] = -n12
+        C[:, DOT] = B[:, DOT]
+        # distance row
+        u = G["u"]
+        c[:, DIST] = G["dist"] - self.dist_drive.values(t)
+        B[:, DIST, 0:3] = -u
+        B[:, DIST, 3:6] = -rot.cross(f1, u)
+        B[:, DIST, 6:9] = u
+        B[:, DIST, 9:12] = rot.cross(f2, u)
+        C[:, DIST] = B[:, DIST]
+        return c, B, C, Cv
+
+    def _phi_t(self, G, ctx):
+        """Explicit time derivative of the position-level rows (velocity initial assembly)."""
+        t = ctx.t
+        out = np.zeros((self.ne, NROWS))
+        out[:, POS] = -self.pos_drive.derivatives(t)
+        thd = self.rot_drive.derivatives(t)
+        if np.any(thd):
+            w0 = rot.matvec(rot.gamma(G["theta0"]), thd)
+            out[:, ROT] = -rot.matvec(rot.gamma_inv(G["th"]) @ G["Ad"], w0)
+        out[:, DIST] = -self.dist_drive.derivatives(t)
+        return out
+
+    def _geometric_stiffness(self, G, lam):
+        """K = Σ_r λ_r ∂B_r/∂(x1, θ1, x2, θ2), (ne, 12, 12)."""
+        ne = self.ne
+        K = np.zeros((ne, 12, 12))
+        E, Er, b1, f1, f2 = G["E"], G["Er"], G["b1"], G["f1"], G["f2"]
+        F = rot.matvec(E, lam[:, POS] + lam[:, VEL])
+        Fx, b1x, f2x = rot.skew(F), rot.skew(b1), rot.skew(f2)
+        K[:, 0:3, 3:6] += Fx
+        K[:, 3:6, 3:6] += b1x @ Fx
+        K[:, 3:6, 6:9] += Fx
+        K[:, 3:6, 9:12] += -Fx @ f2x
+        K[:, 3:6, 0:3] += -Fx
+        K[:, 6:9, 3:6] += -Fx
+        K[:, 9:12, 9:12] += Fx @ f2x
+        K[:, 9:12, 3:6] += -f2x @ Fx
+        M = rot.matvec(Er, lam[:, ROT] + lam[:, AVEL])
+        Mx = rot.skew(M)
+        K[:, 3:6, 3:6] += Mx
+        K[:, 9:12, 3:6] += -Mx
+        e1x, e2x = rot.skew(G["e1"]), rot.skew(G["e2"])       # (ne, 2, 3, 3)
+        ld = lam[:, DOT][..., None, None]
+        A11 = np.sum(ld * (e2x @ e1x), axis=1)
+        A12 = np.sum(ld * (-(e1x @ e2x)), axis=1)
+        K[:, 3:6, 3:6] += A11
+        K[:, 3:6, 9:12] += A12
+        K[:, 9:12, 3:6] -= A11
+        K[:, 9:12, 9:12] -= A12
+        Kd, _, _ = distance_geometric_stiffness(G["u"], G["dist"], f1, f2, lam[:, DIST])
+        K += Kd
+        return K
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, ctx, want_jac):
+        G = self._geometry(ctx)
+        c, B, C, Cv = self._rows(G, ctx)
+        lam = np.where(self.active, ctx.y[np.maximum(self.mult, 0)], 0.0)
+        mode = ctx.mode
+        dc = ctx.dcoef
+        vel_rows = ~POSITION_LEVEL
+        f_node = np.einsum('nrq,nr->nq', B, lam)
+        if mode == "ia_velocity":
+            V = np.concatenate([G["v1"], G["w1"], G["v2"], G["w2"]], axis=1)
+            cpos = np.einsum('nrq,nq->nr', C, V) + self._phi_t(G, ctx)
+            f_c = np.where(POSITION_LEVEL, cpos, c)
+        elif mode == "ia_position":
+            f_c = np.where(POSITION_LEVEL, c, lam)
+        else:
+            f_c = np.where(POSITION_LEVEL, c / dc, c)
+        res = [f_node, f_c]
+        if not want_jac:
+            return res, None
+        kin = ctx.kin
+        safe1 = np.maximum(self.n1, 0)
+        G1 = np.where(self.ground[:, None, None], I3, kin.Tw[safe1] if mode == "ia_velocity" else
+                      rot.cayley_G(kin.g[safe1]))
+        G2 = kin.Tw[self.n2] if mode == "ia_velocity" else rot.cayley_G(kin.g[self.n2])
+        Jc = np.zeros((self.ne, NROWS, 12))
+        # position-level rows: J = C_x on Δẋ, C_θ G on Δġ (the dCoef of G2 cancels)
+        Jc[:, :, 0:3] = C[:, :, 0:3]
+        Jc[:, :, 3:6] = C[:, :, 3:6] @ G1
+        Jc[:, :, 6:9] = C[:, :, 6:9]
+        Jc[:, :, 9:12] = C[:, :, 9:12] @ G2
+        # velocity-level rows: full chain rule
+        vel = chain12(kin, self.n1, self.n2, self.ground, dF_dq=C[:, vel_rows], dF_dV=Cv[:, vel_rows])
+        Jc[:, vel_rows] = vel
+        diag = np.zeros((self.ne, NROWS, 1, 1))
+        if mode == "ia_position":
+            Jc[:, vel_rows] = 0.0
+            diag[:, vel_rows] = 1.0
+        K = self._geometric_stiffness(G, lam)
+        Jk = chain12(kin, self.n1, self.n2, self.ground, dF_dq=K)
+        return res, [np.swapaxes(B, 1, 2), Jc, Jk, diag]
+
+    # ------------------------------------------------------------------ output
+    def reactions(self, ctx):
+        """Force and couple applied by each joint to its node 2, global frame."""
+        G = self._geometry(ctx)
+        c, B, C, Cv = self._rows(G, ctx)
+        lam = np.where(self.active, ctx.y[np.maximum(self.mult, 0)], 0.0)
+        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], lam)   # applied = -(equation term)
+        return G, load2[:, 0:3], load2[:, 3:6]
+
+    def output_groups(self, ctx):
+        """.jnt rows grouped by joint type: list of (labels, values (n, ncols)).
+        Columns: force and couple on node 2 in the joint frame and globally, then the
+        type's own columns (spec/mbdyn-input-language.md §8.6)."""
+        G, F, M = self.reactions(ctx)
+        E, Er = G["E"], G["Er"]
+        Floc = rot.mattvec(E, F)
+        Mloc = rot.mattvec(Er, M)
+        base = np.concatenate([Floc, Mloc, F, M], axis=1)
+        rel = np.swapaxes(Er, -1, -2) @ G["E2r"]
+        euler = np.degrees(rot.R_to_euler123(rel))
+        dw = G["w2"] - G["w1"]
+        wrel1 = rot.mattvec(Er, dw)
+        wrel2 = rot.mattvec(G["E2r"], dw)
+        f1, f2, b1 = G["f1"], G["f2"], G["b1"]
+        vrel = G["v2"] + rot.cross(G["w2"], f2) - G["v1"] - rot.cross(G["w1"], b1)
+        extra = {
+            "total joint": lambda: np.concatenate([rot.mattvec(E, G["d"]), G["th"], rot.mattvec(E, vrel),
+                                                   wrel1], axis=1),
+            "spherical hinge": lambda: euler,
+            "spherical pin": lambda: euler,
+            "revolute hinge": lambda: np.concatenate([euler, wrel2], axis=1),
+            "revolute pin": lambda: np.concatenate([euler, wrel2], axis=1),
+            "axial rotation": lambda: np.concatenate([euler, self.avel_drive.values(ctx.t)[:, 2:3], wrel2],
+                                                     axis=1),
+            "cardano hinge": lambda: euler,
+            "distance": lambda: np.concatenate([G["u"], self.dist_drive.values(ctx.t)[:, None]], axis=1),
+            "drive hinge": lambda: np.concatenate([euler, G["theta0"]], axis=1),
+            "drive displacement": lambda: G["d"],
+            "drive displacement pin": lambda: G["d"],
+        }
+        extra["total pin joint"] = extra["total joint"]
+        groups = []
+        outmask = np.array([s.output for s in self.specs], bool)
+        for t in dict.fromkeys(self.types):
+            sel = np.array([ty == t for ty in self.types]) & outmask
+            if not sel.any():
+                continue
+            vals = base[sel]
+            if t in extra:
+                vals = np.concatenate([vals, extra[t]()[sel]], axis=1)
+            groups.append((self.labels[sel], vals))
+        return groups

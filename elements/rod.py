@@ -1,0 +1,97 @@
+"""Rod with offsets (manual §9.2.1): axial force from a 1-D law of the strain
+ε = l/l0 - 1, l = ‖x2 + f2 - x1 - f1‖; loads F1 = T u at f1, F2 = -T u at f2.
+Jacobian of eqs. 9.240-9.246 (exact, including the strain-rate terms)."""
+from dataclasses import dataclass, field
+import numpy as np
+
+from mbdae.engine import rotations as rot
+from mbdae.engine.assembly import Pattern
+from mbdae.engine.constitutive import LinearLaws1D
+from .base import ElementFamily, node_columns, distance_geometric_stiffness, chain12
+
+
+@dataclass
+class RodSpec:
+    label: int
+    node1: int
+    node2: int
+    law: object
+    l0: object = None          # None: initial distance
+    f1: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    f2: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    output: bool = True
+
+
+class Rods(ElementFamily):
+    name = "rod"
+
+    def __init__(self, specs, nodes):
+        super().__init__(specs, nodes)
+        S = self.specs
+        self.n1 = self.node_index([s.node1 for s in S])
+        self.n2 = self.node_index([s.node2 for s in S])
+        self.f1 = np.array([s.f1 for s in S], float).reshape(-1, 3)
+        self.f2 = np.array([s.f2 for s in S], float).reshape(-1, 3)
+        self.law = LinearLaws1D([s.law for s in S])
+        x1, R1 = nodes.x0[self.n1], nodes.R0[self.n1]
+        x2, R2 = nodes.x0[self.n2], nodes.R0[self.n2]
+        lini = np.linalg.norm(x2 + rot.matvec(R2, self.f2) - x1 - rot.matvec(R1, self.f1), axis=1)
+        self.l0 = np.array([lini[i] if s.l0 is None else float(s.l0) for i, s in enumerate(S)])
+        if np.any(self.l0 <= 0):
+            raise ValueError("rod: reference length must be positive")
+        self.ground = np.zeros(self.ne, bool)
+
+    def build_pattern(self):
+        p = self.pattern = Pattern()
+        ix1, ig1 = node_columns(self.nodes, self.n1)
+        ix2, ig2 = node_columns(self.nodes, self.n2)
+        rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)
+        p.add_res(rows)
+        p.add_jac(rows, rows)
+        return p
+
+    def kinematics(self, ctx):
+        kin = ctx.kin
+        R1, R2 = kin.R[self.n1], kin.R[self.n2]
+        f1, f2 = rot.matvec(R1, self.f1), rot.matvec(R2, self.f2)
+        w1, w2 = kin.w[self.n1], kin.w[self.n2]
+        d = kin.x[self.n2] + f2 - kin.x[self.n1] - f1
+        ddot = kin.v[self.n2] + rot.cross(w2, f2) - kin.v[self.n1] - rot.cross(w1, f1)
+        l = np.linalg.norm(d, axis=1)
+        u = d / l[:, None]
+        ldot = np.einsum('ni,ni->n', u, ddot)
+        return f1, f2, w1, w2, d, ddot, l, u, ldot
+
+    def tension(self, ctx):
+        f1, f2, w1, w2, d, ddot, l, u, ldot = self.kinematics(ctx)
+        T, dT, dTd = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
+        return T, l, u, ldot
+
+    def evaluate(self, ctx, want_jac):
+        f1, f2, w1, w2, d, ddot, l, u, ldot = self.kinematics(ctx)
+        T, dT_de, dT_ded = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
+        Bl = np.concatenate([-u, -rot.cross(f1, u), u, rot.cross(f2, u)], axis=1)
+        res = [T[:, None] * Bl]
+        if not want_jac:
+            return res, None
+        K, PD, _ = distance_geometric_stiffness(u, l, f1, f2, T)
+        dldot_dq = np.einsum('ni,nij->nj', ddot, PD)
+        w1x, w2x = rot.skew(w1), rot.skew(w2)
+        dldot_dq[:, 3:6] += np.einsum('ni,nij->nj', u, w1x @ rot.skew(f1))
+        dldot_dq[:, 9:12] -= np.einsum('ni,nij->nj', u, w2x @ rot.skew(f2))
+        a = (dT_de / self.l0)[:, None, None]
+        b = (dT_ded / self.l0)[:, None, None]
+        dF_dq = K + a * np.einsum('ni,nj->nij', Bl, Bl) + b * np.einsum('ni,nj->nij', Bl, dldot_dq)
+        dF_dV = b * np.einsum('ni,nj->nij', Bl, Bl)
+        J = chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dF_dq, dF_dV=dF_dV)
+        return res, [J]
+
+    def output_groups(self, ctx):
+        """.jnt rows: axial force, zeros, global force on node 2, zeros, length, axis, length rate."""
+        T, l, u, ldot = self.tension(ctx)
+        z3 = np.zeros((self.ne, 3))
+        F = -T[:, None] * u
+        vals = np.concatenate([np.stack([T, 0 * T, 0 * T], axis=1), z3, F, z3, l[:, None], u, ldot[:, None]],
+                              axis=1)
+        out = np.array([s.output for s in self.specs], bool)
+        return [(self.labels[out], vals[out])]

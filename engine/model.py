@@ -1,0 +1,301 @@
+"""Model: the plain description of a multibody system (what the user built), and the
+Python API to build it.  Nothing here computes; `System(model)` lays out the unknowns and
+`InitialValueProblem` runs it.
+
+Orientation matrices are 3×3 arrays; offsets of joints, forces and bodies are in the
+node frame unless the argument name says `absolute`.  Drives are objects of
+mbdae.engine.drives (scalar) or mbdae.engine.tpldrive.VectorDrive (vectors); a plain
+number or 3-vector is taken as a constant.
+"""
+import numpy as np
+
+from .nodes import NodeSpec, DummyNodeSpec
+from .drives import ConstDrive
+from .tpldrive import VectorDrive
+
+I3 = np.eye(3)
+
+
+def _vec(v, n=3):
+    return np.zeros(n) if v is None else np.asarray(v, float).reshape(n)
+
+
+def _mat(R):
+    return I3.copy() if R is None else np.asarray(R, float).reshape(3, 3)
+
+
+def _scalar_drive(d):
+    if d is None:
+        return None
+    return d if hasattr(d, "value") else ConstDrive(float(d))
+
+
+def _vector_drive(d):
+    if d is None:
+        return None
+    if isinstance(d, VectorDrive):
+        return d
+    return VectorDrive.constant(_vec(d))
+
+
+def _flags(flags, allowed):
+    out = []
+    for f in flags:
+        if isinstance(f, str):
+            f = f.lower()
+            if f not in allowed:
+                raise ValueError(f"constraint status '{f}' is not one of {sorted(allowed)}")
+            out.append(allowed[f])
+        else:
+            out.append("active" if f else "inactive")
+    return out
+
+
+_POS_FLAGS = {"inactive": "inactive", "active": "active", "position": "active", "velocity": "velocity"}
+_ROT_FLAGS = {"inactive": "inactive", "active": "active", "rotation": "active",
+              "angular velocity": "angular velocity"}
+
+
+class Model:
+    def __init__(self):
+        self.nodes = []
+        self.dummy_nodes = []
+        self.bodies = []
+        self.forces = []
+        self.joints = []
+        self.rods = []
+        self.gravity_vector = None
+        self.gravity_drive = None
+
+    # ------------------------------------------------------------------ nodes
+    def structural_node(self, label, kind="dynamic", position=None, orientation=None,
+                        velocity=None, angular_velocity=None, output=True,
+                        orientation_description="euler123", assembly_stiffness=None):
+        """Static (6 unknowns) or dynamic (12 unknowns) structural node (manual §8.1.1-2)."""
+        if kind not in ("static", "dynamic"):
+            raise ValueError(f"structural node {label}: kind must be 'static' or 'dynamic', not {kind!r}")
+        self.nodes.append(NodeSpec(label, kind, _vec(position), _mat(orientation), _vec(velocity),
+                                   _vec(angular_velocity), output, orientation_description,
+                                   assembly_stiffness))
+        return label
+
+    def dummy_node(self, label, base, offset=None, orientation=None, output=True,
+                   orientation_description="euler123"):
+        """Offset dummy node: output of the point x + R f with orientation R R_h (eq. 8.27)."""
+        self.dummy_nodes.append(DummyNodeSpec(label, base, _vec(offset), _mat(orientation), output,
+                                              orientation_description))
+        return label
+
+    # ------------------------------------------------------------------ inertia and loads
+    def body(self, label, node, mass, center_of_mass=None, inertia=None, inertia_orientation=None):
+        """Rigid body: mass, centre of mass and inertia about it, in the node frame (§8.1.1)."""
+        from mbdae.elements.body import BodySpec
+        J = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, float)
+        if J.shape == (3,):
+            J = np.diag(J)
+        if inertia_orientation is not None:
+            Rj = _mat(inertia_orientation)
+            J = Rj @ J @ Rj.T
+        self.bodies.append(BodySpec(label, node, float(mass), _vec(center_of_mass), J))
+        return label
+
+    def gravity(self, acceleration, drive=None):
+        """Uniform gravity: acceleration vector (times an optional scalar drive)."""
+        self.gravity_vector = _vec(acceleration)
+        self.gravity_drive = _scalar_drive(drive) or ConstDrive(1.0)
+
+    def force(self, label, node, value, frame="absolute", offset=None, node2=None, offset2=None):
+        """Structural force (absolute or follower; internal when node2 is given), §14.2.1."""
+        from mbdae.elements.forces import ForceSpec
+        self.forces.append(ForceSpec(label, "force", frame, node, _vector_drive(value), node2,
+                                     _vec(offset), _vec(offset2)))
+        return label
+
+    def couple(self, label, node, value, frame="absolute", node2=None):
+        """Structural couple (absolute or follower; internal when node2 is given), §14.2.2."""
+        from mbdae.elements.forces import ForceSpec
+        self.forces.append(ForceSpec(label, "couple", frame, node, _vector_drive(value), node2))
+        return label
+
+    def rod(self, label, node1, node2, law, length=None, offset1=None, offset2=None):
+        """Rod (with offsets), §9.2.1; length None = initial distance."""
+        from mbdae.elements.rod import RodSpec
+        self.rods.append(RodSpec(label, node1, node2, law, length, _vec(offset1), _vec(offset2)))
+        return label
+
+    # ------------------------------------------------------------------ joints
+    def _joint(self, label, type_, node1, node2, **kw):
+        from mbdae.elements.joints import JointSpec, NROWS
+        active = np.zeros(NROWS, bool)
+        for k in kw.pop("rows", ()):
+            active[k] = True
+        spec = JointSpec(label, type_, node1, node2, active=active, **kw)
+        self.joints.append(spec)
+        return label
+
+    def clamp(self, label, node, position=None, orientation=None):
+        """Clamp (§9.1.2): the node stays at its initial (or the given absolute) pose."""
+        spec = self._node_spec(node)
+        X = spec.x if position is None else _vec(position)
+        R = spec.R if orientation is None else _mat(orientation)
+        return self._joint(label, "clamp", None, node, f1=X, R1r=R, rows=range(6))
+
+    def spherical_hinge(self, label, node1, node2, offset1=None, offset2=None,
+                        orientation1=None, orientation2=None):
+        """Spherical hinge (§9.1.5): x1 + R1 f1 = x2 + R2 f2."""
+        return self._joint(label, "spherical hinge", node1, node2, f1=_vec(offset1),
+                           f2=_vec(offset2), R1h=_mat(orientation1), R2r=_mat(orientation2),
+                           rows=range(3))
+
+    def spherical_pin(self, label, node, offset=None, absolute_position=None):
+        """Spherical pin: x + R f = X0 (absolute)."""
+        X0 = self._point_of(node, offset) if absolute_position is None else _vec(absolute_position)
+        return self._joint(label, "spherical pin", None, node, f1=X0, f2=_vec(offset), rows=range(3))
+
+    def revolute_hinge(self, label, node1, node2, offset1=None, orientation1=None,
+                       offset2=None, orientation2=None):
+        """Revolute hinge (§9.1.6): points coincide, axis 3 of R1 R1h parallel to axis 3 of R2 R2h."""
+        R1h, R2h = _mat(orientation1), _mat(orientation2)
+        return self._joint(label, "revolute hinge", node1, node2, f1=_vec(offset1), f2=_vec(offset2),
+                           R1h=R1h, R1r=R1h, R2r=R2h, rows=range(3),
+                           dot_axes=((R1h[:, 2], R2h[:, 0]), (R1h[:, 2], R2h[:, 1])))
+
+    def revolute_pin(self, label, node, offset=None, orientation=None, absolute_position=None,
+                     absolute_orientation=None):
+        """Revolute pin: revolute hinge to the ground at X0 with axis 3 of R0."""
+        Rh = _mat(orientation)
+        X0 = self._point_of(node, offset) if absolute_position is None else _vec(absolute_position)
+        R0 = self._node_spec(node).R @ Rh if absolute_orientation is None else _mat(absolute_orientation)
+        return self._joint(label, "revolute pin", None, node, f1=X0, f2=_vec(offset), R1h=R0, R1r=R0,
+                           R2r=Rh, rows=range(3), dot_axes=((R0[:, 2], Rh[:, 0]), (R0[:, 2], Rh[:, 1])))
+
+    def cardano_hinge(self, label, node1, node2, offset1=None, orientation1=None,
+                      offset2=None, orientation2=None):
+        """Cardano (universal) hinge: points coincide, axis 3 of R1R1h ⟂ axis 2 of R2R2h."""
+        R1h, R2h = _mat(orientation1), _mat(orientation2)
+        return self._joint(label, "cardano hinge", node1, node2, f1=_vec(offset1), f2=_vec(offset2),
+                           R1h=R1h, R1r=R1h, R2r=R2h, rows=range(3), dot_axes=((R1h[:, 2], R2h[:, 1]),))
+
+    def in_line(self, label, node1, line_position, line_orientation, node2, offset2=None):
+        """In line (§9.1.7): x2 + R2 q on the line through x1 + R1 p along axis 3 of R1 R."""
+        R = _mat(line_orientation)
+        return self._joint(label, "in line", node1, node2, f1=_vec(line_position), f2=_vec(offset2),
+                           R1h=R, R1r=R, rows=(0, 1))
+
+    def in_plane(self, label, node1, plane_position, normal, node2, offset2=None):
+        """In plane: x2 + R2 q in the plane through x1 + R1 p normal to R1 n."""
+        from .rotations import frame_from_axis3
+        R = frame_from_axis3(_vec(normal))
+        return self._joint(label, "in plane", node1, node2, f1=_vec(plane_position), f2=_vec(offset2),
+                           R1h=R, R1r=R, rows=(2,))
+
+    def prismatic(self, label, node1, node2, orientation1=None, orientation2=None):
+        """Prismatic: relative rotation locked (R1 R1h parallel to R2 R2h)."""
+        return self._joint(label, "prismatic", node1, node2, R1r=_mat(orientation1),
+                           R2r=_mat(orientation2), rows=(3, 4, 5))
+
+    def distance(self, label, node1, node2, length=None, offset1=None, offset2=None):
+        """Distance (§9.1.3-4): ‖x2 + f2 - x1 - f1‖ = l(t); length None = initial distance."""
+        if length is None:
+            length = float(np.linalg.norm(self._point_of(node2, offset2) - self._point_of(node1, offset1)))
+        return self._joint(label, "distance", node1, node2, f1=_vec(offset1), f2=_vec(offset2),
+                           distance_drive=_scalar_drive(length))
+
+    def drive_hinge(self, label, node1, node2, rotation, orientation1=None, orientation2=None):
+        """Drive hinge (§9.1.8): (R1 R1h)ᵀ(R2 R2h) = exp(θ(t)×)."""
+        return self._joint(label, "drive hinge", node1, node2, R1r=_mat(orientation1),
+                           R2r=_mat(orientation2), rot_drive=_vector_drive(rotation), rows=(3, 4, 5))
+
+    def drive_displacement(self, label, node1, node2, displacement, offset1=None, offset2=None):
+        """Drive displacement (§9.1.9): x2 + f2 - x1 - f1 = R1 d(t)."""
+        return self._joint(label, "drive displacement", node1, node2, f1=_vec(offset1), f2=_vec(offset2),
+                           pos_drive=_vector_drive(displacement), rows=(0, 1, 2))
+
+    def drive_displacement_pin(self, label, node, displacement, offset=None, absolute_position=None):
+        """Drive displacement pin (§9.1.10): x + f - X0 = d(t), absolute."""
+        X0 = np.zeros(3) if absolute_position is None else _vec(absolute_position)
+        return self._joint(label, "drive displacement pin", None, node, f1=X0, f2=_vec(offset),
+                           pos_drive=_vector_drive(displacement), rows=(0, 1, 2))
+
+    def axial_rotation(self, label, node1, node2, angular_velocity, offset1=None, orientation1=None,
+                       offset2=None, orientation2=None):
+        """Axial rotation: revolute hinge whose relative angular velocity about axis 3 is ω(t)."""
+        R1h, R2h = _mat(orientation1), _mat(orientation2)
+        omega = VectorDrive.single([0, 0, 1], _scalar_drive(angular_velocity))
+        return self._joint(label, "axial rotation", node1, node2, f1=_vec(offset1), f2=_vec(offset2),
+                           R1h=R1h, R1r=R1h, R2r=R2h, rows=(0, 1, 2, 11), avel_drive=omega,
+                           dot_axes=((R1h[:, 2], R2h[:, 0]), (R1h[:, 2], R2h[:, 1])))
+
+    def total_joint(self, label, node1, node2, offset1=None, position_orientation1=None,
+                    rotation_orientation1=None, offset2=None, position_orientation2=None,
+                    rotation_orientation2=None, position_status=("inactive",) * 3, position_drive=None,
+                    orientation_status=("inactive",) * 3, orientation_drive=None, type_="total joint"):
+        """Total joint (§9.1.13): each relative position/rotation component active, inactive,
+        or imposed at velocity level; imposed values from template drives in the node-1 frames."""
+        rows, pos_d, vel_d, rot_d, avel_d = self._total_rows(position_status, position_drive,
+                                                            orientation_status, orientation_drive)
+        return self._joint(label, type_, node1, node2, f1=_vec(offset1), f2=_vec(offset2),
+                           R1h=_mat(position_orientation1), R1r=_mat(rotation_orientation1),
+                           R2r=_mat(rotation_orientation2), rows=rows, pos_drive=pos_d,
+                           vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d)
+
+    def total_pin_joint(self, label, node, offset=None, rotation_orientation=None,
+                        absolute_position=None, absolute_position_orientation=None,
+                        absolute_rotation_orientation=None, position_status=("inactive",) * 3,
+                        position_drive=None, orientation_status=("inactive",) * 3,
+                        orientation_drive=None):
+        """Total pin joint (§9.1.14): the total joint with the ground as first node."""
+        spec = self._node_spec(node)
+        X0 = self._point_of(node, offset) if absolute_position is None else _vec(absolute_position)
+        Rr = _mat(rotation_orientation)
+        R0r = spec.R @ Rr if absolute_rotation_orientation is None else _mat(absolute_rotation_orientation)
+        rows, pos_d, vel_d, rot_d, avel_d = self._total_rows(position_status, position_drive,
+                                                            orientation_status, orientation_drive)
+        return self._joint(label, "total pin joint", None, node, f1=X0, f2=_vec(offset),
+                           R1h=_mat(absolute_position_orientation), R1r=R0r, R2r=Rr, rows=rows,
+                           pos_drive=pos_d, vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d)
+
+    @staticmethod
+    def _total_rows(position_status, position_drive, orientation_status, orientation_drive):
+        ps = _flags(position_status, _POS_FLAGS)
+        os_ = _flags(orientation_status, _ROT_FLAGS)
+        rows = [k for k in range(3) if ps[k] == "active"] + [6 + k for k in range(3) if ps[k] == "velocity"]
+        rows += [3 + k for k in range(3) if os_[k] == "active"]
+        rows += [9 + k for k in range(3) if os_[k] == "angular velocity"]
+        pd = _vector_drive(position_drive)
+        od = _vector_drive(orientation_drive)
+        vel = any(s == "velocity" for s in ps)
+        avel = any(s == "angular velocity" for s in os_)
+        return rows, pd, (pd if vel else None), od, (od if avel else None)
+
+    # ------------------------------------------------------------------ helpers
+    def _node_spec(self, label):
+        for s in self.nodes:
+            if s.label == label:
+                return s
+        raise KeyError(f"structural node {label} is not defined")
+
+    def _point_of(self, node, offset):
+        s = self._node_spec(node)
+        return s.x + s.R @ _vec(offset)
+
+
+def build_families(model, nodes):
+    """Group the model's element descriptions into vectorized families (fixed order)."""
+    from mbdae.elements.body import RigidBodies, Gravity
+    from mbdae.elements.forces import StructuralForces
+    from mbdae.elements.joints import RigidJoints
+    from mbdae.elements.rod import Rods
+    fams = []
+    if model.bodies:
+        bodies = RigidBodies(model.bodies, nodes)
+        fams.append(bodies)
+        if model.gravity_vector is not None:
+            fams.append(Gravity(bodies, model.gravity_vector, model.gravity_drive))
+    if model.forces:
+        fams.append(StructuralForces(model.forces, nodes))
+    if model.rods:
+        fams.append(Rods(model.rods, nodes))
+    if model.joints:
+        fams.append(RigidJoints(model.joints, nodes))
+    return fams

@@ -1,0 +1,193 @@
+"""Structural nodes (manual §8.1): static (x, g) and dynamic (x, g, β, γ) nodes.
+
+Rotation unknowns are incremental Gibbs-Rodrigues parameters g about a reference
+orientation R_ref committed after each converged step (G3): R = R(g) R_ref and
+ω = G(g) ġ + R(g) ω_ref.  The family also carries the "automatic structural" inertia
+terms of dynamic nodes: force row β̇, moment row γ̇ + ẋ×β (eq. 8.3), and the β, γ
+parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.
+"""
+from dataclasses import dataclass
+import numpy as np
+
+from . import rotations as rot
+from .assembly import Pattern, DIFFERENTIAL, DIM
+
+I3 = np.eye(3)
+
+
+@dataclass
+class NodeSpec:
+    label: int
+    kind: str                  # "static" | "dynamic"
+    x: np.ndarray
+    R: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    output: bool = True
+    orientation_description: str = "euler123"
+    assembly_stiffness: tuple = None   # (position, velocity) initial-assembly weights
+
+
+@dataclass
+class DummyNodeSpec:
+    """Offset dummy node (manual §8.1.3, eq. 8.27): output only."""
+    label: int
+    base: int
+    offset: np.ndarray
+    R: np.ndarray
+    output: bool = True
+    orientation_description: str = "euler123"
+
+
+class Kinematics:
+    """Node kinematics at the current iterate, shared by all element families."""
+
+    def __init__(self, nodes, y, yp, R_ref, w_ref, dcoef):
+        g = y[nodes.ig]
+        gd = yp[nodes.ig]
+        Rg = rot.cayley(g)
+        G = rot.cayley_G(g)
+        wr = rot.matvec(Rg, w_ref)
+        self.x = y[nodes.ix]
+        self.v = yp[nodes.ix]
+        self.R = Rg @ R_ref
+        self.w = rot.matvec(G, gd) + wr
+        self.g = g
+        # maps from the Newton increment Δġ to the rotation perturbation θ and to δω
+        self.Tth = dcoef * G
+        self.Tw = G + dcoef * (rot.dGg_dg(g, gd) - rot.skew(wr) @ G)
+        self.dcoef = dcoef
+
+
+class StructuralNodes:
+    """All structural nodes of a model, as arrays."""
+    name = "structural node"
+
+    def __init__(self, specs):
+        self.specs = list(specs)
+        n = len(self.specs)
+        self.n = n
+        self.labels = np.array([s.label for s in self.specs], dtype=np.int64)
+        if len(set(self.labels.tolist())) != n:
+            raise ValueError("duplicate structural node labels")
+        self.index_of = {int(l): i for i, l in enumerate(self.labels)}
+        self.dynamic = np.array([s.kind == "dynamic" for s in self.specs], bool)
+        self.x0 = np.array([s.x for s in self.specs], float).reshape(n, 3)
+        self.R0 = np.array([s.R for s in self.specs], float).reshape(n, 3, 3)
+        self.v0 = np.array([s.v for s in self.specs], float).reshape(n, 3)
+        self.w0 = np.array([s.w for s in self.specs], float).reshape(n, 3)
+        self.ndof = np.where(self.dynamic, 12, 6)
+        self.start = np.concatenate([[0], np.cumsum(self.ndof)[:-1]]).astype(np.int64)
+        self.total = int(self.ndof.sum())
+        self.ix = self.start[:, None] + np.arange(3)
+        self.ig = self.ix + 3
+        self.ib = np.where(self.dynamic[:, None], self.ix + 6, -1)
+        self.ic = np.where(self.dynamic[:, None], self.ix + 9, -1)
+        self.dyn = np.flatnonzero(self.dynamic)
+        self.wx = np.ones(n)
+        self.wv = np.ones(n)
+        for i, s in enumerate(self.specs):
+            if s.assembly_stiffness is not None:
+                self.wx[i], self.wv[i] = s.assembly_stiffness
+
+    def index(self, label):
+        try:
+            return self.index_of[int(label)]
+        except KeyError:
+            raise KeyError(f"structural node {label} is not defined") from None
+
+    # ------------------------------------------------------------------ layout
+    def dof_info(self):
+        kind = np.full(self.total, DIFFERENTIAL)
+        dim = np.empty(self.total, np.int64)
+        labels = np.repeat(self.labels, self.ndof)
+        what = []
+        for i in range(self.n):
+            dim[self.ix[i]] = DIM["force"]
+            dim[self.ig[i]] = DIM["moment"]
+            what += ["force x", "force y", "force z", "moment x", "moment y", "moment z"]
+            if self.dynamic[i]:
+                dim[self.ib[i]] = DIM["momentum"]
+                dim[self.ic[i]] = DIM["angular momentum"]
+                what += ["momentum x", "momentum y", "momentum z",
+                         "angular momentum x", "angular momentum y", "angular momentum z"]
+        return kind, dim, labels, what
+
+    def initial_state(self, y, yp):
+        y[self.ix] = self.x0
+        yp[self.ix] = self.v0
+        y[self.ig] = 0.0
+        yp[self.ig] = 0.0
+        return self.R0.copy(), self.w0.copy()
+
+    # ------------------------------------------------------------------ pattern
+    def build_pattern(self):
+        p = Pattern()
+        d = self.dyn
+        ix, ig, ib, ic = self.ix, self.ig, self.ib[d], self.ic[d]
+        p.add_res(ix)
+        p.add_res(ig)
+        p.add_res(ib)
+        p.add_res(ic)
+        p.add_jac(ix, ix)            # 0 assembly weights
+        p.add_jac(ig, ig)            # 1
+        p.add_jac(ib, ib)            # 2 momentum definition
+        p.add_jac(ic, ic)            # 3
+        p.add_jac(ix[d], ib)         # 4 force row: β̇
+        p.add_jac(ig[d], ic)         # 5 moment row: γ̇
+        p.add_jac(ig[d], ix[d])      # 6 moment row: ẋ×β wrt ẋ
+        p.add_jac(ig[d], ib)         # 7 moment row: ẋ×β wrt β
+        self.pattern = p
+        return p
+
+    def evaluate(self, ctx, want_jac):
+        """Residual and Jacobian of the node equations for the current phase."""
+        kin, y, yp, mode = ctx.kin, ctx.y, ctx.yp, ctx.mode
+        n, d = self.n, self.dyn
+        nd = len(d)
+        zeros3 = np.zeros((n, 3))
+        beta, gamma = y[self.ib[d]], y[self.ic[d]]
+        res = [zeros3, zeros3.copy(), np.zeros((nd, 3)), np.zeros((nd, 3))]
+        jac = [0.0] * 8
+        Ib = np.broadcast_to(I3, (nd, 3, 3))
+        if mode == "ia_position":
+            # momenta are not unknowns of the assembly: identity rows keep the matrix regular
+            res[0] = self.wx[:, None] * (kin.x - ctx.ia_x)
+            res[1] = self.wx[:, None] * kin.g
+            res[2], res[3] = beta, gamma
+            if want_jac:
+                jac[0] = self.wx[:, None, None] * I3
+                jac[1] = self.wx[:, None, None] * I3
+                jac[2] = Ib
+                jac[3] = Ib
+        elif mode == "ia_velocity":
+            res[0] = self.wv[:, None] * (kin.v - ctx.ia_v)
+            res[1] = self.wv[:, None] * (kin.w - ctx.ia_w)
+            res[2], res[3] = yp[self.ib[d]], yp[self.ic[d]]
+            if want_jac:
+                jac[0] = self.wv[:, None, None] * I3
+                jac[1] = self.wv[:, None, None] * kin.Tw
+                jac[2] = Ib
+                jac[3] = Ib
+        else:
+            betad, gammad = yp[self.ib[d]], yp[self.ic[d]]
+            vd = kin.v[d]
+            res[0] = np.zeros((n, 3))
+            res[0][d] = betad
+            res[1] = np.zeros((n, 3))
+            res[1][d] = gammad + rot.cross(vd, beta)
+            res[2] = beta
+            res[3] = gamma
+            if want_jac:
+                dc = ctx.dcoef
+                jac[2] = dc * Ib
+                jac[3] = dc * Ib
+                jac[4] = Ib
+                jac[5] = Ib
+                jac[6] = -rot.skew(beta)
+                jac[7] = dc * rot.skew(vd)
+        return res, (jac if want_jac else None)
+
+    # ------------------------------------------------------------------ output helpers
+    def momenta_rows(self):
+        return self.ib[self.dyn], self.ic[self.dyn]

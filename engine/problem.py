@@ -1,0 +1,425 @@
+"""Initial-value problem driver (manual ch. 6): initial assembly (§6.1), derivatives
+(§6.2.1), optional dummy steps, regular steps with a predictor and Newton corrector,
+time-step reduction on failure, and output.
+
+Policies the manual leaves open, stated here:
+* Initial assembly solves the position subproblem (per-node penalty weights, index-3
+  joint rows, velocity-level rows held at λ = 0), commits the rotations, then the linear
+  velocity subproblem φ_q v + φ_t = 0 and the non-holonomic rows; only joints take part.
+* The derivatives phase is a Newton solve with dCoef = h0 · coefficient that updates
+  ẏ += Δ and, consistently, y += dCoef Δ (a tiny implicit Euler step), so a position
+  residual left by the assembly is absorbed instead of turned into a spurious velocity.
+* The first regular step is Crank-Nicolson (as MBDyn); then the chosen method.
+* On a failed step the step is halved down to `min_time_step`; after an easy step it is
+  doubled back up to `max_time_step`.  When the step cannot be reduced further the run
+  stops with a diagnosis (step, time, worst equation and its owner); output written so
+  far stays on disk.
+"""
+from dataclasses import dataclass, field
+import sys as _sys
+import time as _time
+import numpy as np
+
+from .system import System
+from . import rotations as rot
+from .io.mbdyn_output import TextOutput, orientation_columns
+from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
+from mbdae.solvers.convergence import SimulationDiverged
+from mbdae.solvers.integrators import make_method, CrankNicolson
+
+
+class SimulationFailed(RuntimeError):
+    """The run could not continue; the message names step, time and the worst equation."""
+
+
+@dataclass
+class Settings:
+    initial_time: float = 0.0
+    final_time: float = 1.0
+    time_step: float = 1e-3
+    min_time_step: float = None          # default: time_step / 64
+    max_time_step: float = None          # default: time_step
+    method: str = "ms"
+    rho: float = 0.6
+    tolerance: float = 1e-6
+    test: str = "norm"
+    solution_tolerance: float = 0.0
+    solution_test: str = "none"
+    max_iterations: int = 20
+    modified_newton: bool = False
+    iterations_before_assembly: int = 2
+    reuse_factorization_across_steps: bool = False
+    linear_solver: str = "superlu"
+    derivatives_coefficient: float = 1e-6
+    derivatives_tolerance: float = 1e-6
+    derivatives_max_iterations: int = 10
+    derivatives_retries: int = 3
+    dummy_steps: int = 0
+    dummy_steps_ratio: float = 1e-3
+    skip_initial_assembly: bool = False
+    assembly_tolerance: float = 1e-10
+    assembly_max_iterations: int = 50
+    output_prefix: str = None
+    output_frequency: int = 1
+    output_precision: int = 6
+    progress: object = None              # None: only on a terminal
+    keep_results: bool = True
+
+
+@dataclass
+class HistoryPoint:
+    t: float
+    y: np.ndarray
+    yp: np.ndarray
+    R: np.ndarray
+    w: np.ndarray
+
+
+@dataclass
+class Results:
+    """Output steps as arrays (index 0 is the initial configuration after derivatives)."""
+    node_labels: np.ndarray
+    t: list = field(default_factory=list)
+    x: list = field(default_factory=list)
+    R: list = field(default_factory=list)
+    v: list = field(default_factory=list)
+    w: list = field(default_factory=list)
+    joint_reactions: list = field(default_factory=list)
+    iterations: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+
+    def finalize(self):
+        for k in ("t", "x", "R", "v", "w", "iterations"):
+            setattr(self, k, np.asarray(getattr(self, k)))
+        return self
+
+    def node(self, label):
+        """(x, R, v, w) histories of one node."""
+        i = int(np.flatnonzero(self.node_labels == label)[0])
+        return self.x[:, i], self.R[:, i], self.v[:, i], self.w[:, i]
+
+
+class InitialValueProblem:
+    def __init__(self, model, settings=None, **kw):
+        self.settings = settings or Settings(**kw)
+        s = self.settings
+        if s.time_step <= 0:
+            raise ValueError("time step must be positive")
+        self.model = model
+        self.system = System(model)
+        self.newton = NewtonRaphson(NewtonSettings(
+            tolerance=s.tolerance, test=s.test, solution_tolerance=s.solution_tolerance,
+            solution_test=s.solution_test, max_iterations=s.max_iterations, modified=s.modified_newton,
+            iterations_before_assembly=s.iterations_before_assembly,
+            reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver))
+        self.method = make_method(s.method, s.rho)
+        self.min_h = s.min_time_step if s.min_time_step is not None else s.time_step / 64
+        self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
+        self.output = TextOutput(s.output_prefix, s.output_precision) if s.output_prefix else None
+        self.state = None
+        self.step = 0
+        self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
+        self.log_lines = []
+
+    # ------------------------------------------------------------------ phases
+    def initial_assembly(self, st):
+        """Position then velocity subproblems of manual §6.1 (minimum-weighted-change form)."""
+        sysm = self.system
+        nodes = sysm.nodes
+        x_in = st.y[nodes.ix].copy()
+        v_in = st.yp[nodes.ix].copy()
+        w_in = st.w_ref.copy()
+        ia = st.copy()
+        ia.yp[:] = 0.0
+        ia.w_ref[:] = 0.0
+        ia.y[sysm.is_alg] = 0.0
+        try:
+            it, err, _ = self.newton.solve(sysm, ia, 1.0, mode="ia_position", ia=(x_in, None, None),
+                                           tolerance=self.settings.assembly_tolerance,
+                                           max_iterations=self.settings.assembly_max_iterations,
+                                           test="norm")
+        except (NoConvergence, SimulationDiverged) as e:
+            raise SimulationFailed(f"initial assembly (positions) failed: {e}") from None
+        self.newton.invalidate()
+        sysm.commit_rotations(ia)
+        self.log(f"# Initial assembly: positions in {it} iterations, error {err:.6g}")
+        ia.yp[:] = 0.0
+        ia.yp[nodes.ix] = v_in
+        ia.w_ref[:] = w_in
+        ia.y[sysm.is_alg] = 0.0
+        try:
+            it, err, _ = self.newton.solve(sysm, ia, 0.0, mode="ia_velocity", ia=(None, v_in, w_in),
+                                           tolerance=self.settings.assembly_tolerance,
+                                           max_iterations=self.settings.assembly_max_iterations,
+                                           test="norm")
+        except (NoConvergence, SimulationDiverged) as e:
+            raise SimulationFailed(f"initial assembly (velocities) failed: {e}") from None
+        self.newton.invalidate()
+        sysm.commit_rotations(ia)
+        self.log(f"# Initial assembly: velocities in {it} iterations, error {err:.6g}")
+        st.y[nodes.ix] = ia.y[nodes.ix]
+        st.yp[nodes.ix] = ia.yp[nodes.ix]
+        st.R_ref, st.w_ref = ia.R_ref, ia.w_ref
+        st.y[nodes.ig] = 0.0
+        st.yp[nodes.ig] = 0.0
+
+    def set_momenta(self, st):
+        """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities."""
+        from mbdae.elements.body import RigidBodies
+        sysm = self.system
+        bodies = sysm.family(RigidBodies)
+        nodes = sysm.nodes
+        if bodies is None or len(nodes.dyn) == 0:
+            return
+        beta, gamma = bodies.node_momenta(sysm.kinematics(st))
+        st.y[nodes.ib[nodes.dyn]] = beta[nodes.dyn]
+        st.y[nodes.ic[nodes.dyn]] = gamma[nodes.dyn]
+
+    def derivatives(self, st):
+        """Consistent ẏ and multipliers at t0 (manual §6.2.1)."""
+        s = self.settings
+        coef = s.derivatives_coefficient
+        tries = [coef] + [coef * 10.0 ** k for k in range(1, s.derivatives_retries + 1)] \
+            + [coef / 10.0 ** k for k in range(1, s.derivatives_retries + 1)]
+        base = st.copy()
+        last = None
+        for c in tries:
+            trial = base.copy()
+            try:
+                it, err, _ = self.newton.solve(self.system, trial, s.time_step * c, mode="regular",
+                                               tolerance=s.derivatives_tolerance,
+                                               max_iterations=s.derivatives_max_iterations)
+            except (NoConvergence, SimulationDiverged) as e:
+                last = e
+                self.newton.invalidate()
+                continue
+            self.newton.invalidate()
+            st.y[:], st.yp[:] = trial.y, trial.yp
+            self.derivatives_info = (it, err)
+            self.log(f"# Derivatives solution step at time {st.t:g} performed in {it} iterations "
+                     f"with {err:g} error")
+            return
+        raise SimulationFailed(f"derivatives phase at time {st.t:g} failed: {last}")
+
+    # ------------------------------------------------------------------ stepping
+    def _history_vectors(self, hist, K):
+        """History y, ẏ with the rotation slots re-expressed about the newest orientation (G3)."""
+        nodes = self.system.nodes
+        R_ref, w_ref = hist[0].R, hist[0].w
+        ys, yps = [], []
+        for k, H in enumerate(hist[:K]):
+            y, yp = H.y.copy(), H.yp.copy()
+            if k == 0:
+                y[nodes.ig] = 0.0
+                yp[nodes.ig] = 0.0
+            else:
+                g = rot.cayley_inverse(H.R @ np.swapaxes(R_ref, -1, -2))
+                y[nodes.ig] = g
+                yp[nodes.ig] = np.linalg.solve(rot.cayley_G(g), (H.w - rot.matvec(rot.cayley(g), w_ref))[..., None])[..., 0]
+            ys.append(y)
+            yps.append(yp)
+        return ys, yps
+
+    def _attempt(self, method, hist, h):
+        sysm = self.system
+        K = min(method.history, len(hist))
+        ys, yps = self._history_vectors(hist, K)
+        h_prev = hist[0].t - hist[1].t if len(hist) > 1 else h
+        coef = method.coefficients(h, h_prev)
+        alg, diff = sysm.is_alg, ~sysm.is_alg
+        yp = method.predict(ys, yps, h, h_prev) if K >= method.history else yps[0].copy()
+        y = coef.b0 * yp
+        for k in range(K):
+            y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
+        if len(hist) > 1:
+            lam = ys[0][alg] + (h / h_prev) * (ys[0][alg] - ys[1][alg])
+        else:
+            lam = ys[0][alg]
+        y[alg] = lam
+        yp[alg] = 0.0
+        st = self.state.__class__(hist[0].t + h, y, yp, hist[0].R.copy(), hist[0].w.copy())
+        it, err, solconv = self.newton.solve(sysm, st, coef.b0, mode="regular")
+        return st, it, err, solconv
+
+    def _push(self, hist, st, K):
+        kin = self.system.kinematics(st)
+        hist.insert(0, HistoryPoint(st.t, st.y.copy(), st.yp.copy(), kin.R, kin.w))
+        del hist[K:]
+
+    # ------------------------------------------------------------------ output
+    def log(self, text):
+        self.log_lines.append(text)
+        if self.output:
+            self.output.line("out", text)
+
+    def write_output(self, st, step, h, it, err, solconv):
+        s = self.settings
+        written = step % s.output_frequency == 0
+        if self.output:
+            self.output.line("out", f"Step {step} {st.t:.10g} {h:.10g} {it} {err:.6g} 0 {int(solconv)} {int(written)}")
+        if not written:
+            return
+        sysm = self.system
+        kin = sysm.kinematics(st)
+        nodes = sysm.nodes
+        if self.results is not None:
+            r = self.results
+            r.t.append(st.t)
+            r.x.append(kin.x.copy())
+            r.R.append(kin.R.copy())
+            r.v.append(kin.v.copy())
+            r.w.append(kin.w.copy())
+            r.iterations.append(it)
+        if self.output:
+            self._write_files(st, kin)
+            self.output.flush()
+
+    def _write_files(self, st, kin):
+        sysm = self.system
+        nodes = sysm.nodes
+        out = self.output
+        descs = [sp.orientation_description for sp in nodes.specs]
+        outmask = np.array([sp.output for sp in nodes.specs], bool)
+        for d in dict.fromkeys(descs):
+            sel = outmask & np.array([x == d for x in descs])
+            if sel.any():
+                out.rows("mov", nodes.labels[sel], np.concatenate(
+                    [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
+        for dn in self.model.dummy_nodes:
+            if not dn.output:
+                continue
+            b = nodes.index(dn.base)
+            f = kin.R[b] @ dn.offset
+            R = kin.R[b] @ dn.R
+            out.rows("mov", [dn.label], np.concatenate([kin.x[b] + f, orientation_columns(R[None], dn.orientation_description)[0],
+                                                        kin.v[b] + np.cross(kin.w[b], f), kin.w[b]])[None])
+        from .system import Context
+        ctx = Context(st.t, st.y, st.yp, sysm.kinematics(st, 0.0), 0.0, "regular")
+        for fam in sysm.families:
+            if hasattr(fam, "output_groups"):
+                for labels, vals in fam.output_groups(ctx):
+                    out.rows("jnt", labels, vals)
+
+    def _write_log(self):
+        if not self.output:
+            return
+        sysm = self.system
+        f = self.output.file("log")
+        f.write(f"mbdae model: {sysm.nodes.n} structural nodes, {sysm.n} unknowns "
+                f"({int(sysm.is_alg.sum())} algebraic), Jacobian pattern {self.system.assembler.nnz} entries\n")
+        for fam in sysm.families:
+            f.write(f"{fam.name}: {fam.ne} instances, {fam.n_internal} unknowns\n")
+        f.write(f"method: {self.method.name}" + (f", rho {self.method.rho}" if hasattr(self.method, 'rho') else "") + "\n")
+        f.flush()
+
+    # ------------------------------------------------------------------ driver
+    def prepare(self):
+        s = self.settings
+        sysm = self.system
+        st = sysm.initial_state(s.initial_time)
+        self._write_log()
+        if not s.skip_initial_assembly and sysm.is_alg.any():
+            self.initial_assembly(st)
+        self.set_momenta(st)
+        self.derivatives(st)
+        sysm.commit_rotations(st)
+        self.state = st
+        if self.output:
+            self.output.line("out", "# Key for lines starting with \"Step\":")
+            self.output.line("out", "# Step Time TStep NIter ResErr SolErr SolConv Out")
+        it, err = getattr(self, "derivatives_info", (0, 0.0))
+        self.write_output(st, 0, 0.0, it, err, False)
+        return st
+
+    def run(self):
+        s = self.settings
+        wall0 = _time.perf_counter()
+        try:
+            self.prepare()
+            self._run_steps()
+        finally:
+            if self.output:
+                self.output.close()
+        wall = _time.perf_counter() - wall0
+        stats = dict(wall_time=wall, steps=self.step, newton_iterations=self.newton.total_iterations,
+                     factorizations=self.newton.factorizations, unknowns=self.system.n,
+                     step_reductions=getattr(self, "reductions", 0))
+        self.stats = stats
+        if self.results is not None:
+            self.results.stats = stats
+            return self.results.finalize()
+        return stats
+
+    def _run_steps(self):
+        s = self.settings
+        sysm = self.system
+        st = self.state
+        hist = [HistoryPoint(st.t, st.y.copy(), st.yp.copy(), st.R_ref.copy(), st.w_ref.copy())]
+        self.reductions = 0
+        self._dummy_steps(hist)
+        h = s.time_step
+        first = True
+        progress = s.progress if s.progress is not None else _sys.stderr.isatty()
+        t_wall0 = _time.perf_counter()
+        last_print = t_wall0
+        t_end = s.final_time
+        eps_t = 1e-9 * s.time_step
+        while hist[0].t < t_end - eps_t:
+            method = CrankNicolson() if first else self.method
+            h_try = min(h, t_end - hist[0].t)
+            while True:
+                try:
+                    st, it, err, solconv = self._attempt(method, hist, h_try)
+                    break
+                except (NoConvergence, SimulationDiverged) as e:
+                    self.newton.invalidate()
+                    if h_try / 2 >= self.min_h * (1 - 1e-12):
+                        h_try /= 2
+                        self.reductions += 1
+                        self.log(f"# step {self.step + 1}: {e}; retrying with time step {h_try:g}")
+                        continue
+                    msg = (f"step {self.step + 1}, time {hist[0].t + h_try:.10g} (time step {h_try:g}): {e}")
+                    self.log("# " + msg)
+                    raise SimulationFailed(msg) from None
+            self.step += 1
+            first = False
+            method.accepted()
+            sysm.commit_rotations(st)
+            self._push(hist, st, max(2, self.method.history))
+            self.state = st
+            self.write_output(st, self.step, h_try, it, err, solconv)
+            # step control: grow back towards the nominal step after easy steps
+            if h_try < h:
+                h = h_try
+            elif h < self.max_h and it <= 3:
+                h = min(2 * h, self.max_h)
+            if progress and _time.perf_counter() - last_print > 1.0:
+                last_print = _time.perf_counter()
+                frac = (hist[0].t - s.initial_time) / (t_end - s.initial_time)
+                el = last_print - t_wall0
+                eta = el * (1 - frac) / max(frac, 1e-12)
+                _sys.stderr.write(f"\rstep {self.step} t={hist[0].t:.6g} it={it} "
+                                  f"{100 * frac:5.1f}% ETA {eta:6.1f}s ")
+                _sys.stderr.flush()
+        if progress:
+            _sys.stderr.write("\n")
+
+    def _dummy_steps(self, hist):
+        """`dummy steps number`: small Crank-Nicolson steps of h·ratio that advance time and
+        build the start-up history (not written to output)."""
+        s = self.settings
+        for k in range(s.dummy_steps):
+            h = s.time_step * s.dummy_steps_ratio
+            try:
+                st, it, err, _ = self._attempt(CrankNicolson(), hist, h)
+            except (NoConvergence, SimulationDiverged) as e:
+                raise SimulationFailed(f"dummy step {k + 1} failed: {e}") from None
+            self.system.commit_rotations(st)
+            self._push(hist, st, max(2, self.method.history))
+            self.state = st
+            self.log(f"# dummy step {k + 1} at time {st.t:g} in {it} iterations")
+
+
+def run(model, **settings):
+    """Build and run an initial-value problem; returns Results."""
+    return InitialValueProblem(model, **settings).run()

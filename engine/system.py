@@ -1,0 +1,133 @@
+"""System: the DOF layout of a Model, its state and its vectorized assembly.
+
+Unknowns: node blocks first (x, g [, β, γ]), then each family's own unknowns (joint
+multipliers).  Equation i is paired with unknown i.  `evaluate` returns f (the equation
+values; the Newton right-hand side is -f), Σ|f_e| per row, and the iteration matrix
+J = ∂f/∂ẏ + dCoef ∂f/∂y on Newton increments (G1, G8)."""
+from dataclasses import dataclass
+import numpy as np
+
+from .assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS
+from .nodes import StructuralNodes, Kinematics
+from . import rotations as rot
+
+IA_MODES = ("ia_position", "ia_velocity")
+
+
+@dataclass
+class State:
+    """Mutable state: time, y, ẏ and the committed node reference rotations."""
+    t: float
+    y: np.ndarray
+    yp: np.ndarray
+    R_ref: np.ndarray
+    w_ref: np.ndarray
+
+    def copy(self):
+        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy(), self.w_ref.copy())
+
+
+class Context:
+    """What an element family sees during one evaluation."""
+
+    def __init__(self, t, y, yp, kin, dcoef, mode):
+        self.t, self.y, self.yp, self.kin, self.dcoef, self.mode = t, y, yp, kin, dcoef, mode
+
+
+class System:
+    def __init__(self, model):
+        from mbdae.engine.model import build_families
+        self.model = model
+        self.nodes = StructuralNodes(model.nodes)
+        self.families = build_families(model, self.nodes)
+        kind, dim, labels, what = self.nodes.dof_info()
+        kinds, dims, labs, whats = [kind], [dim], [labels], list(what)
+        owners = [np.zeros(self.nodes.total, np.int64)]
+        offset = self.nodes.total
+        for k, fam in enumerate(self.families, start=1):
+            if fam.n_internal:
+                fam.set_offset(offset)
+                kd, dm, lb, wt = fam.dof_info()
+                kinds.append(kd)
+                dims.append(dm)
+                labs.append(lb)
+                whats += wt
+                owners.append(np.full(fam.n_internal, k, np.int64))
+                offset += fam.n_internal
+        self.n = offset
+        self.kind = np.concatenate(kinds)
+        self.is_alg = self.kind == ALGEBRAIC
+        self.dim = np.concatenate(dims)
+        self.row_label = np.concatenate(labs)
+        self.row_what = whats
+        self.row_owner = np.concatenate(owners)
+        self.all_families = [self.nodes] + self.families
+        rows_r, rows_j, cols_j = [], [], []
+        self.res_len, self.jac_len = [], []
+        for fam in self.all_families:
+            p = fam.build_pattern()
+            r = p.res_indices()
+            jr, jc = p.jac_indices()
+            rows_r.append(r)
+            rows_j.append(jr)
+            cols_j.append(jc)
+            self.res_len.append(len(r))
+            self.jac_len.append(len(jr))
+        self.res_rows = np.concatenate(rows_r)
+        self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
+        self.jac_pattern_size = len(self.assembler.map)
+
+    # ------------------------------------------------------------------ state
+    def initial_state(self, t0):
+        y = np.zeros(self.n)
+        yp = np.zeros(self.n)
+        R_ref, w_ref = self.nodes.initial_state(y, yp)
+        return State(t0, y, yp, R_ref, w_ref)
+
+    def kinematics(self, state, dcoef=0.0):
+        return Kinematics(self.nodes, state.y, state.yp, state.R_ref, state.w_ref, dcoef)
+
+    def commit_rotations(self, state):
+        """R_ref ← R(g) R_ref, ω_ref ← ω, g ← 0, ġ ← 0 (after a converged step/phase, G3)."""
+        kin = self.kinematics(state)
+        state.R_ref = kin.R
+        state.w_ref = kin.w
+        state.y[self.nodes.ig] = 0.0
+        state.yp[self.nodes.ig] = 0.0
+
+    def owner_text(self, row):
+        fam = self.all_families[self.row_owner[row]]
+        return f"{fam.name} {self.row_label[row]} ({self.row_what[row]}, {DIMENSIONS[self.dim[row]]})"
+
+    def row_description(self, row):
+        """Owner of an equation row; node rows may also carry element contributions."""
+        return self.owner_text(row)
+
+    # ------------------------------------------------------------------ assembly
+    def evaluate(self, state, dcoef, mode="regular", want_jac=True, ia=None):
+        kin = self.kinematics(state, dcoef)
+        ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode)
+        if ia is not None:
+            ctx.ia_x, ctx.ia_v, ctx.ia_w = ia
+        res_vals, jac_vals = [], []
+        for fam, nr, nj in zip(self.all_families, self.res_len, self.jac_len):
+            if mode in IA_MODES and fam is not self.nodes and not fam.in_initial_assembly:
+                res_vals.append(np.zeros(nr))
+                if want_jac:
+                    jac_vals.append(np.zeros(nj))
+                continue
+            res, jac = fam.evaluate(ctx, want_jac)
+            res_vals.append(fam.pattern.gather_res(res))
+            if want_jac:
+                jac_vals.append(fam.pattern.gather_jac(jac))
+        rv = np.concatenate(res_vals)
+        f = np.bincount(self.res_rows, weights=rv, minlength=self.n)
+        fabs = np.bincount(self.res_rows, weights=np.abs(rv), minlength=self.n)
+        J = self.assembler.matrix(np.concatenate(jac_vals)) if want_jac else None
+        return f, fabs, J
+
+    def family(self, cls):
+        for fam in self.families:
+            if isinstance(fam, cls):
+                return fam
+        return None

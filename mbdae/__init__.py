@@ -1,0 +1,1 @@
+"""mbdae: an MBDyn-style implicit DAE multibody engine."""

@@ -1,0 +1,111 @@
+"""Newton-Raphson, full or modified (manual §3.4 and 6.2.1).
+
+Solves J Δ = -f with J = ∂f/∂ẏ + dCoef ∂f/∂y, then updates differential unknowns
+ẏ += Δ, y += dCoef Δ and algebraic unknowns y += Δ (G1).  Modified Newton rebuilds and
+refactors J only every `iterations_before_assembly` iterations; with
+`reuse_across_steps` it also keeps the factorization across time steps while dCoef is
+unchanged (refactoring as soon as an iteration fails to reduce the error)."""
+from dataclasses import dataclass
+import numpy as np
+
+from .convergence import residual_error, solution_error, SimulationDiverged
+from .linear import make_linear_solver, SingularMatrix
+
+
+@dataclass
+class NewtonSettings:
+    tolerance: float = 1e-6
+    test: str = "norm"
+    solution_tolerance: float = 0.0
+    solution_test: str = "none"
+    max_iterations: int = 20
+    modified: bool = False
+    iterations_before_assembly: int = 1
+    reuse_across_steps: bool = False
+    linear_solver: str = "superlu"
+
+
+class NoConvergence(RuntimeError):
+    def __init__(self, message, worst_row=None, error=None):
+        super().__init__(message)
+        self.worst_row = worst_row
+        self.error = error
+
+
+class NewtonRaphson:
+    def __init__(self, settings=None):
+        self.settings = settings or NewtonSettings()
+        self.linear = make_linear_solver(self.settings.linear_solver)
+        self.total_iterations = 0
+        self._factor_dcoef = None
+        self._factor_mode = None
+
+    @property
+    def factorizations(self):
+        return self.linear.factorizations
+
+    def invalidate(self):
+        self._factor_dcoef = None
+
+    def _worst(self, system, f):
+        row = int(np.argmax(np.abs(np.where(np.isfinite(f), f, np.inf))))
+        return row, system.owner_text(row)
+
+    def solve(self, system, state, dcoef, mode="regular", ia=None, tolerance=None,
+              max_iterations=None, test=None):
+        s = self.settings
+        tol = s.tolerance if tolerance is None else tolerance
+        maxit = s.max_iterations if max_iterations is None else max_iterations
+        test = s.test if test is None else test
+        every = max(1, s.iterations_before_assembly) if s.modified else 1
+        alg = system.is_alg
+        diff = ~alg
+        it = 0
+        since_factor = 0
+        prev_err = np.inf
+        while True:
+            reuse = (s.modified and self._factor_dcoef == dcoef and self._factor_mode == mode
+                     and (it > 0 or s.reuse_across_steps) and since_factor < every)
+            f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=not reuse, ia=ia)
+            try:
+                err = residual_error(test, f, fabs, system.dim)
+            except SimulationDiverged:
+                row, owner = self._worst(system, f)
+                raise SimulationDiverged(f"non-finite residual at iteration {it}; worst equation "
+                                         f"{row}: {owner}") from None
+            if err <= tol:
+                return it, err, False
+            if it >= maxit:
+                row, owner = self._worst(system, f)
+                raise NoConvergence(f"no convergence after {it} iterations (error {err:.3e} > {tol:.1e}); "
+                                    f"worst equation {row}: {owner}, value {f[row]:.3e}", row, err)
+            if reuse and err > prev_err:
+                # the kept factorization stopped helping: rebuild it now
+                f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=True, ia=ia)
+                reuse = False
+            if not reuse:
+                try:
+                    self.linear.factor(J)
+                except SingularMatrix as e:
+                    row, owner = self._worst(system, f)
+                    self.invalidate()
+                    raise NoConvergence(f"singular iteration matrix ({e}); worst equation {row}: {owner}",
+                                        row, err) from None
+                self._factor_dcoef, self._factor_mode = dcoef, mode
+                since_factor = 0
+            dx = self.linear.solve(-f)
+            if not np.all(np.isfinite(dx)):
+                self.invalidate()
+                row, owner = self._worst(system, f)
+                raise SimulationDiverged(f"non-finite solution increment at iteration {it}; worst "
+                                         f"equation {row}: {owner}")
+            state.yp[diff] += dx[diff]
+            state.y[diff] += dcoef * dx[diff]
+            state.y[alg] += dx[alg]
+            it += 1
+            since_factor += 1
+            self.total_iterations += 1
+            prev_err = err
+            if s.solution_tolerance > 0 and s.solution_test != "none":
+                if solution_error(s.solution_test, dx) <= s.solution_tolerance:
+                    return it, err, True

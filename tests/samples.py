@@ -1,0 +1,113 @@
+"""Small random models, one or more per element family, for the generated checks."""
+import numpy as np
+
+from mbdae.engine.model import Model
+from mbdae.engine.rotations import exp_rotvec
+from mbdae.engine.tpldrive import VectorDrive
+from mbdae.engine.drives import SineDrive, LinearDrive, ConstDrive
+from mbdae.engine.constitutive import LinearViscoelastic1D
+
+
+def rand_R(rng):
+    return exp_rotvec(rng.normal(size=3))
+
+
+def _nodes(m, rng, n, kind="dynamic", start=1):
+    for i in range(n):
+        m.structural_node(start + i, kind, position=rng.normal(size=3), orientation=rand_R(rng),
+                          velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
+
+
+def body_model(rng):
+    m = Model()
+    _nodes(m, rng, 2)
+    J = rng.normal(size=(3, 3))
+    m.body(1, 1, 2.0, center_of_mass=rng.normal(size=3), inertia=J @ J.T + np.eye(3))
+    m.body(2, 1, 0.5, center_of_mass=rng.normal(size=3), inertia=np.diag([1.0, 2.0, 3.0]))
+    m.body(3, 2, 1.5, center_of_mass=rng.normal(size=3), inertia=np.diag([0.3, 0.2, 0.4]),
+           inertia_orientation=rand_R(rng))
+    return m
+
+
+def gravity_model(rng):
+    m = body_model(rng)
+    m.gravity([0.3, -9.81, 1.1], LinearDrive(1.0, 0.5))
+    return m
+
+
+def force_model(rng):
+    m = Model()
+    _nodes(m, rng, 3)
+    vd = lambda: VectorDrive.single(rng.normal(size=3), SineDrive(0.0, 3.0, 2.0, "forever", 0.5))
+    m.force(1, 1, vd(), "absolute", offset=rng.normal(size=3))
+    m.force(2, 2, vd(), "follower", offset=rng.normal(size=3))
+    m.force(3, 1, vd(), "absolute", offset=rng.normal(size=3), node2=3, offset2=rng.normal(size=3))
+    m.force(4, 2, vd(), "follower", offset=rng.normal(size=3), node2=3, offset2=rng.normal(size=3))
+    m.couple(5, 3, vd(), "absolute")
+    m.couple(6, 1, vd(), "follower")
+    m.couple(7, 2, vd(), "follower", node2=1)
+    m.couple(8, 3, vd(), "absolute", node2=2)
+    return m
+
+
+def rod_model(rng):
+    m = Model()
+    _nodes(m, rng, 3)
+    m.rod(1, 1, 2, LinearViscoelastic1D(100.0, 3.0, 0.01), offset1=rng.normal(size=3), offset2=rng.normal(size=3))
+    m.rod(2, 2, 3, LinearViscoelastic1D(50.0, 0.0), length=2.5)
+    return m
+
+
+def joint_model(rng):
+    m = Model()
+    _nodes(m, rng, 4)
+    _nodes(m, rng, 2, kind="static", start=5)
+    R = lambda: rand_R(rng)
+    v = lambda: rng.normal(size=3)
+    m.clamp(1, 5)
+    m.spherical_hinge(2, 1, 2, offset1=v(), offset2=v())
+    m.spherical_pin(3, 6, offset=v(), absolute_position=v())
+    m.revolute_hinge(4, 2, 3, offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
+    m.revolute_pin(5, 4, offset=v(), orientation=R(), absolute_position=v(), absolute_orientation=R())
+    m.cardano_hinge(6, 1, 3, offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
+    m.in_line(7, 1, v(), R(), 4, offset2=v())
+    m.in_plane(8, 2, v(), v(), 4, offset2=v())
+    m.prismatic(9, 3, 4, orientation1=R(), orientation2=R())
+    m.distance(10, 1, 4, length=LinearDrive(2.0, 0.3), offset1=v(), offset2=v())
+    m.drive_hinge(11, 2, 4, VectorDrive.single(v(), SineDrive(0.0, 2.0, 0.7, "forever", 0.1)),
+                  orientation1=R(), orientation2=R())
+    m.drive_displacement(12, 3, 1, VectorDrive.single(v(), LinearDrive(0.1, 0.4)), offset1=v(), offset2=v())
+    m.drive_displacement_pin(13, 2, VectorDrive.constant(v()), offset=v(), absolute_position=v())
+    m.axial_rotation(14, 1, 2, LinearDrive(1.0, 0.2), offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
+    m.total_joint(15, 3, 2, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                  offset2=v(), rotation_orientation2=R(),
+                  position_status=("active", "velocity", "inactive"),
+                  position_drive=VectorDrive.single(v(), LinearDrive(0.2, 0.1)),
+                  orientation_status=("active", "inactive", "angular velocity"),
+                  orientation_drive=VectorDrive.single(v(), ConstDrive(0.3)))
+    m.total_pin_joint(16, 4, offset=v(), rotation_orientation=R(), absolute_position=v(),
+                      absolute_position_orientation=R(), absolute_rotation_orientation=R(),
+                      position_status=("active", "inactive", "active"), position_drive=VectorDrive.constant(v()),
+                      orientation_status=("inactive", "active", "active"),
+                      orientation_drive=VectorDrive.single(v(), ConstDrive(0.2)))
+    return m
+
+
+SAMPLES = {
+    "body": [body_model],
+    "gravity": [gravity_model],
+    "force": [force_model],
+    "rod": [rod_model],
+    "joint": [joint_model],
+}
+
+
+def randomize_state(system, rng, t=0.37, g_scale=0.2):
+    """A generic state: random y, ẏ (incl. multipliers), rotation increments and references."""
+    st = system.initial_state(t)
+    st.y[:] = rng.normal(size=system.n)
+    st.yp[:] = rng.normal(size=system.n)
+    st.y[system.nodes.ig] = g_scale * rng.normal(size=(system.nodes.n, 3))
+    st.R_ref = np.array([rand_R(rng) for _ in range(system.nodes.n)])
+    st.w_ref = rng.normal(size=(system.nodes.n, 3))
+    return st

@@ -3,5 +3,6 @@ from .body import RigidBodies, Gravity
 from .forces import StructuralForces
 from .rod import Rods
 from .joints import RigidJoints
+from .userforce import UserForces
 
-FAMILIES = [RigidBodies, Gravity, StructuralForces, Rods, RigidJoints]
+FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints]

@@ -83,6 +83,31 @@ class RigidBodies(ElementFamily):
         np.add.at(gamma, self.node, rot.cross(s, v) + rot.matvec(J, w))
         return beta, gamma
 
+    def node_accelerations(self, kin, betad, gammad):
+        """Linear and angular accelerations of every node carrying bodies (eqs. 8.6-8.9):
+        [m I, -s×; s×, J] [a; ω̇] = [β̇ - ω×(ω×s); γ̇ - (ω×s)×ẋ - ω×(Jω)]."""
+        n = self.nodes.n
+        s, J = self.world_inertia(kin)
+        m = np.bincount(self.node, weights=self.m, minlength=n)
+        S = np.zeros((n, 3))
+        Jn = np.zeros((n, 3, 3))
+        np.add.at(S, self.node, s)
+        np.add.at(Jn, self.node, J)
+        w, v = kin.w, kin.v
+        ws = rot.cross(w, S)
+        rhs = np.concatenate([betad - rot.cross(w, ws),
+                              gammad - rot.cross(ws, v) - rot.cross(w, rot.matvec(Jn, w))], axis=1)
+        M = np.zeros((n, 6, 6))
+        M[:, 0:3, 0:3] = m[:, None, None] * np.eye(3)
+        M[:, 0:3, 3:6] = -rot.skew(S)
+        M[:, 3:6, 0:3] = rot.skew(S)
+        M[:, 3:6, 3:6] = Jn
+        has = m > 0
+        out = np.full((n, 6), np.nan)
+        if has.any():      # pseudo-inverse: a point mass has no inertia about its own axis
+            out[has] = (np.linalg.pinv(M[has]) @ rhs[has][..., None])[..., 0]
+        return out[:, 0:3], out[:, 3:6]
+
     def kinetic_energy(self, kin):
         v, w = kin.v[self.node], kin.w[self.node]
         s, J = self.world_inertia(kin)

@@ -107,6 +107,20 @@ class RigidJoints(ElementFamily):
         self.offset = start
         self.mult = np.full((self.ne, NROWS), -1, np.int64)
         self.mult[self.active] = start + np.arange(self.n_internal)
+        # only the row groups some instance uses are computed (compact row axis "u")
+        groups = [("pos", POS), ("rot", ROT), ("vel", VEL), ("avel", AVEL), ("dot", DOT),
+                  ("dist", slice(DIST, DIST + 1))]
+        used, self.gs = [], {}
+        for name, sl in groups:
+            if self.active[:, sl].any():
+                k = len(used)
+                rows = list(range(sl.start, sl.stop))
+                used += rows
+                self.gs[name] = slice(k, k + len(rows))
+        self.used = np.array(used, np.int64)
+        self.uact = self.active[:, self.used]
+        self.umult = self.mult[:, self.used]
+        self.upos = POSITION_LEVEL[self.used]
 
     def dof_info(self):
         inst, row = np.nonzero(self.active)
@@ -121,19 +135,19 @@ class RigidJoints(ElementFamily):
         ix1, ig1 = node_columns(self.nodes, self.n1)
         ix2, ig2 = node_columns(self.nodes, self.n2)
         self.node_rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)      # (ne, 12)
-        act = self.active
+        act, mult = self.uact, self.umult
         p.add_res(self.node_rows)
-        p.add_res(self.mult, act)
-        p.add_jac(self.node_rows, self.mult, act[:, None, :])           # 0: Bᵀ
-        p.add_jac(self.mult, self.node_rows, act[:, :, None])           # 1: constraint rows
-        p.add_jac(self.node_rows, self.node_rows)                       # 2: geometric stiffness
-        p.add_jac(self.mult[..., None], self.mult[..., None], act[..., None, None])  # 3: λ rows in IA
+        p.add_res(mult, act)
+        p.add_jac(self.node_rows, mult, act[:, None, :])           # 0: Bᵀ
+        p.add_jac(mult, self.node_rows, act[:, :, None])           # 1: constraint rows
+        p.add_jac(self.node_rows, self.node_rows)                  # 2: geometric stiffness
+        p.add_jac(mult[..., None], mult[..., None], act[..., None, None])  # 3: λ rows in assembly
         return p
 
     # ------------------------------------------------------------------ geometry
     def _geometry(self, ctx):
         kin, t = ctx.kin, ctx.t
-        g = self.ground
+        gs = self.gs
         x1 = gather(kin.x, self.n1, np.zeros(3))
         R1 = gather(kin.R, self.n1, I3)
         v1 = gather(kin.v, self.n1, np.zeros(3))
@@ -147,160 +161,189 @@ class RigidJoints(ElementFamily):
         G["E2r"] = R2 @ self.R2r
         G["b1"] = x2 + f2 - x1
         G["d"] = G["b1"] - f1
-        theta0 = self.rot_drive.values(t)
-        G["R0"] = rot.exp_rotvec(theta0)
-        G["theta0"] = theta0
-        Ad = np.swapaxes(G["Er"], -1, -2) @ G["E2r"] @ np.swapaxes(G["R0"], -1, -2)
-        G["Ad"] = Ad
-        G["th"] = rot.log_rotvec(Ad)
-        G["e1"] = rot.matvec(R1[:, None], self.a1)  # (ne, 2, 3)
-        G["e2"] = rot.matvec(R2[:, None], self.a2)
-        dist = np.linalg.norm(G["d"], axis=-1)
-        G["dist"] = np.where(dist > 0, dist, 1.0)
-        G["u"] = G["d"] / G["dist"][:, None]
+        if "rot" in gs:
+            theta0 = self.rot_drive.values(t)
+            G["R0"] = rot.exp_rotvec(theta0)
+            G["theta0"] = theta0
+            Ad = np.swapaxes(G["Er"], -1, -2) @ G["E2r"] @ np.swapaxes(G["R0"], -1, -2)
+            G["Ad"] = Ad
+            G["th"] = rot.log_rotvec(Ad)
+        if "dot" in gs:
+            G["e1"] = rot.matvec(R1[:, None], self.a1)  # (ne, 2, 3)
+            G["e2"] = rot.matvec(R2[:, None], self.a2)
+        if "dist" in gs:
+            dist = np.linalg.norm(G["d"], axis=-1)
+            G["dist"] = np.where(dist > 0, dist, 1.0)
+            G["u"] = G["d"] / G["dist"][:, None]
         return G
 
     def _rows(self, G, ctx):
-        """Constraint values c (ne,15), reaction map B (ne,15,12), position gradient C
-        (ne,15,12) and velocity gradient Cv (ne,15,12), all on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2)."""
+        """Constraint values c (ne,u), reaction map B (ne,u,12), position gradient C
+        (ne,u,12) and velocity gradient Cv (ne,u,12), on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2)."""
         t = ctx.t
-        ne = self.ne
+        ne, nu, gs = self.ne, len(self.used), self.gs
         E, Er, b1, d, f1, f2 = G["E"], G["Er"], G["b1"], G["d"], G["f1"], G["f2"]
         Et = np.swapaxes(E, -1, -2)           # rows e_k
         Ert = np.swapaxes(Er, -1, -2)
-        c = np.zeros((ne, NROWS))
-        B = np.zeros((ne, NROWS, 12))
-        C = np.zeros((ne, NROWS, 12))
-        Cv = np.zeros((ne, NROWS, 12))
-        # position rows
-        c[:, POS] = rot.matvec(Et, d) - self.pos_drive.values(t)
-        Bp = np.zeros((ne, 3, 12))
-        Bp[:, :, 0:3] = -Et
-        Bp[:, :, 3:6] = rot.cross(Et, b1[:, None, :])
-        Bp[:, :, 6:9] = Et
-        Bp[:, :, 9:12] = rot.cross(f2[:, None, :], Et)
-        B[:, POS] = Bp
-        C[:, POS] = Bp
-        # rotation rows (exp⁻¹ form, redefined multiplier)
-        c[:, ROT] = G["th"]
-        Gi = rot.gamma_inv(G["th"]) @ Ert
-        C[:, ROT, 3:6] = -Gi
-        C[:, ROT, 9:12] = Gi
-        B[:, ROT, 3:6] = -Ert
-        B[:, ROT, 9:12] = Ert
-        # velocity rows
+        c = np.zeros((ne, nu))
+        B = np.zeros((ne, nu, 12))
+        C = np.zeros((ne, nu, 12))
+        Cv = np.zeros((ne, nu, 12))
+        if "pos" in gs or "vel" in gs:
+            Bp = np.empty((ne, 3, 12))
+            Bp[:, :, 0:3] = -Et
+            Bp[:, :, 3:6] = rot.cross(Et, b1[:, None, :])
+            Bp[:, :, 6:9] = Et
+            Bp[:, :, 9:12] = rot.cross(f2[:, None, :], Et)
+        if "pos" in gs:
+            g = gs["pos"]
+            c[:, g] = rot.matvec(Et, d) - self.pos_drive.values(t)
+            B[:, g] = Bp
+            C[:, g] = Bp
+        if "rot" in gs:       # exp⁻¹ form with the redefined multiplier (eq. 9.15)
+            g = gs["rot"]
+            c[:, g] = G["th"]
+            Gi = rot.gamma_inv(G["th"]) @ Ert
+            C[:, g, 3:6] = -Gi
+            C[:, g, 9:12] = Gi
+            B[:, g, 3:6] = -Ert
+            B[:, g, 9:12] = Ert
         w1, w2 = G["w1"], G["w2"]
-        wrel = G["v2"] + rot.cross(w2, f2) - G["v1"] - rot.cross(w1, b1)
-        c[:, VEL] = rot.matvec(Et, wrel) - self.vel_drive.values(t)
-        B[:, VEL] = Bp
-        Cv[:, VEL] = Bp
         dw = w2 - w1
-        C[:, VEL, 0:3] = -rot.cross(w1[:, None, :], Et)
-        C[:, VEL, 3:6] = rot.cross(Et, wrel[:, None, :])
-        C[:, VEL, 6:9] = rot.cross(w1[:, None, :], Et)
-        C[:, VEL, 9:12] = rot.cross(f2[:, None, :], rot.cross(Et, dw[:, None, :]))
-        # angular velocity rows
-        c[:, AVEL] = rot.matvec(Ert, dw) - self.avel_drive.values(t)
-        B[:, AVEL, 3:6] = -Ert
-        B[:, AVEL, 9:12] = Ert
-        Cv[:, AVEL, 3:6] = -Ert
-        Cv[:, AVEL, 9:12] = Ert
-        C[:, AVEL, 3:6] = rot.cross(Ert, dw[:, None, :])
-        # orthogonality rows
-        e1, e2 = G["e1"], G["e2"]
-        c[:, DOT] = np.einsum('nji,nji->nj', e1, e2)
-        n12 = rot.cross(e1, e2)
-        B[:, DOT, 3:6] = n12
-        B[:, DOT, 9:12] = -n12
-        C[:, DOT] = B[:, DOT]
-        # distance row
-        u = G["u"]
-        c[:, DIST] = G["dist"] - self.dist_drive.values(t)
-        B[:, DIST, 0:3] = -u
-        B[:, DIST, 3:6] = -rot.cross(f1, u)
-        B[:, DIST, 6:9] = u
-        B[:, DIST, 9:12] = rot.cross(f2, u)
-        C[:, DIST] = B[:, DIST]
+        if "vel" in gs:
+            g = gs["vel"]
+            wrel = G["v2"] + rot.cross(w2, f2) - G["v1"] - rot.cross(w1, b1)
+            c[:, g] = rot.matvec(Et, wrel) - self.vel_drive.values(t)
+            B[:, g] = Bp
+            Cv[:, g] = Bp
+            C[:, g, 0:3] = -rot.cross(w1[:, None, :], Et)
+            C[:, g, 3:6] = rot.cross(Et, wrel[:, None, :])
+            C[:, g, 6:9] = rot.cross(w1[:, None, :], Et)
+            C[:, g, 9:12] = rot.cross(f2[:, None, :], rot.cross(Et, dw[:, None, :]))
+        if "avel" in gs:
+            g = gs["avel"]
+            c[:, g] = rot.matvec(Ert, dw) - self.avel_drive.values(t)
+            B[:, g, 3:6] = -Ert
+            B[:, g, 9:12] = Ert
+            Cv[:, g, 3:6] = -Ert
+            Cv[:, g, 9:12] = Ert
+            C[:, g, 3:6] = rot.cross(Ert, dw[:, None, :])
+        if "dot" in gs:
+            g = gs["dot"]
+            e1, e2 = G["e1"], G["e2"]
+            c[:, g] = np.einsum('nji,nji->nj', e1, e2)
+            n12 = rot.cross(e1, e2)
+            B[:, g, 3:6] = n12
+            B[:, g, 9:12] = -n12
+            C[:, g] = B[:, g]
+        if "dist" in gs:
+            g = gs["dist"]
+            u = G["u"]
+            c[:, g] = (G["dist"] - self.dist_drive.values(t))[:, None]
+            B[:, g, 0:3] = -u[:, None]
+            B[:, g, 3:6] = -rot.cross(f1, u)[:, None]
+            B[:, g, 6:9] = u[:, None]
+            B[:, g, 9:12] = rot.cross(f2, u)[:, None]
+            C[:, g] = B[:, g]
         return c, B, C, Cv
 
     def _phi_t(self, G, ctx):
         """Explicit time derivative of the position-level rows (velocity initial assembly)."""
-        t = ctx.t
-        out = np.zeros((self.ne, NROWS))
-        out[:, POS] = -self.pos_drive.derivatives(t)
-        thd = self.rot_drive.derivatives(t)
-        if np.any(thd):
+        t, gs = ctx.t, self.gs
+        out = np.zeros((self.ne, len(self.used)))
+        if "pos" in gs:
+            out[:, gs["pos"]] = -self.pos_drive.derivatives(t)
+        if "rot" in gs:
+            thd = self.rot_drive.derivatives(t)
             w0 = rot.matvec(rot.gamma(G["theta0"]), thd)
-            out[:, ROT] = -rot.matvec(rot.gamma_inv(G["th"]) @ G["Ad"], w0)
-        out[:, DIST] = -self.dist_drive.derivatives(t)
+            out[:, gs["rot"]] = -rot.matvec(rot.gamma_inv(G["th"]) @ G["Ad"], w0)
+        if "dist" in gs:
+            out[:, gs["dist"]] = -self.dist_drive.derivatives(t)[:, None]
         return out
 
     def _geometric_stiffness(self, G, lam):
         """K = Σ_r λ_r ∂B_r/∂(x1, θ1, x2, θ2), (ne, 12, 12)."""
-        ne = self.ne
+        ne, gs = self.ne, self.gs
         K = np.zeros((ne, 12, 12))
-        E, Er, b1, f1, f2 = G["E"], G["Er"], G["b1"], G["f1"], G["f2"]
-        F = rot.matvec(E, lam[:, POS] + lam[:, VEL])
-        Fx, b1x, f2x = rot.skew(F), rot.skew(b1), rot.skew(f2)
-        K[:, 0:3, 3:6] += Fx
-        K[:, 3:6, 3:6] += b1x @ Fx
-        K[:, 3:6, 6:9] += Fx
-        K[:, 3:6, 9:12] += -Fx @ f2x
-        K[:, 3:6, 0:3] += -Fx
-        K[:, 6:9, 3:6] += -Fx
-        K[:, 9:12, 9:12] += Fx @ f2x
-        K[:, 9:12, 3:6] += -f2x @ Fx
-        M = rot.matvec(Er, lam[:, ROT] + lam[:, AVEL])
-        Mx = rot.skew(M)
-        K[:, 3:6, 3:6] += Mx
-        K[:, 9:12, 3:6] += -Mx
-        e1x, e2x = rot.skew(G["e1"]), rot.skew(G["e2"])       # (ne, 2, 3, 3)
-        ld = lam[:, DOT][..., None, None]
-        A11 = np.sum(ld * (e2x @ e1x), axis=1)
-        A12 = np.sum(ld * (-(e1x @ e2x)), axis=1)
-        K[:, 3:6, 3:6] += A11
-        K[:, 3:6, 9:12] += A12
-        K[:, 9:12, 3:6] -= A11
-        K[:, 9:12, 9:12] -= A12
-        Kd, _, _ = distance_geometric_stiffness(G["u"], G["dist"], f1, f2, lam[:, DIST])
-        K += Kd
+        b1, f2 = G["b1"], G["f2"]
+        if "pos" in gs or "vel" in gs:
+            lp = 0.0
+            if "pos" in gs:
+                lp = lp + lam[:, gs["pos"]]
+            if "vel" in gs:
+                lp = lp + lam[:, gs["vel"]]
+            F = rot.matvec(G["E"], lp)
+            Fx, b1x, f2x = rot.skew(F), rot.skew(b1), rot.skew(f2)
+            K[:, 0:3, 3:6] += Fx
+            K[:, 3:6, 3:6] += b1x @ Fx
+            K[:, 3:6, 6:9] += Fx
+            K[:, 3:6, 9:12] -= Fx @ f2x
+            K[:, 3:6, 0:3] -= Fx
+            K[:, 6:9, 3:6] -= Fx
+            K[:, 9:12, 9:12] += Fx @ f2x
+            K[:, 9:12, 3:6] -= f2x @ Fx
+        if "rot" in gs or "avel" in gs:
+            lr = 0.0
+            if "rot" in gs:
+                lr = lr + lam[:, gs["rot"]]
+            if "avel" in gs:
+                lr = lr + lam[:, gs["avel"]]
+            Mx = rot.skew(rot.matvec(G["Er"], lr))
+            K[:, 3:6, 3:6] += Mx
+            K[:, 9:12, 3:6] -= Mx
+        if "dot" in gs:
+            e1x, e2x = rot.skew(G["e1"]), rot.skew(G["e2"])       # (ne, 2, 3, 3)
+            ld = lam[:, gs["dot"]][..., None, None]
+            A11 = np.sum(ld * (e2x @ e1x), axis=1)
+            A12 = -np.sum(ld * (e1x @ e2x), axis=1)
+            K[:, 3:6, 3:6] += A11
+            K[:, 3:6, 9:12] += A12
+            K[:, 9:12, 3:6] -= A11
+            K[:, 9:12, 9:12] -= A12
+        if "dist" in gs:
+            Kd, _, _ = distance_geometric_stiffness(G["u"], G["dist"], G["f1"], f2, lam[:, gs["dist"]][:, 0])
+            K += Kd
         return K
+
+    def _lambda(self, ctx):
+        return np.where(self.uact, ctx.y[np.maximum(self.umult, 0)], 0.0)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, ctx, want_jac):
         G = self._geometry(ctx)
         c, B, C, Cv = self._rows(G, ctx)
-        lam = np.where(self.active, ctx.y[np.maximum(self.mult, 0)], 0.0)
+        lam = self._lambda(ctx)
         mode = ctx.mode
         dc = ctx.dcoef
-        vel_rows = ~POSITION_LEVEL
+        pos_rows = self.upos
+        vel_rows = ~pos_rows
         f_node = np.einsum('nrq,nr->nq', B, lam)
         if mode == "ia_velocity":
             V = np.concatenate([G["v1"], G["w1"], G["v2"], G["w2"]], axis=1)
             cpos = np.einsum('nrq,nq->nr', C, V) + self._phi_t(G, ctx)
-            f_c = np.where(POSITION_LEVEL, cpos, c)
+            f_c = np.where(pos_rows, cpos, c)
         elif mode == "ia_position":
-            f_c = np.where(POSITION_LEVEL, c, lam)
+            f_c = np.where(pos_rows, c, lam)
         else:
-            f_c = np.where(POSITION_LEVEL, c / dc, c)
+            f_c = np.where(pos_rows, c / dc, c)
         res = [f_node, f_c]
         if not want_jac:
             return res, None
         kin = ctx.kin
         safe1 = np.maximum(self.n1, 0)
-        G1 = np.where(self.ground[:, None, None], I3, kin.Tw[safe1] if mode == "ia_velocity" else
-                      rot.cayley_G(kin.g[safe1]))
-        G2 = kin.Tw[self.n2] if mode == "ia_velocity" else rot.cayley_G(kin.g[self.n2])
-        Jc = np.zeros((self.ne, NROWS, 12))
-        # position-level rows: J = C_x on Δẋ, C_θ G on Δġ (the dCoef of G2 cancels)
-        Jc[:, :, 0:3] = C[:, :, 0:3]
+        if mode == "ia_velocity":
+            G1, G2 = kin.Tw[safe1], kin.Tw[self.n2]
+        else:
+            G1, G2 = kin.G[safe1], kin.G[self.n2]
+        G1 = np.where(self.ground[:, None, None], I3, G1)
+        # position-level rows: J = C_x on Δẋ, C_θ G on Δġ (the dCoef of T_θ cancels the 1/dCoef)
+        Jc = C.copy()
         Jc[:, :, 3:6] = C[:, :, 3:6] @ G1
-        Jc[:, :, 6:9] = C[:, :, 6:9]
         Jc[:, :, 9:12] = C[:, :, 9:12] @ G2
-        # velocity-level rows: full chain rule
-        vel = chain12(kin, self.n1, self.n2, self.ground, dF_dq=C[:, vel_rows], dF_dV=Cv[:, vel_rows])
-        Jc[:, vel_rows] = vel
-        diag = np.zeros((self.ne, NROWS, 1, 1))
+        if vel_rows.any():       # velocity-level rows: full chain rule
+            Jc[:, vel_rows] = chain12(kin, self.n1, self.n2, self.ground, dF_dq=C[:, vel_rows],
+                                      dF_dV=Cv[:, vel_rows])
+        diag = np.zeros(self.uact.shape + (1, 1))
         if mode == "ia_position":
             Jc[:, vel_rows] = 0.0
             diag[:, vel_rows] = 1.0
@@ -313,8 +356,7 @@ class RigidJoints(ElementFamily):
         """Force and couple applied by each joint to its node 2, global frame."""
         G = self._geometry(ctx)
         c, B, C, Cv = self._rows(G, ctx)
-        lam = np.where(self.active, ctx.y[np.maximum(self.mult, 0)], 0.0)
-        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], lam)   # applied = -(equation term)
+        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._lambda(ctx))   # applied = -(equation term)
         return G, load2[:, 0:3], load2[:, 3:6]
 
     def output_groups(self, ctx):
@@ -323,6 +365,10 @@ class RigidJoints(ElementFamily):
         type's own columns (spec/mbdyn-input-language.md §8.6)."""
         G, F, M = self.reactions(ctx)
         E, Er = G["E"], G["Er"]
+        if "th" not in G:
+            G["theta0"] = self.rot_drive.values(ctx.t)
+            G["th"] = rot.log_rotvec(np.swapaxes(Er, -1, -2) @ G["E2r"]
+                                     @ np.swapaxes(rot.exp_rotvec(G["theta0"]), -1, -2))
         Floc = rot.mattvec(E, F)
         Mloc = rot.mattvec(Er, M)
         base = np.concatenate([Floc, Mloc, F, M], axis=1)

@@ -64,6 +64,7 @@ class Model:
         self.forces = []
         self.joints = []
         self.rods = []
+        self.user_forces = []
         self.gravity_vector = None
         self.gravity_drive = None
 
@@ -115,6 +116,13 @@ class Model:
         """Structural couple (absolute or follower; internal when node2 is given), §14.2.2."""
         from mbdae.elements.forces import ForceSpec
         self.forces.append(ForceSpec(label, "couple", frame, node, _vector_drive(value), node2))
+        return label
+
+    def user_force(self, label, node, func):
+        """State-dependent force at a node from a vectorized function
+        func(t, x, v) -> (F, dF/dx, dF/dv) (see mbdae.elements.userforce)."""
+        from mbdae.elements.userforce import UserForceSpec
+        self.user_forces.append(UserForceSpec(label, node, func))
         return label
 
     def rod(self, label, node1, node2, law, length=None, offset1=None, offset2=None):
@@ -286,6 +294,7 @@ def build_families(model, nodes):
     from mbdae.elements.forces import StructuralForces
     from mbdae.elements.joints import RigidJoints
     from mbdae.elements.rod import Rods
+    from mbdae.elements.userforce import UserForces
     fams = []
     if model.bodies:
         bodies = RigidBodies(model.bodies, nodes)
@@ -294,6 +303,8 @@ def build_families(model, nodes):
             fams.append(Gravity(bodies, model.gravity_vector, model.gravity_drive))
     if model.forces:
         fams.append(StructuralForces(model.forces, nodes))
+    if model.user_forces:
+        fams.append(UserForces(model.user_forces, nodes))
     if model.rods:
         fams.append(Rods(model.rods, nodes))
     if model.joints:

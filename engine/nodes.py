@@ -1,8 +1,8 @@
 """Structural nodes (manual §8.1): static (x, g) and dynamic (x, g, β, γ) nodes.
 
 Rotation unknowns are incremental Gibbs-Rodrigues parameters g about a reference
-orientation R_ref committed after each converged step (G3): R = R(g) R_ref and
-ω = G(g) ġ + R(g) ω_ref.  The family also carries the "automatic structural" inertia
+orientation R_ref committed after each converged step (G3): R = R(g) R_ref with R_ref
+fixed during the step, so ω = G(g) ġ exactly (at g = 0, ġ = ω).  The family also carries the "automatic structural" inertia
 terms of dynamic nodes: force row β̇, moment row γ̇ + ẋ×β (eq. 8.3), and the β, γ
 parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.
 """
@@ -42,20 +42,19 @@ class DummyNodeSpec:
 class Kinematics:
     """Node kinematics at the current iterate, shared by all element families."""
 
-    def __init__(self, nodes, y, yp, R_ref, w_ref, dcoef):
+    def __init__(self, nodes, y, yp, R_ref, dcoef):
         g = y[nodes.ig]
         gd = yp[nodes.ig]
-        Rg = rot.cayley(g)
         G = rot.cayley_G(g)
-        wr = rot.matvec(Rg, w_ref)
         self.x = y[nodes.ix]
         self.v = yp[nodes.ix]
-        self.R = Rg @ R_ref
-        self.w = rot.matvec(G, gd) + wr
+        self.R = rot.cayley(g) @ R_ref
+        self.w = rot.matvec(G, gd)
         self.g = g
+        self.G = G
         # maps from the Newton increment Δġ to the rotation perturbation θ and to δω
         self.Tth = dcoef * G
-        self.Tw = G + dcoef * (rot.dGg_dg(g, gd) - rot.skew(wr) @ G)
+        self.Tw = G + dcoef * rot.dGg_dg(g, gd)
         self.dcoef = dcoef
 
 
@@ -117,8 +116,8 @@ class StructuralNodes:
         y[self.ix] = self.x0
         yp[self.ix] = self.v0
         y[self.ig] = 0.0
-        yp[self.ig] = 0.0
-        return self.R0.copy(), self.w0.copy()
+        yp[self.ig] = self.w0
+        return self.R0.copy()
 
     # ------------------------------------------------------------------ pattern
     def build_pattern(self):

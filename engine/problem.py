@@ -64,6 +64,7 @@ class Settings:
     output_precision: int = 6
     progress: object = None              # None: only on a terminal
     keep_results: bool = True
+    algebraic_predictor: str = "constant"   # or "linear" extrapolation of the multipliers
 
 
 @dataclass
@@ -84,19 +85,26 @@ class Results:
     R: list = field(default_factory=list)
     v: list = field(default_factory=list)
     w: list = field(default_factory=list)
-    joint_reactions: list = field(default_factory=list)
+    a: list = field(default_factory=list)        # linear accelerations (nodes with bodies)
+    wd: list = field(default_factory=list)       # angular accelerations
     iterations: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)
 
     def finalize(self):
-        for k in ("t", "x", "R", "v", "w", "iterations"):
+        for k in ("t", "x", "R", "v", "w", "a", "wd", "iterations"):
             setattr(self, k, np.asarray(getattr(self, k)))
         return self
 
     def node(self, label):
         """(x, R, v, w) histories of one node."""
-        i = int(np.flatnonzero(self.node_labels == label)[0])
+        i = self.index(label)
         return self.x[:, i], self.R[:, i], self.v[:, i], self.w[:, i]
+
+    def index(self, label):
+        hit = np.flatnonzero(self.node_labels == label)
+        if len(hit) == 0:
+            raise KeyError(f"no structural node {label} in the results")
+        return int(hit[0])
 
 
 class InitialValueProblem:
@@ -128,10 +136,9 @@ class InitialValueProblem:
         nodes = sysm.nodes
         x_in = st.y[nodes.ix].copy()
         v_in = st.yp[nodes.ix].copy()
-        w_in = st.w_ref.copy()
+        w_in = st.yp[nodes.ig].copy()
         ia = st.copy()
         ia.yp[:] = 0.0
-        ia.w_ref[:] = 0.0
         ia.y[sysm.is_alg] = 0.0
         try:
             it, err, _ = self.newton.solve(sysm, ia, 1.0, mode="ia_position", ia=(x_in, None, None),
@@ -145,7 +152,7 @@ class InitialValueProblem:
         self.log(f"# Initial assembly: positions in {it} iterations, error {err:.6g}")
         ia.yp[:] = 0.0
         ia.yp[nodes.ix] = v_in
-        ia.w_ref[:] = w_in
+        ia.yp[nodes.ig] = w_in
         ia.y[sysm.is_alg] = 0.0
         try:
             it, err, _ = self.newton.solve(sysm, ia, 0.0, mode="ia_velocity", ia=(None, v_in, w_in),
@@ -159,9 +166,9 @@ class InitialValueProblem:
         self.log(f"# Initial assembly: velocities in {it} iterations, error {err:.6g}")
         st.y[nodes.ix] = ia.y[nodes.ix]
         st.yp[nodes.ix] = ia.yp[nodes.ix]
-        st.R_ref, st.w_ref = ia.R_ref, ia.w_ref
+        st.R_ref = ia.R_ref
         st.y[nodes.ig] = 0.0
-        st.yp[nodes.ig] = 0.0
+        st.yp[nodes.ig] = ia.yp[nodes.ig]
 
     def set_momenta(self, st):
         """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities."""
@@ -205,17 +212,17 @@ class InitialValueProblem:
     def _history_vectors(self, hist, K):
         """History y, ẏ with the rotation slots re-expressed about the newest orientation (G3)."""
         nodes = self.system.nodes
-        R_ref, w_ref = hist[0].R, hist[0].w
+        R_ref = hist[0].R
         ys, yps = [], []
         for k, H in enumerate(hist[:K]):
             y, yp = H.y.copy(), H.yp.copy()
             if k == 0:
                 y[nodes.ig] = 0.0
-                yp[nodes.ig] = 0.0
+                yp[nodes.ig] = H.w
             else:
                 g = rot.cayley_inverse(H.R @ np.swapaxes(R_ref, -1, -2))
                 y[nodes.ig] = g
-                yp[nodes.ig] = np.linalg.solve(rot.cayley_G(g), (H.w - rot.matvec(rot.cayley(g), w_ref))[..., None])[..., 0]
+                yp[nodes.ig] = np.linalg.solve(rot.cayley_G(g), H.w[..., None])[..., 0]
             ys.append(y)
             yps.append(yp)
         return ys, yps
@@ -223,7 +230,7 @@ class InitialValueProblem:
     def _attempt(self, method, hist, h):
         sysm = self.system
         K = min(method.history, len(hist))
-        ys, yps = self._history_vectors(hist, K)
+        ys, yps = self._history_vectors(hist, max(K, min(2, len(hist))))
         h_prev = hist[0].t - hist[1].t if len(hist) > 1 else h
         coef = method.coefficients(h, h_prev)
         alg, diff = sysm.is_alg, ~sysm.is_alg
@@ -231,13 +238,13 @@ class InitialValueProblem:
         y = coef.b0 * yp
         for k in range(K):
             y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
-        if len(hist) > 1:
+        if len(ys) > 1 and self.settings.algebraic_predictor == "linear":
             lam = ys[0][alg] + (h / h_prev) * (ys[0][alg] - ys[1][alg])
         else:
             lam = ys[0][alg]
         y[alg] = lam
         yp[alg] = 0.0
-        st = self.state.__class__(hist[0].t + h, y, yp, hist[0].R.copy(), hist[0].w.copy())
+        st = self.state.__class__(hist[0].t + h, y, yp, hist[0].R.copy())
         it, err, solconv = self.newton.solve(sysm, st, coef.b0, mode="regular")
         return st, it, err, solconv
 
@@ -270,9 +277,26 @@ class InitialValueProblem:
             r.v.append(kin.v.copy())
             r.w.append(kin.w.copy())
             r.iterations.append(it)
+            a, wd = self.accelerations(st, kin)
+            r.a.append(a)
+            r.wd.append(wd)
         if self.output:
             self._write_files(st, kin)
             self.output.flush()
+
+    def accelerations(self, st, kin):
+        from mbdae.elements.body import RigidBodies
+        nodes = self.system.nodes
+        bodies = self.system.family(RigidBodies)
+        if bodies is None:
+            nan = np.full((nodes.n, 3), np.nan)
+            return nan, nan.copy()
+        betad = np.zeros((nodes.n, 3))
+        gammad = np.zeros((nodes.n, 3))
+        d = nodes.dyn
+        betad[d] = st.yp[nodes.ib[d]]
+        gammad[d] = st.yp[nodes.ic[d]]
+        return bodies.node_accelerations(kin, betad, gammad)
 
     def _write_files(self, st, kin):
         sysm = self.system
@@ -354,7 +378,7 @@ class InitialValueProblem:
         s = self.settings
         sysm = self.system
         st = self.state
-        hist = [HistoryPoint(st.t, st.y.copy(), st.yp.copy(), st.R_ref.copy(), st.w_ref.copy())]
+        hist = [HistoryPoint(st.t, st.y.copy(), st.yp.copy(), st.R_ref.copy(), st.yp[self.system.nodes.ig].copy())]
         self.reductions = 0
         self._dummy_steps(hist)
         h = s.time_step

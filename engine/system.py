@@ -16,15 +16,14 @@ IA_MODES = ("ia_position", "ia_velocity")
 
 @dataclass
 class State:
-    """Mutable state: time, y, ẏ and the committed node reference rotations."""
+    """Mutable state: time, y, ẏ and the committed node reference orientations."""
     t: float
     y: np.ndarray
     yp: np.ndarray
     R_ref: np.ndarray
-    w_ref: np.ndarray
 
     def copy(self):
-        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy(), self.w_ref.copy())
+        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy())
 
 
 class Context:
@@ -81,19 +80,18 @@ class System:
     def initial_state(self, t0):
         y = np.zeros(self.n)
         yp = np.zeros(self.n)
-        R_ref, w_ref = self.nodes.initial_state(y, yp)
-        return State(t0, y, yp, R_ref, w_ref)
+        R_ref = self.nodes.initial_state(y, yp)
+        return State(t0, y, yp, R_ref)
 
     def kinematics(self, state, dcoef=0.0):
-        return Kinematics(self.nodes, state.y, state.yp, state.R_ref, state.w_ref, dcoef)
+        return Kinematics(self.nodes, state.y, state.yp, state.R_ref, dcoef)
 
     def commit_rotations(self, state):
-        """R_ref ← R(g) R_ref, ω_ref ← ω, g ← 0, ġ ← 0 (after a converged step/phase, G3)."""
+        """R_ref ← R(g) R_ref, g ← 0, ġ ← ω (after a converged step or phase, G3)."""
         kin = self.kinematics(state)
         state.R_ref = kin.R
-        state.w_ref = kin.w
         state.y[self.nodes.ig] = 0.0
-        state.yp[self.nodes.ig] = 0.0
+        state.yp[self.nodes.ig] = kin.w
 
     def owner_text(self, row):
         fam = self.all_families[self.row_owner[row]]

@@ -109,5 +109,36 @@ def randomize_state(system, rng, t=0.37, g_scale=0.2):
     st.yp[:] = rng.normal(size=system.n)
     st.y[system.nodes.ig] = g_scale * rng.normal(size=(system.nodes.n, 3))
     st.R_ref = np.array([rand_R(rng) for _ in range(system.nodes.n)])
-    st.w_ref = rng.normal(size=(system.nodes.n, 3))
     return st
+
+
+def _cubic_spring(t, x, v):
+    """F = -k x - c x³ - d v ⊙ |v| (anisotropic), with exact derivatives."""
+    k = np.array([3.0, 1.0, 2.0])
+    F = -k * x - 0.5 * x ** 3 - 0.7 * v * np.abs(v) + np.sin(t)
+    dFx = np.einsum('ni,ij->nij', -k - 1.5 * x ** 2, np.eye(3))
+    dFv = np.einsum('ni,ij->nij', -1.4 * np.abs(v), np.eye(3))
+    return F, dFx, dFv
+
+
+def user_force_model(rng):
+    m = Model()
+    _nodes(m, rng, 2)
+    m.user_force(1, 1, _cubic_spring)
+    m.user_force(2, 2, _cubic_spring)
+    return m
+
+
+def joint_subset_model(rng):
+    """Joints that use only some row groups (the compact evaluation path)."""
+    m = Model()
+    _nodes(m, rng, 3)
+    v = lambda: rng.normal(size=3)
+    m.spherical_pin(1, 1, offset=v(), absolute_position=v())
+    m.spherical_hinge(2, 1, 2, offset1=v(), offset2=v())
+    m.distance(3, 2, 3, offset1=v(), offset2=v())
+    return m
+
+
+SAMPLES["user force"] = [user_force_model]
+SAMPLES["joint"].append(joint_subset_model)

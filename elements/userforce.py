@@ -1,0 +1,55 @@
+"""State-dependent structural forces given by a vectorized Python function, for loads no
+built-in element describes (e.g. MBDM's gas force on a slider, which depends on the
+slider's position and velocity).  The function receives the time and the positions and
+velocities of all instances that share it, and returns the forces with their derivatives:
+    func(t, x (n,3), v (n,3)) -> (F (n,3), dF/dx (n,3,3), dF/dv (n,3,3))
+The force acts at the node (no offset, no moment)."""
+from dataclasses import dataclass
+import numpy as np
+
+from mbdae.engine.assembly import Pattern
+from .base import ElementFamily, chain
+
+
+@dataclass
+class UserForceSpec:
+    label: int
+    node: int
+    func: object
+    output: bool = True
+
+
+class UserForces(ElementFamily):
+    name = "user force"
+
+    def __init__(self, specs, nodes):
+        super().__init__(specs, nodes)
+        self.node = self.node_index([s.node for s in self.specs])
+        funcs = []
+        for s in self.specs:
+            if s.func not in funcs:
+                funcs.append(s.func)
+        self.groups = [(f, np.array([i for i, s in enumerate(self.specs) if s.func is f])) for f in funcs]
+
+    def build_pattern(self):
+        p = self.pattern = Pattern()
+        ix = self.nodes.ix[self.node]
+        p.add_res(ix)
+        p.add_jac(ix, ix)
+        return p
+
+    def forces(self, ctx):
+        x, v = ctx.kin.x[self.node], ctx.kin.v[self.node]
+        F = np.zeros((self.ne, 3))
+        dFx = np.zeros((self.ne, 3, 3))
+        dFv = np.zeros((self.ne, 3, 3))
+        for func, idx in self.groups:
+            F[idx], dFx[idx], dFv[idx] = func(ctx.t, x[idx], v[idx])
+        return F, dFx, dFv
+
+    def evaluate(self, ctx, want_jac):
+        F, dFx, dFv = self.forces(ctx)
+        if not want_jac:
+            return [-F], None
+        Jx, _ = chain(ctx.kin, self.node, dF_dx=-dFx, dF_dv=-dFv)
+        return [-F], [Jx]

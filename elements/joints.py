@@ -318,7 +318,9 @@ class RigidJoints(ElementFamily):
         pos_rows = self.upos
         vel_rows = ~pos_rows
         f_node = np.einsum('nrq,nr->nq', B, lam)
-        if mode == "ia_velocity":
+        if mode in ("ia_velocity", "derivatives"):
+            # position-level rows at velocity level: φ_q v + φ_t (velocity assembly; the
+            # derivatives phase, where this index-2 form yields consistent accelerations)
             V = np.concatenate([G["v1"], G["w1"], G["v2"], G["w2"]], axis=1)
             cpos = np.einsum('nrq,nq->nr', C, V) + self._phi_t(G, ctx)
             f_c = np.where(pos_rows, cpos, c)
@@ -326,12 +328,16 @@ class RigidJoints(ElementFamily):
             f_c = np.where(pos_rows, c, lam)
         else:
             f_c = np.where(pos_rows, c / dc, c)
+        if mode == "derivatives":
+            # rows divided by dCoef: with the reference value subtracted by the caller they
+            # become the acceleration-level constraint d/dt(φ_q v + φ_t) of the tiny step
+            f_c = f_c / dc
         res = [f_node, f_c]
         if not want_jac:
             return res, None
         kin = ctx.kin
         safe1 = np.maximum(self.n1, 0)
-        if mode == "ia_velocity":
+        if mode in ("ia_velocity", "derivatives"):
             G1, G2 = kin.Tw[safe1], kin.Tw[self.n2]
         else:
             G1, G2 = kin.G[safe1], kin.G[self.n2]
@@ -343,6 +349,8 @@ class RigidJoints(ElementFamily):
         if vel_rows.any():       # velocity-level rows: full chain rule
             Jc[:, vel_rows] = chain12(kin, self.n1, self.n2, self.ground, dF_dq=C[:, vel_rows],
                                       dF_dV=Cv[:, vel_rows])
+        if mode == "derivatives":
+            Jc /= dc
         diag = np.zeros(self.uact.shape + (1, 1))
         if mode == "ia_position":
             Jc[:, vel_rows] = 0.0

@@ -64,7 +64,7 @@ class Settings:
     output_precision: int = 6
     progress: object = None              # None: only on a terminal
     keep_results: bool = True
-    algebraic_predictor: str = "constant"   # or "linear" extrapolation of the multipliers
+    algebraic_predictor: str = "linear"     # or "constant": extrapolation of the multipliers
 
 
 @dataclass
@@ -183,25 +183,46 @@ class InitialValueProblem:
         st.y[nodes.ic[nodes.dyn]] = gamma[nodes.dyn]
 
     def derivatives(self, st):
-        """Consistent ẏ and multipliers at t0 (manual §6.2.1)."""
+        """Consistent ẏ (accelerations, momentum rates) and multipliers at t0 (manual §6.2.1).
+
+        A Newton solve with dCoef = h0 · coefficient of one tiny implicit Euler step from t0
+        to t0 + dCoef, in which the joints' position-level rows are imposed at velocity level
+        (φ_q v + φ_t = 0).  That index-2 step gives the accelerations and reactions to O(dCoef)
+        including the convective and φ_tt terms, which the index-3 form would get O(1) wrong.
+        Afterwards y and the velocities are restored: only ẏ of the momenta and the
+        multipliers are taken from the step."""
         s = self.settings
+        nodes = self.system.nodes
         coef = s.derivatives_coefficient
         tries = [coef] + [coef * 10.0 ** k for k in range(1, s.derivatives_retries + 1)] \
             + [coef / 10.0 ** k for k in range(1, s.derivatives_retries + 1)]
         base = st.copy()
+        keep = np.zeros(self.system.n, bool)
+        keep[nodes.ix] = True
+        keep[nodes.ig] = True
         last = None
         for c in tries:
             trial = base.copy()
+            dcoef = s.time_step * c
+            alg = self.system.is_alg
+            f0 = self.system.evaluate(base, dcoef, mode="derivatives", want_jac=False)[0]
+            bias = np.where(alg, f0, 0.0)
+            trial.t = base.t + dcoef
+            trial.y[~alg] += dcoef * trial.yp[~alg]      # implicit Euler: y = y0 + dCoef ẏ
             try:
-                it, err, _ = self.newton.solve(self.system, trial, s.time_step * c, mode="regular",
+                it, err, _ = self.newton.solve(self.system, trial, dcoef, mode="derivatives",
                                                tolerance=s.derivatives_tolerance,
-                                               max_iterations=s.derivatives_max_iterations)
+                                               max_iterations=s.derivatives_max_iterations,
+                                               bias=bias)
             except (NoConvergence, SimulationDiverged) as e:
                 last = e
                 self.newton.invalidate()
                 continue
             self.newton.invalidate()
-            st.y[:], st.yp[:] = trial.y, trial.yp
+            alg = self.system.is_alg
+            st.y[alg] = trial.y[alg]
+            st.yp[~keep] = trial.yp[~keep]
+            st.yp[alg] = 0.0
             self.derivatives_info = (it, err)
             self.log(f"# Derivatives solution step at time {st.t:g} performed in {it} iterations "
                      f"with {err:g} error")

@@ -7,17 +7,15 @@ import numpy as np
 _EPS_SMALL = 1e-4
 
 
+_SKEW_INDEX = np.array([3, 2, 1, 2, 3, 0, 1, 0, 3])
+_SKEW_SIGN = np.array([0.0, -1.0, 1.0, 1.0, 0.0, -1.0, -1.0, 1.0, 0.0])
+
+
 def skew(v):
     """Skew matrix v× of vectors (..., 3) -> (..., 3, 3)."""
     v = np.asarray(v, dtype=float)
-    S = np.zeros(v.shape[:-1] + (3, 3))
-    S[..., 0, 1] = -v[..., 2]
-    S[..., 0, 2] = v[..., 1]
-    S[..., 1, 0] = v[..., 2]
-    S[..., 1, 2] = -v[..., 0]
-    S[..., 2, 0] = -v[..., 1]
-    S[..., 2, 1] = v[..., 0]
-    return S
+    ext = np.concatenate([v, np.zeros(v.shape[:-1] + (1,))], axis=-1)
+    return (ext[..., _SKEW_INDEX] * _SKEW_SIGN).reshape(v.shape[:-1] + (3, 3))
 
 
 def ax(M):
@@ -28,11 +26,14 @@ def ax(M):
                            M[..., 1, 0] - M[..., 0, 1]], axis=-1)
 
 
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+
+
 def cross(a, b):
-    """Batched cross product (faster than np.cross for small trailing axes)."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    """Batched cross product a × b over the last axis (broadcasting leading axes)."""
+    return np.einsum('ijk,...j,...k->...i', _LEVI_CIVITA, a, b)
 
 
 def matvec(A, v):
@@ -45,8 +46,11 @@ def mattvec(A, v):
     return np.einsum('...ji,...j->...i', A, v)
 
 
+_I3 = np.eye(3)
+
+
 def eye_like(shape):
-    return np.broadcast_to(np.eye(3), tuple(shape) + (3, 3)).copy()
+    return np.broadcast_to(_I3, tuple(shape) + (3, 3)).copy()
 
 
 def cayley(g):
@@ -54,14 +58,14 @@ def cayley(g):
     g = np.asarray(g, dtype=float)
     c = 4.0 / (4.0 + np.einsum('...i,...i->...', g, g))
     S = skew(g)
-    return eye_like(g.shape[:-1]) + c[..., None, None] * (S + 0.5 * S @ S)
+    return _I3 + c[..., None, None] * (S + 0.5 * S @ S)
 
 
 def cayley_G(g):
     """Tangent operator of the Gibbs-Rodrigues parameters: G(g) = 4/(4+g.g)(I + ½ g×) (manual eq. 10, line 4699)."""
     g = np.asarray(g, dtype=float)
     c = 4.0 / (4.0 + np.einsum('...i,...i->...', g, g))
-    return c[..., None, None] * (eye_like(g.shape[:-1]) + 0.5 * skew(g))
+    return c[..., None, None] * (_I3 + 0.5 * skew(g))
 
 
 def cayley_inverse(R):
@@ -98,7 +102,7 @@ def exp_rotvec(theta):
     phi = np.linalg.norm(theta, axis=-1)
     a, b, _ = _coefs(phi)
     S = skew(theta)
-    return eye_like(theta.shape[:-1]) + a[..., None, None] * S + b[..., None, None] * (S @ S)
+    return _I3 + a[..., None, None] * S + b[..., None, None] * (S @ S)
 
 
 def log_rotvec(R):
@@ -134,7 +138,7 @@ def gamma(theta):
     phi = np.linalg.norm(theta, axis=-1)
     _, b, c = _coefs(phi)
     S = skew(theta)
-    return eye_like(theta.shape[:-1]) + b[..., None, None] * S + c[..., None, None] * (S @ S)
+    return _I3 + b[..., None, None] * S + c[..., None, None] * (S @ S)
 
 
 def gamma_inv(theta):
@@ -145,7 +149,7 @@ def gamma_inv(theta):
     p = np.where(small, 1.0, phi)
     d = np.where(small, 1.0 / 12.0 + phi**2 / 720.0, (1.0 - 0.5 * p / np.tan(0.5 * p)) / (p * p))
     S = skew(theta)
-    return eye_like(theta.shape[:-1]) - 0.5 * S + d[..., None, None] * (S @ S)
+    return _I3 - 0.5 * S + d[..., None, None] * (S @ S)
 
 
 def _rot(axis, angle):

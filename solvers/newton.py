@@ -52,7 +52,9 @@ class NewtonRaphson:
         return row, system.owner_text(row)
 
     def solve(self, system, state, dcoef, mode="regular", ia=None, tolerance=None,
-              max_iterations=None, test=None):
+              max_iterations=None, test=None, bias=None):
+        """Iterate until the residual test passes; `bias` is subtracted from f (used by the
+        derivatives phase).  Returns (iterations, error, converged on the solution test)."""
         s = self.settings
         tol = s.tolerance if tolerance is None else tolerance
         maxit = s.max_iterations if max_iterations is None else max_iterations
@@ -66,7 +68,10 @@ class NewtonRaphson:
         while True:
             reuse = (s.modified and self._factor_dcoef == dcoef and self._factor_mode == mode
                      and (it > 0 or s.reuse_across_steps) and since_factor < every)
-            f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=not reuse, ia=ia)
+            # after an update the residual is tested first; the Jacobian is built only if needed
+            f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=not reuse and it == 0, ia=ia)
+            if bias is not None:
+                f = f - bias
             try:
                 err = residual_error(test, f, fabs, system.dim)
             except SimulationDiverged:
@@ -80,9 +85,11 @@ class NewtonRaphson:
                 raise NoConvergence(f"no convergence after {it} iterations (error {err:.3e} > {tol:.1e}); "
                                     f"worst equation {row}: {owner}, value {f[row]:.3e}", row, err)
             if reuse and err > prev_err:
-                # the kept factorization stopped helping: rebuild it now
+                reuse = False      # the kept factorization stopped helping: rebuild it now
+            if not reuse and J is None:
                 f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=True, ia=ia)
-                reuse = False
+                if bias is not None:
+                    f = f - bias
             if not reuse:
                 try:
                     self.linear.factor(J)

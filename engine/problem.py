@@ -26,6 +26,7 @@ from .io.mbdyn_output import TextOutput, orientation_columns
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson
+from mbdae.elements.joints import RigidJoints
 
 
 class SimulationFailed(RuntimeError):
@@ -85,13 +86,16 @@ class Results:
     R: list = field(default_factory=list)
     v: list = field(default_factory=list)
     w: list = field(default_factory=list)
+    joint_labels: np.ndarray = None
+    joint_force: list = field(default_factory=list)    # force each joint applies to its node 2
+    joint_moment: list = field(default_factory=list)   # couple (global frame)
     a: list = field(default_factory=list)        # linear accelerations (nodes with bodies)
     wd: list = field(default_factory=list)       # angular accelerations
     iterations: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)
 
     def finalize(self):
-        for k in ("t", "x", "R", "v", "w", "a", "wd", "iterations"):
+        for k in ("t", "x", "R", "v", "w", "a", "wd", "iterations", "joint_force", "joint_moment"):
             setattr(self, k, np.asarray(getattr(self, k)))
         return self
 
@@ -99,6 +103,11 @@ class Results:
         """(x, R, v, w) histories of one node."""
         i = self.index(label)
         return self.x[:, i], self.R[:, i], self.v[:, i], self.w[:, i]
+
+    def joint(self, label):
+        """(force, couple) histories that joint `label` applies to its second node."""
+        k = int(np.flatnonzero(self.joint_labels == label)[0])
+        return self.joint_force[:, k], self.joint_moment[:, k]
 
     def index(self, label):
         hit = np.flatnonzero(self.node_labels == label)
@@ -301,6 +310,13 @@ class InitialValueProblem:
             a, wd = self.accelerations(st, kin)
             r.a.append(a)
             r.wd.append(wd)
+            joints = self.system.family(RigidJoints)
+            if joints is not None:
+                from .system import Context
+                _, F, M = joints.reactions(Context(st.t, st.y, st.yp, kin, 0.0, "regular"))
+                r.joint_labels = joints.labels
+                r.joint_force.append(F)
+                r.joint_moment.append(M)
         if self.output:
             self._write_files(st, kin)
             self.output.flush()

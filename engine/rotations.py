@@ -32,8 +32,14 @@ _LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
 
 
 def cross(a, b):
-    """Batched cross product a × b over the last axis (broadcasting leading axes)."""
-    return np.einsum('ijk,...j,...k->...i', _LEVI_CIVITA, a, b)
+    """Batched cross product a × b over the last axis (broadcasting leading axes).
+    einsum with the Levi-Civita symbol has the least call overhead on small batches; the
+    component formula scales better on large ones."""
+    if a.size + b.size < 150:
+        return np.einsum('ijk,...j,...k->...i', _LEVI_CIVITA, a, b)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def matvec(A, v):

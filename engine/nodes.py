@@ -99,18 +99,17 @@ class StructuralNodes:
     def dof_info(self):
         kind = np.full(self.total, DIFFERENTIAL)
         dim = np.empty(self.total, np.int64)
+        dim[self.ix] = DIM["force"]
+        dim[self.ig] = DIM["moment"]
+        d = self.dyn
+        dim[self.ib[d]] = DIM["momentum"]
+        dim[self.ic[d]] = DIM["angular momentum"]
         labels = np.repeat(self.labels, self.ndof)
-        what = []
-        for i in range(self.n):
-            dim[self.ix[i]] = DIM["force"]
-            dim[self.ig[i]] = DIM["moment"]
-            what += ["force x", "force y", "force z", "moment x", "moment y", "moment z"]
-            if self.dynamic[i]:
-                dim[self.ib[i]] = DIM["momentum"]
-                dim[self.ic[i]] = DIM["angular momentum"]
-                what += ["momentum x", "momentum y", "momentum z",
-                         "angular momentum x", "angular momentum y", "angular momentum z"]
-        return kind, dim, labels, what
+        names = np.empty(self.total, dtype=object)
+        for rows, word in ((self.ix, "force"), (self.ig, "moment"), (self.ib[d], "momentum"),
+                           (self.ic[d], "angular momentum")):
+            names[rows] = np.array([f"{word} x", f"{word} y", f"{word} z"], dtype=object)
+        return kind, dim, labels, list(names)
 
     def initial_state(self, y, yp):
         y[self.ix] = self.x0

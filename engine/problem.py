@@ -54,7 +54,8 @@ class Settings:
     derivatives_coefficient: float = 1e-6
     derivatives_tolerance: float = 1e-6
     derivatives_max_iterations: int = 10
-    derivatives_retries: int = 3
+    derivatives_retries: int = 3            # retries with the coefficient × and ÷ the factor
+    derivatives_retry_factor: float = 10.0
     dummy_steps: int = 0
     dummy_steps_ratio: float = 1e-3
     skip_initial_assembly: bool = False
@@ -203,8 +204,9 @@ class InitialValueProblem:
         s = self.settings
         nodes = self.system.nodes
         coef = s.derivatives_coefficient
-        tries = [coef] + [coef * 10.0 ** k for k in range(1, s.derivatives_retries + 1)] \
-            + [coef / 10.0 ** k for k in range(1, s.derivatives_retries + 1)]
+        fac = s.derivatives_retry_factor
+        tries = [coef] + [coef * fac ** k for k in range(1, s.derivatives_retries + 1)] \
+            + [coef / fac ** k for k in range(1, s.derivatives_retries + 1)]
         base = st.copy()
         keep = np.zeros(self.system.n, bool)
         keep[nodes.ix] = True

@@ -7,15 +7,15 @@ import numpy as np
 _EPS_SMALL = 1e-4
 
 
-_SKEW_INDEX = np.array([3, 2, 1, 2, 3, 0, 1, 0, 3])
-_SKEW_SIGN = np.array([0.0, -1.0, 1.0, 1.0, 0.0, -1.0, -1.0, 1.0, 0.0])
+# skew(v) flattened row-major is a linear map of v: S.ravel() = _SKEW_MAP @ v
+_SKEW_MAP_T = np.array([[0, 0, 0], [0, 0, -1], [0, 1, 0], [0, 0, 1], [0, 0, 0], [-1, 0, 0],
+                        [0, -1, 0], [1, 0, 0], [0, 0, 0]], dtype=float).T
 
 
 def skew(v):
     """Skew matrix v× of vectors (..., 3) -> (..., 3, 3)."""
     v = np.asarray(v, dtype=float)
-    ext = np.concatenate([v, np.zeros(v.shape[:-1] + (1,))], axis=-1)
-    return (ext[..., _SKEW_INDEX] * _SKEW_SIGN).reshape(v.shape[:-1] + (3, 3))
+    return (v @ _SKEW_MAP_T).reshape(v.shape[:-1] + (3, 3))
 
 
 def ax(M):

@@ -29,11 +29,12 @@ def chain_model(n):
     return m
 
 
-def run(n, final_time=1.0, h=1e-3, modified=False, quiet=False):
+def run(n, final_time=1.0, h=1e-3, modified=False, quiet=False, linear_solver="superlu", test="norm"):
     model = chain_model(n)
     t0 = time.perf_counter()
     prob = InitialValueProblem(model, final_time=final_time, time_step=h, method="ms", rho=0.6,
-                               tolerance=1e-6, test="norm", max_iterations=20, keep_results=False,
+                               tolerance=1e-6, test=test, max_iterations=20, keep_results=False,
+                               linear_solver=linear_solver,
                                modified_newton=modified, iterations_before_assembly=4,
                                reuse_factorization_across_steps=modified)
     stats = prob.run()
@@ -41,7 +42,7 @@ def run(n, final_time=1.0, h=1e-3, modified=False, quiet=False):
     st = prob.state
     tip = prob.system.kinematics(st).x[-1]
     if not quiet:
-        print(f"N={n:5d}  wall {wall:8.3f} s  steps {stats['steps']:5d}  Newton it {stats['newton_iterations']:6d}"
+        print(f"{linear_solver:8s} {test:8s} N={n:5d}  wall {wall:8.3f} s  steps {stats['steps']:5d}  Newton it {stats['newton_iterations']:6d}"
               f"  factorizations {stats['factorizations']:6d}  per step {1e3 * wall / max(stats['steps'], 1):7.3f} ms"
               f"  unknowns {stats['unknowns']}  step reductions {stats['step_reductions']}"
               f"  tip x,y = {tip[0]:+.5f},{tip[1]:+.5f}")
@@ -53,6 +54,8 @@ if __name__ == "__main__":
     ap.add_argument("n", nargs="*", type=int, default=[10, 100, 1000])
     ap.add_argument("--modified", action="store_true", help="modified Newton, factorization kept across steps")
     ap.add_argument("--final-time", type=float, default=1.0)
+    ap.add_argument("--linear-solver", default="superlu", help="superlu (default), klu, umfpack")
+    ap.add_argument("--test", default="norm", help="residual test: norm (MBDyn's default), relnorm, ...")
     a = ap.parse_args()
     for n in a.n:
-        run(n, a.final_time, modified=a.modified)
+        run(n, a.final_time, modified=a.modified, linear_solver=a.linear_solver, test=a.test)

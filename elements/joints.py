@@ -140,9 +140,24 @@ class RigidJoints(ElementFamily):
         p.add_res(mult, act)
         p.add_jac(self.node_rows, mult, act[:, None, :])           # 0: Bᵀ
         p.add_jac(mult, self.node_rows, act[:, :, None])           # 1: constraint rows
-        p.add_jac(self.node_rows, self.node_rows)                  # 2: geometric stiffness
+        p.add_jac(self.node_rows, self.node_rows, self._stiffness_mask())  # 2: geometric stiffness
         p.add_jac(mult[..., None], mult[..., None], act[..., None, None])  # 3: λ rows in assembly
         return p
+
+    def _stiffness_mask(self):
+        """Structurally non-zero 3×3 blocks of K over (x1, θ1, x2, θ2) for the row groups used."""
+        blocks = np.zeros((4, 4), bool)
+        if "pos" in self.gs or "vel" in self.gs:
+            blocks[0, 1] = blocks[2, 1] = True
+            blocks[1, :] = True
+            blocks[3, 1] = blocks[3, 3] = True
+        if "rot" in self.gs or "avel" in self.gs:
+            blocks[1, 1] = blocks[3, 1] = True
+        if "dot" in self.gs:
+            blocks[1, 1] = blocks[1, 3] = blocks[3, 1] = blocks[3, 3] = True
+        if "dist" in self.gs:
+            blocks[:, :] = True
+        return np.kron(blocks, np.ones((3, 3), bool))
 
     # ------------------------------------------------------------------ geometry
     def _geometry(self, ctx):

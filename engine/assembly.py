@@ -37,7 +37,9 @@ class Pattern:
 
     A residual set is an int array R of any shape; its values come back in the same shape.
     A Jacobian block is (rows[..., m], cols[..., k]) → values [..., m, k].  Entries where
-    the optional boolean `valid` mask (broadcast to [..., m, k] or [..., m]) is False are dropped.
+    the optional boolean `valid` mask (broadcast to [..., m, k] or [..., m]) is False, or
+    whose row or column is -1, are sent to a discard slot by the System's scatter map, so
+    values are passed through whole (no per-block gathering in the hot path).
     """
 
     def __init__(self):
@@ -45,10 +47,10 @@ class Pattern:
         self.jac = []
 
     def add_res(self, rows, valid=None):
-        rows = np.asarray(rows, dtype=np.int64)
-        keep = np.ones(rows.shape, bool) if valid is None else np.broadcast_to(valid, rows.shape)
-        keep = keep & (rows >= 0)
-        self.res.append((rows, np.flatnonzero(keep.ravel())))
+        rows = np.array(rows, dtype=np.int64)
+        if valid is not None:
+            rows = np.where(np.broadcast_to(valid, rows.shape), rows, -1)
+        self.res.append(rows)
         return len(self.res) - 1
 
     def add_jac(self, rows, cols, valid=None):
@@ -59,34 +61,31 @@ class Pattern:
         keep = (R >= 0) & (C >= 0)
         if valid is not None:
             keep = keep & np.broadcast_to(valid, keep.shape)
-        self.jac.append((R, C, np.flatnonzero(keep.ravel())))
+        self.jac.append((np.where(keep, R, -1), np.where(keep, C, -1)))
         return len(self.jac) - 1
 
     def res_indices(self):
         if not self.res:
             return np.zeros(0, np.int64)
-        return np.concatenate([r.ravel()[k] for r, k in self.res])
+        return np.concatenate([r.ravel() for r in self.res])
 
     def jac_indices(self):
         if not self.jac:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        rows = np.concatenate([R.ravel()[k] for R, C, k in self.jac])
-        cols = np.concatenate([C.ravel()[k] for R, C, k in self.jac])
-        return rows, cols
+        return (np.concatenate([R.ravel() for R, C in self.jac]),
+                np.concatenate([C.ravel() for R, C in self.jac]))
 
     def gather_res(self, values):
         if not self.res:
             return np.zeros(0)
-        return np.concatenate([np.asarray(v, float).ravel()[k] for v, (r, k) in zip(values, self.res)])
+        return np.concatenate([np.broadcast_to(np.asarray(v, float), r.shape).ravel()
+                               for v, r in zip(values, self.res)])
 
     def gather_jac(self, values):
         if not self.jac:
             return np.zeros(0)
-        out = []
-        for v, (R, C, k) in zip(values, self.jac):
-            v = np.broadcast_to(np.asarray(v, float), R.shape)
-            out.append(v.ravel()[k])
-        return np.concatenate(out)
+        return np.concatenate([np.broadcast_to(np.asarray(v, float), R.shape).ravel()
+                               for v, (R, C) in zip(values, self.jac)])
 
 
 class SparseAssembler:
@@ -94,16 +93,18 @@ class SparseAssembler:
 
     def __init__(self, n, rows, cols):
         self.n = n
-        key = cols.astype(np.int64) * n + rows.astype(np.int64)
+        valid = (rows >= 0) & (cols >= 0)
+        key = cols[valid].astype(np.int64) * n + rows[valid].astype(np.int64)
         # make sure every diagonal entry exists (pivoting robustness, explicit zeros are fine)
         diag = np.arange(n, dtype=np.int64) * n + np.arange(n, dtype=np.int64)
         uniq, inv = np.unique(np.concatenate([key, diag]), return_inverse=True)
-        self.map = inv[:len(key)]
         self.nnz = len(uniq)
+        self.map = np.full(len(rows), self.nnz, np.int64)       # discarded entries → extra slot
+        self.map[valid] = inv[:len(key)]
         self.indices = (uniq % n).astype(np.int32)
         colidx = uniq // n
         self.indptr = np.searchsorted(colidx, np.arange(n + 1)).astype(np.int32)
 
     def matrix(self, values):
-        data = np.bincount(self.map, weights=values, minlength=self.nnz)
+        data = np.bincount(self.map, weights=values, minlength=self.nnz + 1)[:self.nnz]
         return sp.csc_matrix((data, self.indices, self.indptr), shape=(self.n, self.n))

@@ -72,7 +72,8 @@ class System:
             cols_j.append(jc)
             self.res_len.append(len(r))
             self.jac_len.append(len(jr))
-        self.res_rows = np.concatenate(rows_r)
+        rr = np.concatenate(rows_r)
+        self.res_rows = np.where(rr >= 0, rr, self.n)          # discarded entries → slot n
         self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
         self.jac_pattern_size = len(self.assembler.map)
 
@@ -119,8 +120,8 @@ class System:
             if want_jac:
                 jac_vals.append(fam.pattern.gather_jac(jac))
         rv = np.concatenate(res_vals)
-        f = np.bincount(self.res_rows, weights=rv, minlength=self.n)
-        fabs = np.bincount(self.res_rows, weights=np.abs(rv), minlength=self.n)
+        f = np.bincount(self.res_rows, weights=rv, minlength=self.n + 1)[:self.n]
+        fabs = np.bincount(self.res_rows, weights=np.abs(rv), minlength=self.n + 1)[:self.n]
         J = self.assembler.matrix(np.concatenate(jac_vals)) if want_jac else None
         return f, fabs, J
 

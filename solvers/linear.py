@@ -36,9 +36,68 @@ class SuperLUSolver:
         return self.lu.solve(b)
 
 
+class SuiteSparseSolver:
+    """KLU or UMFPACK through kvxopt (optional extra `mbdae[klu]`).  The symbolic analysis is
+    done once per sparsity pattern and reused: each factorization after the first is numeric
+    only, with the new values written into the same sparse matrix."""
+
+    def __init__(self, kind="klu"):
+        try:
+            import kvxopt
+            from kvxopt import klu, umfpack
+        except ImportError:
+            raise ValueError(f"linear solver '{kind}' needs kvxopt: pip install 'mbdae[klu]'") from None
+        self.kvx = kvxopt
+        self.mod = klu if kind == "klu" else umfpack
+        self.name = kind
+        self.pattern = None
+        self.factorizations = 0
+        self.symbolic_analyses = 0
+
+    def factor(self, A):
+        kvx = self.kvx
+        same = (self.pattern is not None and len(self.pattern[0]) == len(A.indices)
+                and np.array_equal(self.pattern[1], A.indptr) and np.array_equal(self.pattern[0], A.indices))
+        if not same:
+            cols = np.repeat(np.arange(A.shape[1], dtype=np.int64), np.diff(A.indptr))
+            self.K = kvx.spmatrix(A.data, A.indices.astype(np.int64), cols, A.shape)
+            self.symbolic = self.mod.symbolic(self.K)
+            self.pattern = (A.indices.copy(), A.indptr.copy())
+            self.symbolic_analyses += 1
+        else:
+            self.K.V = kvx.matrix(A.data)
+        try:
+            self.numeric = self.mod.numeric(self.K, self.symbolic)
+        except ArithmeticError as err:
+            raise SingularMatrix(str(err)) from None
+        self.factorizations += 1
+
+    def solve(self, b):
+        x = self.kvx.matrix(np.ascontiguousarray(b, dtype=float))
+        if self.name == "klu":
+            self.mod.solve(self.K, self.symbolic, self.numeric, x)
+        else:
+            self.mod.solve(self.K, self.numeric, x)
+        return np.array(x).ravel()
+
+
+def available_linear_solvers():
+    names = ["superlu"]
+    try:
+        import kvxopt  # noqa: F401
+        names += ["klu", "umfpack"]
+    except ImportError:
+        pass
+    return names
+
+
 def make_linear_solver(name="superlu"):
+    """`superlu` (SciPy, default), `klu` or `umfpack` (kvxopt).  MBDyn's `naive` maps to
+    SuperLU."""
     name = (name or "superlu").lower()
-    if name in ("superlu", "naive", "umfpack", "klu", "default"):
-        # UMFPACK/KLU decks run on SuperLU until those back ends are added (said in the log)
+    if name in ("superlu", "naive", "default"):
         return SuperLUSolver()
-    raise ValueError(f"linear solver '{name}' is not available (available: superlu)")
+    if name in ("klu", "umfpack"):
+        return SuiteSparseSolver(name)
+    raise ValueError(f"linear solver '{name}' is not available (available: "
+                     f"{', '.join(available_linear_solvers())})")

@@ -50,6 +50,7 @@ class Settings:
     modified_newton: bool = False
     iterations_before_assembly: int = 2
     reuse_factorization_across_steps: bool = False
+    refresh_contraction: float = 0.5
     linear_solver: str = "superlu"
     derivatives_coefficient: float = 1e-6
     derivatives_tolerance: float = 1e-6
@@ -129,7 +130,8 @@ class InitialValueProblem:
             tolerance=s.tolerance, test=s.test, solution_tolerance=s.solution_tolerance,
             solution_test=s.solution_test, max_iterations=s.max_iterations, modified=s.modified_newton,
             iterations_before_assembly=s.iterations_before_assembly,
-            reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver))
+            reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver,
+            refresh_contraction=s.refresh_contraction))
         self.method = make_method(s.method, s.rho)
         self.min_h = s.min_time_step if s.min_time_step is not None else s.time_step / 64
         self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
@@ -149,36 +151,30 @@ class InitialValueProblem:
         w_in = st.yp[nodes.ig].copy()
         ia = st.copy()
         ia.yp[:] = 0.0
-        ia.y[sysm.is_alg] = 0.0
-        try:
-            it, err, _ = self.newton.solve(sysm, ia, 1.0, mode="ia_position", ia=(x_in, None, None),
-                                           tolerance=self.settings.assembly_tolerance,
-                                           max_iterations=self.settings.assembly_max_iterations,
-                                           test="norm")
-        except (NoConvergence, SimulationDiverged) as e:
-            raise SimulationFailed(f"initial assembly (positions) failed: {e}") from None
-        self.newton.invalidate()
-        sysm.commit_rotations(ia)
-        self.log(f"# Initial assembly: positions in {it} iterations, error {err:.6g}")
+        self._assembly_subproblem(ia, "positions", 1.0, "ia_position", (x_in, None, None))
         ia.yp[:] = 0.0
         ia.yp[nodes.ix] = v_in
         ia.yp[nodes.ig] = w_in
-        ia.y[sysm.is_alg] = 0.0
-        try:
-            it, err, _ = self.newton.solve(sysm, ia, 0.0, mode="ia_velocity", ia=(None, v_in, w_in),
-                                           tolerance=self.settings.assembly_tolerance,
-                                           max_iterations=self.settings.assembly_max_iterations,
-                                           test="norm")
-        except (NoConvergence, SimulationDiverged) as e:
-            raise SimulationFailed(f"initial assembly (velocities) failed: {e}") from None
-        self.newton.invalidate()
-        sysm.commit_rotations(ia)
-        self.log(f"# Initial assembly: velocities in {it} iterations, error {err:.6g}")
+        self._assembly_subproblem(ia, "velocities", 0.0, "ia_velocity", (None, v_in, w_in))
         st.y[nodes.ix] = ia.y[nodes.ix]
         st.yp[nodes.ix] = ia.yp[nodes.ix]
         st.R_ref = ia.R_ref
         st.y[nodes.ig] = 0.0
         st.yp[nodes.ig] = ia.yp[nodes.ig]
+
+    def _assembly_subproblem(self, ia, what, dcoef, mode, targets):
+        """One Newton solve of the initial assembly; multipliers start from zero."""
+        s = self.settings
+        ia.y[self.system.is_alg] = 0.0
+        try:
+            it, err, _ = self.newton.solve(self.system, ia, dcoef, mode=mode, ia=targets,
+                                           tolerance=s.assembly_tolerance,
+                                           max_iterations=s.assembly_max_iterations, test="norm")
+        except (NoConvergence, SimulationDiverged) as e:
+            raise SimulationFailed(f"initial assembly ({what}) failed: {e}") from None
+        self.newton.invalidate()
+        self.system.commit_rotations(ia)
+        self.log(f"# Initial assembly: {what} in {it} iterations, error {err:.6g}")
 
     def set_momenta(self, st):
         """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities."""
@@ -281,8 +277,9 @@ class InitialValueProblem:
         return st, it, err, solconv
 
     def _push(self, hist, st, K):
-        kin = self.system.kinematics(st)
-        hist.insert(0, HistoryPoint(st.t, st.y.copy(), st.yp.copy(), kin.R, kin.w))
+        """Add a committed state (g = 0, so R = R_ref and ω = ġ) to the history."""
+        ig = self.system.nodes.ig
+        hist.insert(0, HistoryPoint(st.t, st.y.copy(), st.yp.copy(), st.R_ref.copy(), st.yp[ig].copy()))
         del hist[K:]
 
     # ------------------------------------------------------------------ output
@@ -296,11 +293,10 @@ class InitialValueProblem:
         written = step % s.output_frequency == 0
         if self.output:
             self.output.line("out", f"Step {step} {st.t:.10g} {h:.10g} {it} {err:.6g} 0 {int(solconv)} {int(written)}")
-        if not written:
+        if not written or (self.results is None and not self.output):
             return
         sysm = self.system
         kin = sysm.kinematics(st)
-        nodes = sysm.nodes
         if self.results is not None:
             r = self.results
             r.t.append(st.t)

@@ -22,6 +22,7 @@ class NewtonSettings:
     modified: bool = False
     iterations_before_assembly: int = 1
     reuse_across_steps: bool = False
+    refresh_contraction: float = 0.5        # modified Newton: rebuild J when err/prev_err exceeds this
     linear_solver: str = "superlu"
 
 
@@ -84,8 +85,8 @@ class NewtonRaphson:
                 row, owner = self._worst(system, f)
                 raise NoConvergence(f"no convergence after {it} iterations (error {err:.3e} > {tol:.1e}); "
                                     f"worst equation {row}: {owner}, value {f[row]:.3e}", row, err)
-            if reuse and err > prev_err:
-                reuse = False      # the kept factorization stopped helping: rebuild it now
+            if reuse and err > s.refresh_contraction * prev_err:
+                reuse = False      # the kept factorization converges too slowly: rebuild it now
             if not reuse and J is None:
                 f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=True, ia=ia)
                 if bias is not None:

@@ -59,11 +59,13 @@ class RigidBodies(ElementFamily):
     def evaluate(self, ctx, want_jac):
         kin = ctx.kin
         v, w = kin.v[self.node], kin.w[self.node]
-        s, J = self.world_inertia(kin)
-        Jw = rot.matvec(J, w)
+        R = kin.R[self.node]
+        s = rot.matvec(R, self.s_local)
+        Jw = rot.matvec(R, rot.matvec(self.J_local, rot.mattvec(R, w)))
         res = [-(self.m[:, None] * v + rot.cross(w, s)), -(rot.cross(s, v) + Jw)]
         if not want_jac:
             return res, None
+        J = R @ self.J_local @ np.swapaxes(R, -1, -2)
         S = rot.skew(s)
         W = rot.skew(w)
         I3 = np.eye(3)

@@ -77,6 +77,7 @@ class RigidJoints(ElementFamily):
         if np.any(self.n2 < 0):
             raise ValueError("a joint needs a second node")
         self.ground = self.n1 < 0
+        self.any_ground = bool(self.ground.any())
         self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
         self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
         self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
@@ -163,17 +164,20 @@ class RigidJoints(ElementFamily):
     def _geometry(self, ctx):
         kin, t = ctx.kin, ctx.t
         gs = self.gs
-        x1 = gather(kin.x, self.n1, np.zeros(3))
-        R1 = gather(kin.R, self.n1, I3)
-        v1 = gather(kin.v, self.n1, np.zeros(3))
-        w1 = gather(kin.w, self.n1, np.zeros(3))
+        if self.any_ground:
+            x1 = gather(kin.x, self.n1, np.zeros(3))
+            R1 = gather(kin.R, self.n1, I3)
+            v1 = gather(kin.v, self.n1, np.zeros(3))
+            w1 = gather(kin.w, self.n1, np.zeros(3))
+        else:
+            x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
         x2, R2, v2, w2 = kin.x[self.n2], kin.R[self.n2], kin.v[self.n2], kin.w[self.n2]
         G = dict(x1=x1, R1=R1, v1=v1, w1=w1, x2=x2, R2=R2, v2=v2, w2=w2)
         G["f1"] = f1 = rot.matvec(R1, self.f1)
         G["f2"] = f2 = rot.matvec(R2, self.f2)
         G["E"] = R1 @ self.R1h                      # position frame, columns e_k
-        G["Er"] = R1 @ self.R1r                     # rotation frame of node 1
-        G["E2r"] = R2 @ self.R2r
+        if "rot" in gs or "avel" in gs:
+            self._rotation_frames(G)
         G["b1"] = x2 + f2 - x1
         G["d"] = G["b1"] - f1
         if "rot" in gs:
@@ -192,14 +196,18 @@ class RigidJoints(ElementFamily):
             G["u"] = G["d"] / G["dist"][:, None]
         return G
 
+    def _rotation_frames(self, G):
+        G["Er"] = G["R1"] @ self.R1r                # rotation frame of node 1
+        G["E2r"] = G["R2"] @ self.R2r
+
     def _rows(self, G, ctx):
         """Constraint values c (ne,u), reaction map B (ne,u,12), position gradient C
         (ne,u,12) and velocity gradient Cv (ne,u,12), on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2)."""
         t = ctx.t
         ne, nu, gs = self.ne, len(self.used), self.gs
-        E, Er, b1, d, f1, f2 = G["E"], G["Er"], G["b1"], G["d"], G["f1"], G["f2"]
+        E, b1, d, f1, f2 = G["E"], G["b1"], G["d"], G["f1"], G["f2"]
         Et = np.swapaxes(E, -1, -2)           # rows e_k
-        Ert = np.swapaxes(Er, -1, -2)
+        Ert = np.swapaxes(G["Er"], -1, -2) if "Er" in G else None
         c = np.zeros((ne, nu))
         B = np.zeros((ne, nu, 12))
         C = np.zeros((ne, nu, 12))
@@ -387,6 +395,8 @@ class RigidJoints(ElementFamily):
         Columns: force and couple on node 2 in the joint frame and globally, then the
         type's own columns (spec/mbdyn-input-language.md §8.6)."""
         G, F, M = self.reactions(ctx)
+        if "Er" not in G:
+            self._rotation_frames(G)
         E, Er = G["E"], G["Er"]
         if "th" not in G:
             G["theta0"] = self.rot_drive.values(ctx.t)

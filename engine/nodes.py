@@ -51,11 +51,23 @@ class Kinematics:
         self.R = rot.cayley(g) @ R_ref
         self.w = rot.matvec(G, gd)
         self.g = g
+        self.gd = gd
         self.G = G
-        # maps from the Newton increment Δġ to the rotation perturbation θ and to δω
-        self.Tth = dcoef * G
-        self.Tw = G + dcoef * rot.dGg_dg(g, gd)
         self.dcoef = dcoef
+
+    # maps from the Newton increment Δġ to the rotation perturbation θ and to δω, built on
+    # first use (a residual-only evaluation does not need them)
+    @property
+    def Tth(self):
+        if not hasattr(self, "_Tth"):
+            self._Tth = self.dcoef * self.G
+        return self._Tth
+
+    @property
+    def Tw(self):
+        if not hasattr(self, "_Tw"):
+            self._Tw = self.G + self.dcoef * rot.dGg_dg(self.g, self.gd)
+        return self._Tw
 
 
 class StructuralNodes:

@@ -67,7 +67,7 @@ class Settings:
     output_precision: int = 6
     progress: object = None              # None: only on a terminal
     keep_results: bool = True
-    algebraic_predictor: str = "linear"     # or "constant": extrapolation of the multipliers
+    algebraic_predictor: str = "linear"     # "constant", "linear" or "quadratic" extrapolation
 
 
 @dataclass
@@ -266,15 +266,27 @@ class InitialValueProblem:
         y = coef.b0 * yp
         for k in range(K):
             y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
-        if len(ys) > 1 and self.settings.algebraic_predictor == "linear":
-            lam = ys[0][alg] + (h / h_prev) * (ys[0][alg] - ys[1][alg])
-        else:
-            lam = ys[0][alg]
-        y[alg] = lam
+        y[alg] = self._predict_multipliers(hist, h)
         yp[alg] = 0.0
         st = self.state.__class__(hist[0].t + h, y, yp, hist[0].R.copy())
         it, err, solconv = self.newton.solve(sysm, st, coef.b0, mode="regular")
         return st, it, err, solconv
+
+    def _predict_multipliers(self, hist, h):
+        """Polynomial extrapolation (Lagrange) of the algebraic unknowns through the last
+        1, 2 or 3 points: `constant`, `linear` or `quadratic` (Settings.algebraic_predictor)."""
+        alg = self.system.is_alg
+        order = {"constant": 1, "linear": 2, "quadratic": 3}[self.settings.algebraic_predictor]
+        pts = hist[:min(order, len(hist))]
+        t = hist[0].t + h
+        lam = np.zeros(int(alg.sum()))
+        for i, P in enumerate(pts):
+            w = 1.0
+            for j, Q in enumerate(pts):
+                if j != i:
+                    w *= (t - Q.t) / (P.t - Q.t)
+            lam += w * P.y[alg]
+        return lam
 
     def _push(self, hist, st, K):
         """Add a committed state (g = 0, so R = R_ref and ω = ġ) to the history."""
@@ -444,7 +456,7 @@ class InitialValueProblem:
             first = False
             method.accepted()
             sysm.commit_rotations(st)
-            self._push(hist, st, max(2, self.method.history))
+            self._push(hist, st, max(3, self.method.history))
             self.state = st
             self.write_output(st, self.step, h_try, it, err, solconv)
             # step control: grow back towards the nominal step after easy steps
@@ -474,7 +486,7 @@ class InitialValueProblem:
             except (NoConvergence, SimulationDiverged) as e:
                 raise SimulationFailed(f"dummy step {k + 1} failed: {e}") from None
             self.system.commit_rotations(st)
-            self._push(hist, st, max(2, self.method.history))
+            self._push(hist, st, max(3, self.method.history))
             self.state = st
             self.log(f"# dummy step {k + 1} at time {st.t:g} in {it} iterations")
 

@@ -159,8 +159,9 @@ class Gravity(ElementFamily):
         _, Jg = chain(ctx.kin, b.node, dF_dth=-rot.skew(g) @ rot.skew(s))
         return res, [Jg]
 
-    def potential_energy(self, kin):
+    def potential_energy(self, kin, t):
+        """-Σ m g·x_cm at time t."""
         b = self.bodies
-        g = self.g(0.0)
+        g = self.g(t)
         xc = kin.x[b.node] + rot.matvec(kin.R[b.node], b.s_local) / np.where(b.m > 0, b.m, 1.0)[:, None]
         return float(-np.sum(b.m * (xc @ g)))

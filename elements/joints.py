@@ -284,18 +284,17 @@ class RigidJoints(ElementFamily):
             out[:, gs["dist"]] = -self.dist_drive.derivatives(t)[:, None]
         return out
 
+    def _group_sum(self, lam, *groups):
+        """Σ of the multipliers of row groups that share a reaction direction (ne, 3)."""
+        return sum(lam[:, self.gs[g]] for g in groups if g in self.gs)
+
     def _geometric_stiffness(self, G, lam):
         """K = Σ_r λ_r ∂B_r/∂(x1, θ1, x2, θ2), (ne, 12, 12)."""
         ne, gs = self.ne, self.gs
         K = np.zeros((ne, 12, 12))
         b1, f2 = G["b1"], G["f2"]
         if "pos" in gs or "vel" in gs:
-            lp = 0.0
-            if "pos" in gs:
-                lp = lp + lam[:, gs["pos"]]
-            if "vel" in gs:
-                lp = lp + lam[:, gs["vel"]]
-            F = rot.matvec(G["E"], lp)
+            F = rot.matvec(G["E"], self._group_sum(lam, "pos", "vel"))
             Fx, b1x, f2x = rot.skew(F), rot.skew(b1), rot.skew(f2)
             K[:, 0:3, 3:6] += Fx
             K[:, 3:6, 3:6] += b1x @ Fx
@@ -306,12 +305,7 @@ class RigidJoints(ElementFamily):
             K[:, 9:12, 9:12] += Fx @ f2x
             K[:, 9:12, 3:6] -= f2x @ Fx
         if "rot" in gs or "avel" in gs:
-            lr = 0.0
-            if "rot" in gs:
-                lr = lr + lam[:, gs["rot"]]
-            if "avel" in gs:
-                lr = lr + lam[:, gs["avel"]]
-            Mx = rot.skew(rot.matvec(G["Er"], lr))
+            Mx = rot.skew(rot.matvec(G["Er"], self._group_sum(lam, "rot", "avel")))
             K[:, 3:6, 3:6] += Mx
             K[:, 9:12, 3:6] -= Mx
         if "dot" in gs:

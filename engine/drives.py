@@ -283,11 +283,17 @@ def _ramp_value(slope, start, end, t):
     return np.where(t > start, slope * (np.minimum(t, end) - start), 0.0)
 
 
-def _ramp_slope(slope, start, end, t):
-    """slope inside (start, end), slope/2 at start and end, 0 outside."""
+def _interval_rate(rate, start, end, t):
+    """A derivative that holds inside (start, end): half of it at start and end (the mean of
+    the one-sided values, as MBDyn does), 0 outside."""
     inside = (t > start) & (t < end)
     at_end_point = (t == start) | (t == end)
-    return np.where(inside, slope, np.where(at_end_point, 0.5 * slope, 0.0))
+    return np.where(inside, rate, np.where(at_end_point, 0.5 * rate, 0.0))
+
+
+def _ramp_slope(slope, start, end, t):
+    """slope inside (start, end), slope/2 at start and end, 0 outside."""
+    return _interval_rate(slope, start, end, t)
 
 
 class RampDrive(Drive):
@@ -395,9 +401,7 @@ class SineDrive(_HarmonicDrive):
             rate = amplitude * omega * np.cos(phase)
         else:
             rate = -amplitude * omega * omega * np.sin(phase)
-        inside = (t > t0) & (t < t_end)
-        on_boundary = (t == t0) | (t == t_end)
-        return np.where(inside, rate, np.where(on_boundary, 0.5 * rate, 0.0))
+        return _interval_rate(rate, t0, t_end, t)
 
 
 class CosineDrive(_HarmonicDrive):
@@ -428,9 +432,7 @@ class CosineDrive(_HarmonicDrive):
             rate = amplitude * omega * np.sin(phase)
         else:
             rate = amplitude * omega * omega * np.cos(phase)
-        inside = (t > t0) & (t < t_end)
-        on_boundary = (t == t0) | (t == t_end)
-        return np.where(inside, rate, np.where(on_boundary, 0.5 * rate, 0.0))
+        return _interval_rate(rate, t0, t_end, t)
 
 
 # --------------------------------------------------------------------------- smooth transitions

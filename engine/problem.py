@@ -20,7 +20,7 @@ import sys as _sys
 import time as _time
 import numpy as np
 
-from .system import System
+from .system import System, State
 from . import rotations as rot
 from .io.mbdyn_output import TextOutput, orientation_columns
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
@@ -268,7 +268,7 @@ class InitialValueProblem:
             y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
         y[alg] = self._predict_multipliers(hist, h)
         yp[alg] = 0.0
-        st = self.state.__class__(hist[0].t + h, y, yp, hist[0].R.copy())
+        st = State(hist[0].t + h, y, yp, hist[0].R.copy())
         it, err, solconv = self.newton.solve(sysm, st, coef.b0, mode="regular")
         return st, it, err, solconv
 

@@ -98,10 +98,6 @@ class System:
         fam = self.all_families[self.row_owner[row]]
         return f"{fam.name} {self.row_label[row]} ({self.row_what[row]}, {DIMENSIONS[self.dim[row]]})"
 
-    def row_description(self, row):
-        """Owner of an equation row; node rows may also carry element contributions."""
-        return self.owner_text(row)
-
     # ------------------------------------------------------------------ assembly
     def evaluate(self, state, dcoef, mode="regular", want_jac=True, ia=None):
         kin = self.kinematics(state, dcoef)

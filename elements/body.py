@@ -147,7 +147,10 @@ class Gravity(ElementFamily):
         return p
 
     def g(self, t):
-        return self.direction * float(self.drive.value(t))
+        """Gravity vector at time t (cached for the current time)."""
+        if getattr(self, "_g_time", None) != t:
+            self._g_time, self._g = t, self.direction * float(self.drive.value(t))
+        return self._g
 
     def evaluate(self, ctx, want_jac):
         b = self.bodies

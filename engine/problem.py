@@ -256,6 +256,8 @@ class InitialValueProblem:
         return ys, yps
 
     def _attempt(self, method, hist, h):
+        if getattr(method, "kind", "lms") == "multistage":
+            return self._attempt_multistage(method, hist, h)
         sysm = self.system
         K = min(method.history, len(hist))
         ys, yps = self._history_vectors(hist, max(K, min(2, len(hist))))
@@ -271,6 +273,30 @@ class InitialValueProblem:
         st = State(hist[0].t + h, y, yp, hist[0].R.copy())
         it, err, solconv = self.newton.solve(sysm, st, coef.b0, mode="regular")
         return st, it, err, solconv
+
+    def _attempt_multistage(self, method, hist, h):
+        """One step of an ESDIRK-type method: stages y_s = y_{n-1} + h(Σ_j A[s,j] ẏ_j + γ ẏ_s)
+        solved in turn, all about the orientation of t_{n-1} (no commit between stages)."""
+        sysm = self.system
+        alg, diff = sysm.is_alg, ~sysm.is_alg
+        gamma, A, c = method.tableau()
+        ys, yps = self._history_vectors(hist, 1)
+        y0, stage_yp = ys[0], [yps[0]]
+        lam = self._predict_multipliers(hist, c[0] * h)
+        total_it, err, solconv = 0, 0.0, False
+        for s_ in range(len(c)):
+            yp = stage_yp[-1].copy()
+            y = y0 + gamma * h * yp
+            for j in range(s_ + 1):
+                y += h * A[s_, j] * stage_yp[j]
+            y[alg] = lam
+            yp[alg] = 0.0
+            st = State(hist[0].t + c[s_] * h, y, yp, hist[0].R.copy())
+            it, err, solconv = self.newton.solve(sysm, st, gamma * h, mode="regular")
+            total_it += it
+            stage_yp.append(st.yp.copy())
+            lam = st.y[alg].copy()
+        return st, total_it, err, solconv
 
     def _predict_multipliers(self, hist, h):
         """Polynomial extrapolation (Lagrange) of the algebraic unknowns through the last
@@ -429,16 +455,22 @@ class InitialValueProblem:
         self.reductions = 0
         self._dummy_steps(hist)
         h = s.time_step
-        first = True
+        k_start = 0                 # regular steps since the (re)start of the method's start-up
+        last_h = None
         progress = s.progress if s.progress is not None else _sys.stderr.isatty()
         t_wall0 = _time.perf_counter()
         last_print = t_wall0
         t_end = s.final_time
         eps_t = 1e-9 * s.time_step
         while hist[0].t < t_end - eps_t:
-            method = CrankNicolson() if first else self.method
             h_try = min(h, t_end - hist[0].t)
             while True:
+                if (not self.method.variable_step and last_h is not None and k_start > 0
+                        and not np.isclose(h_try, last_h, rtol=1e-12)):
+                    self.log(f"# {self.method.name} cannot change the time step: its start-up "
+                             f"sequence restarts at time {hist[0].t:.10g} with step {h_try:g}")
+                    k_start = 0
+                method = self.method.startup(k_start)
                 try:
                     st, it, err, solconv = self._attempt(method, hist, h_try)
                     break
@@ -453,10 +485,11 @@ class InitialValueProblem:
                     self.log("# " + msg)
                     raise SimulationFailed(msg) from None
             self.step += 1
-            first = False
+            k_start += 1
+            last_h = h_try
             method.accepted()
             sysm.commit_rotations(st)
-            self._push(hist, st, max(3, self.method.history))
+            self._push(hist, st, max(4, self.method.history))
             self.state = st
             self.write_output(st, self.step, h_try, it, err, solconv)
             # step control: grow back towards the nominal step after easy steps

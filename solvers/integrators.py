@@ -37,6 +37,10 @@ class Method:
     def accepted(self):
         """Called after each accepted regular step (for methods with internal phases)."""
 
+    def startup(self, k):
+        """The method for regular step k after a (re)start: Crank-Nicolson first, as MBDyn."""
+        return CrankNicolson() if k == 0 else self
+
 
 class CrankNicolson(Method):
     """Trapezoidal rule, ρ∞ = 1: y_n = y_{n-1} + h/2 (ẏ_n + ẏ_{n-1})."""
@@ -102,9 +106,224 @@ class Hope(MultistepMS):
         self.cn_step = not self.cn_step
 
 
+# ------------------------------------------------------------------ three- and four-step methods
+class MultistepMS3(Method):
+    """MBDyn `ms3` (Zhang et al. 2021): 3-step, 2nd order, ρ∞ tunable, fixed step only
+    (spec/integrators.md §3.1).  Start-up: Crank-Nicolson, then ms2 with the same ρ∞."""
+    history = 3
+    variable_step = False
+
+    def __init__(self, rho=0.6):
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"ms3: rho_infinity must lie in [0, 1], got {rho}")
+        self.rho = float(rho)
+        self.name = "ms3"
+
+    def coefficients(self, h, h_prev):
+        _fixed_step(self, h, h_prev)
+        r = self.rho
+        D = r * r - 5 * r + 10
+        B = (1 + r) * D
+        a = np.array([3 * (2 * r * r - 9 * r + 5), -3 * (5 * r * r - 9 * r + 2), 10 * r * r - 5 * r + 1]) / D
+        b = h * 6 * np.array([1.0, 3 * r, 3 * r * r, r ** 3]) / B
+        return Coefficients(a, b[0], b[1:])
+
+    def predict(self, ys, yps, h, h_prev):
+        return hermite_derivative(ys[0], ys[1], yps[0], yps[1], h_prev, h / h_prev)
+
+    def startup(self, k):
+        return [CrankNicolson(), MultistepMS(self.rho)][k] if k < 2 else self
+
+
+class MultistepMS4(MultistepMS3):
+    """MBDyn `ms4` (Zhang et al. 2021): 4-step, 2nd order, ρ∞ tunable, fixed step only
+    (spec/integrators.md §3.2).  Start-up: Crank-Nicolson, ms2, ms3."""
+    history = 4
+
+    def __init__(self, rho=0.6):
+        super().__init__(rho)
+        self.name = "ms4"
+
+    def coefficients(self, h, h_prev):
+        _fixed_step(self, h, h_prev)
+        r = self.rho
+        D = -r ** 3 + 7 * r * r - 21 * r + 35
+        B = (1 + r) * D
+        a = np.array([4 * (-2 * r ** 3 + 13 * r * r - 35 * r + 14),
+                      -4 * (1 - r) * (7 * r * r - 34 * r + 7),
+                      -4 * (14 * r ** 3 - 35 * r * r + 13 * r - 2),
+                      35 * r ** 3 - 21 * r * r + 7 * r - 1]) / D
+        b = h * 20 * np.array([1.0, 4 * r, 6 * r * r, 4 * r ** 3, r ** 4]) / B
+        return Coefficients(a, b[0], b[1:])
+
+    def startup(self, k):
+        return [CrankNicolson(), MultistepMS(self.rho), MultistepMS3(self.rho)][k] if k < 3 else self
+
+
+def _fixed_step(method, h, h_prev):
+    if not np.isclose(h, h_prev, rtol=1e-12, atol=0.0):
+        raise ValueError(f"{method.name} is not implemented for a variable time step "
+                         f"(h = {h:g}, previous {h_prev:g})")
+
+
+# ------------------------------------------------------------------ multistage (ESDIRK-type) methods
+class Multistage(Method):
+    """Methods with an explicit first stage and equal diagonal γ (spec/integrators.md §3.4):
+    stage s solves y_s = y_{n-1} + h (Σ_j A[s, j] ẏ_j + γ ẏ_s) at t_{n-1} + c_s h, where
+    column 0 of A multiplies ẏ_{n-1}; every stage is a Newton solve with dCoef = γ h and the
+    last stage is y_n.  Single-step: any step size, no start-up."""
+    kind = "multistage"
+    history = 1
+
+    def tableau(self):
+        """(γ, A (S, S) lower triangular over ẏ_{n-1}, ẏ_1 … ẏ_{S-1}, c (S,))."""
+        return self.gamma, self.A, self.c
+
+    def coefficients(self, h, h_prev):
+        return Coefficients(np.array([1.0]), self.gamma * h, np.array([0.0]))
+
+    def startup(self, k):
+        return self                                # single-step: no starter
+
+
+def _poly_abs2_coefficients(p):
+    """Coefficients in τ² of |P(iτ)|² for a real polynomial P (coefficients ascending in z)."""
+    p = np.asarray(p, float)
+    q = np.convolve(p, p * (-1.0) ** np.arange(len(p)))          # P(z) P(-z), only even powers
+    even = q[0::2]
+    return even * (-1.0) ** np.arange(len(even))                 # z² = -τ²
+
+
+def msst_weights(n, gamma, a):
+    """Weights q_0..q_{n-1} of the last sub-step of an n-sub-step method whose first n-1
+    sub-steps are trapezoidal rules of length 2γh, such that its amplification factor is
+    (1 + a1 z + … + a_n z^n)/(1 - γz)^n (Zhang et al. 2020, [NLD20])."""
+    P = np.polynomial.polynomial
+    one_minus = np.array([1.0, -gamma])
+    one_plus = np.array([1.0, gamma])
+    target = np.concatenate([[1.0], a])[:n + 1] - np.pad(P.polypow(one_minus, n - 1), (0, 1))
+    M = np.zeros((n + 1, n))
+    for j in range(n):
+        term = P.polymul(P.polymul([0.0, 1.0], P.polypow(one_plus, j)), P.polypow(one_minus, n - 1 - j))
+        M[:len(term), j] = term
+    q, *_ = np.linalg.lstsq(M[1:], target[1:], rcond=None)
+    return q
+
+
+class CompositeMSST(Multistage):
+    """n-sub-step composite methods of [NLD20]: n-1 trapezoidal sub-steps of 2γh, then one
+    general sub-step; `msstc` (conserving, 2nd order) or `mssth` (order n on linear
+    problems).  Bathe is the n = 2 case of both.  The sub-step weights follow from the
+    amplification polynomial (msst_weights).  MBDyn's own mssth uses non-trapezoidal
+    interior stages; this is the paper's trapezoidal form."""
+
+    def __init__(self, n, rho, family):
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"{family}{n}: rho_infinity must lie in [0, 1], got {rho}")
+        self.n, self.rho, self.family = n, float(rho), family
+        self.name = "bathe" if n == 2 else f"{family}{n}"
+        self.order = n if family == "mssth" else 2
+        self.gamma, a = (msstc_parameters if family == "msstc" else mssth_parameters)(n, self.rho)
+        self.a = a
+        q = msst_weights(n, self.gamma, a)
+        S = n
+        A = np.zeros((S, S))
+        for s in range(S - 1):               # trapezoidal sub-steps: y_s = y_{s-1} + γh(ẏ_{s-1} + ẏ_s)
+            A[s, 0] = self.gamma
+            A[s, 1:s + 1] = 2 * self.gamma
+        A[S - 1, :] = q
+        self.A = A
+        self.c = np.concatenate([2 * self.gamma * np.arange(1, S), [1.0]])
+
+
+def _binom(n, k):
+    from math import comb
+    return comb(n, k)
+
+
+def mssth_coefficients(n, gamma):
+    """a_s = Σ_{j=0}^{s} (-1)^j C(n, j) γ^j / (s-j)!  (order n) [NLD20]."""
+    from math import factorial
+    return np.array([sum((-1) ** j * _binom(n, j) * gamma ** j / factorial(s - j) for j in range(s + 1))
+                     for s in range(1, n + 1)])
+
+
+MSSTH_GAMMA_BOUNDS = {2: (0.25, 0.78868), 3: (1 / 3, 1.06858), 4: (0.39434, 1.28058),
+                      5: (0.24651, 0.36180)}
+
+
+def mssth_parameters(n, rho):
+    """γ: the smallest root in the unconditional-stability interval of a_n = ±ρ γ^n
+    (i.e. |a_n| = ρ γ^n, so that |R(∞)| = ρ), [NLD20] Table 3."""
+    from scipy.optimize import brentq
+    lo, hi = MSSTH_GAMMA_BOUNDS[n]
+    grid = np.linspace(lo - 2e-3, hi + 2e-3, 4001)
+    roots = []
+    for sign in (1.0, -1.0):
+        f = lambda g: mssth_coefficients(n, g)[-1] - sign * rho * g ** n
+        vals = np.array([f(g) for g in grid])
+        for k in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) <= 0):
+            roots.append(brentq(f, grid[k], grid[k + 1], xtol=1e-15) if vals[k] != vals[k + 1] else grid[k])
+    if not roots:
+        raise ValueError(f"mssth{n}: no γ for rho_infinity = {rho}")
+    g = min(roots)
+    return g, mssth_coefficients(n, g)
+
+
+def msstc_parameters(n, rho):
+    """[NLD20] MSSTC(n): a1 = 1 - nγ, a2 = 1/2 - nγ + n(n-1)γ²/2, a_n = ρ γ^n and the
+    flatness conditions c_4 = … = c_{2n-2} = 0 on S(τ) = |D(iτ)|² - |N(iτ)|² fix γ and
+    a_3 … a_{n-1}."""
+    from scipy.optimize import fsolve
+    if n == 2:
+        g = 0.25 if rho == 1.0 else (2 - np.sqrt(2 + 2 * rho)) / (2 * (1 - rho))
+        return g, np.array([1 - 2 * g, 0.5 - 2 * g + g * g])
+
+    def coeffs(x):
+        g = x[0]
+        a = np.zeros(n)
+        a[0] = 1 - n * g
+        a[1] = 0.5 - n * g + n * (n - 1) * g * g / 2
+        a[2:n - 1] = x[1:]
+        a[n - 1] = rho * g ** n
+        return g, a
+
+    def flatness(x):
+        g, a = coeffs(x)
+        D = np.polynomial.polynomial.polypow([1.0, -g], n)
+        N = np.concatenate([[1.0], a])
+        c = _poly_abs2_coefficients(D) - _poly_abs2_coefficients(N)
+        return c[2:n]                            # c_4, c_6, …, c_{2n-2}
+
+    guess = {3: 0.18, 4: 0.13, 5: 0.10}[n]
+    # starting points: the all-trapezoidal method (ρ = 1, numerator (1 + γz)^n) and zeros
+    trapezoidal = np.concatenate([[guess], [_binom(n, k) * guess ** k for k in range(3, n)]])
+    zeros = np.concatenate([[guess], np.zeros(n - 3)])
+    best = None
+    for trial in (trapezoidal, zeros, trapezoidal * 0.9, zeros * 1.1):
+        x, info, ok, msg = fsolve(flatness, trial, full_output=True, xtol=1e-14)
+        solved = ok == 1 or np.max(np.abs(flatness(x))) < 1e-14      # "xtol too small" at the root
+        if solved and 0 < x[0] < 1 and (best is None or x[0] < best[0]):
+            best = x
+    if best is None:
+        raise ValueError(f"msstc{n}: no coefficients found for rho_infinity = {rho}")
+    return coeffs(best)
+
+
 def make_method(name="ms", rho=None):
-    """Method by MBDyn keyword: crank nicolson, implicit euler, ms, bdf, hope."""
+    """Method by MBDyn keyword: crank nicolson, implicit euler, ms (ms2), bdf, hope, ms3, ms4,
+    bathe, msstc3/4/5, mssth3/4/5."""
     key = " ".join(name.lower().replace("-", " ").split())
+    r = 0.0 if rho is None else rho
+    if key == "ms3":
+        return MultistepMS3(r)
+    if key == "ms4":
+        return MultistepMS4(r)
+    if key == "bathe":
+        return CompositeMSST(2, r, "msstc")
+    for fam in ("msstc", "mssth"):
+        if key.startswith(fam) and key[len(fam):] in ("3", "4", "5"):
+            return CompositeMSST(int(key[len(fam):]), r, fam)
     if key in ("crank nicolson", "crank nicholson", "cn", "trapezoidal"):
         return CrankNicolson()
     if key in ("implicit euler", "euler", "bdf1"):
@@ -115,5 +334,5 @@ def make_method(name="ms", rho=None):
         return MultistepMS(0.0, "bdf")
     if key == "hope":
         return Hope(0.0 if rho is None else rho)
-    raise ValueError(f"integration method '{name}' is not available "
-                     "(crank nicolson, implicit euler, ms, bdf, hope)")
+    raise ValueError(f"integration method '{name}' is not available (crank nicolson, implicit "
+                     "euler, ms, bdf, hope, ms3, ms4, bathe, msstc3/4/5, mssth3/4/5)")

@@ -1,4 +1,5 @@
 """Integrator coefficients (spec/integrators.md §2) and their basic properties."""
+import math
 import numpy as np
 import pytest
 
@@ -76,3 +77,89 @@ def test_hermite_predictor_exact_for_cubics():
     fd = lambda t: 6 * t ** 2 - 2 * t + 3
     got = hermite_derivative(f(t1), f(t2), fd(t1), fd(t2), h_prev, alpha)
     assert np.isclose(got, fd(tn))
+
+
+# ------------------------------------------------------------------ ms3, ms4, composite methods
+from mbdae.solvers.integrators import (MultistepMS3, MultistepMS4, CompositeMSST, msstc_parameters,
+                                       mssth_parameters, msst_weights)
+
+
+@pytest.mark.parametrize("cls,b0", [(MultistepMS3, [0.6, 0.509511]), (MultistepMS4, [4 / 7, 0.505991])])
+def test_ms3_ms4_coefficients_and_spectral_radius(cls, b0):
+    for rho, expect in zip((0.0, 0.6), b0):
+        c = cls(rho).coefficients(1.0, 1.0)
+        assert np.isclose(c.b0, expect, atol=1e-6)
+        assert np.isclose(c.a.sum(), 1.0)                      # consistency
+        k = np.arange(1, len(c.a) + 1)
+        assert np.isclose(c.b0 + c.b.sum(), -(c.a * -k).sum())  # first order condition: Σb = Σ k a_k
+        # the b-polynomial is b0 (ζ + ρ)^k: all roots at -ρ (ρ∞ = ρ)
+        k = len(c.b)
+        binomial = [math.comb(k, j) for j in range(k + 1)]
+        assert np.allclose(np.concatenate([[c.b0], c.b]) / c.b0, np.array(binomial) * rho ** np.arange(k + 1))
+    assert np.allclose(MultistepMS3(0.0).coefficients(1.0, 1.0).a, [1.5, -0.6, 0.1])
+    with pytest.raises(ValueError, match="variable time step"):
+        MultistepMS3(0.5).coefficients(0.1, 0.2)
+
+
+def test_composite_gamma_tables():
+    """[NLD20] Tables 4 and 5 and spec/integrators.md §3.4."""
+    assert np.isclose(msstc_parameters(2, 0.0)[0], 1 - 1 / np.sqrt(2))
+    assert np.isclose(msstc_parameters(2, 0.6)[0], 0.263932, atol=1e-6)
+    assert np.isclose(msstc_parameters(3, 0.0)[0], 0.180425306429398, atol=1e-12)
+    assert np.isclose(msstc_parameters(3, 0.6)[0], 0.171248618590691, atol=1e-12)
+    assert np.isclose(msstc_parameters(4, 0.0)[0], 0.131378736730466, atol=1e-12)
+    assert np.isclose(msstc_parameters(4, 0.6)[0], 0.127139265902084, atol=1e-12)
+    assert np.isclose(msstc_parameters(5, 0.0)[0], 0.103557108920215, atol=1e-12)
+    assert np.isclose(msstc_parameters(5, 0.6)[0], 0.101196115073181, atol=1e-12)
+    for n, g in ((3, 1 / 6), (4, 1 / 8), (5, 1 / 10)):
+        assert np.isclose(msstc_parameters(n, 1.0)[0], g)
+    # the a3 = 0.0045353 quoted beside Table 5 is that of n = 4 (for n = 3, a3 = ρ γ³ = 0)
+    assert np.isclose(msstc_parameters(4, 0.0)[1][2], 0.0045353, atol=1e-7)
+    assert np.isclose(mssth_parameters(3, 0.0)[0], 0.4358665215084597, atol=1e-12)
+    assert np.isclose(mssth_parameters(3, 0.6)[0], 0.3661428101033469, atol=1e-12)
+    table4 = {0.0: [0.29289, 0.43587, 0.57282, 0.27805], 0.5: [0.26795, 0.37560, 0.47048, 0.26052],
+              1.0: [0.25, 0.33333, 0.39434, 0.24651]}
+    for rho, gammas in table4.items():
+        for n, g in zip((2, 3, 4, 5), gammas):
+            assert np.isclose(mssth_parameters(n, rho)[0], g, atol=6e-6), (n, rho)
+
+
+def test_bathe_weights_match_the_closed_form():
+    for rho in (0.0, 0.6, 1.0):
+        m = CompositeMSST(2, rho, "msstc")
+        g = m.gamma
+        assert np.allclose(m.A[1], [-(4 * g * g - 6 * g + 1) / (4 * g), (1 - 2 * g) / (4 * g)])
+
+
+def test_msstc3_weights_match_nld20_table2():
+    g, a = msstc_parameters(3, 0.6)
+    q = msst_weights(3, g, a)
+    a1, a2, a3 = a
+    expect = [3 * g / 4 + a1 / 4 - a2 / (4 * g) + a3 / (4 * g * g), g + a1 / 2 - a3 / (2 * g * g),
+              g / 4 + a1 / 4 + a2 / (4 * g) + a3 / (4 * g * g)]
+    assert np.allclose(q, expect)
+
+
+def amplification(method, z):
+    """R(z) of a multistage method on y' = λy, z = λh, from its tableau."""
+    gamma, A, c = method.tableau()
+    yd = [z]                               # ẏ_{n-1} for y_{n-1} = 1 (times 1/h)
+    for s in range(len(c)):
+        y = (1 + sum(A[s, j] * yd[j] for j in range(s + 1))) / (1 - gamma * z)
+        yd.append(z * y)
+    return y
+
+
+@pytest.mark.parametrize("name", ["bathe", "msstc3", "msstc4", "msstc5", "mssth3", "mssth4", "mssth5"])
+@pytest.mark.parametrize("rho", [0.0, 0.6, 1.0])
+def test_composite_spectral_radius_stability_and_order(name, rho):
+    m = make_method(name, rho)
+    # ρ∞ at z → -∞, and |R| ≤ 1 on the imaginary axis up to ωh = 1e4 (A-stability)
+    assert np.isclose(abs(amplification(m, -1e9)), rho, atol=1e-6)
+    w = np.logspace(-3, 4, 400)
+    assert np.all(np.abs([amplification(m, 1j * x) for x in w]) <= 1 + 1e-10)
+    # order: R(z) - e^z = O(z^{p+1})
+    z = 0.2
+    e1 = abs(amplification(m, z) - np.exp(z))
+    e2 = abs(amplification(m, z / 2) - np.exp(z / 2))
+    assert np.log2(e1 / e2) > m.order + 1 - 0.3, (e1, e2)

@@ -122,6 +122,8 @@ class RigidJoints(ElementFamily):
         self.uact = self.active[:, self.used]
         self.umult = self.mult[:, self.used]
         self.upos = POSITION_LEVEL[self.used]
+        self._safe_mult = np.maximum(self.umult, 0)
+        self._any_vel = bool((~self.upos).any())
 
     def dof_info(self):
         inst, row = np.nonzero(self.active)
@@ -208,10 +210,13 @@ class RigidJoints(ElementFamily):
         E, b1, d, f1, f2 = G["E"], G["b1"], G["d"], G["f1"], G["f2"]
         Et = np.swapaxes(E, -1, -2)           # rows e_k
         Ert = np.swapaxes(G["Er"], -1, -2) if "Er" in G else None
-        c = np.zeros((ne, nu))
+        c = np.empty((ne, nu))
         B = np.zeros((ne, nu, 12))
-        C = np.zeros((ne, nu, 12))
-        Cv = np.zeros((ne, nu, 12))
+        # constraint gradients: the same array as B unless some rows differ from their
+        # reaction map (rotation rows with Γ⁻¹, velocity-level rows)
+        separate = "rot" in gs or "vel" in gs or "avel" in gs
+        C = np.zeros((ne, nu, 12)) if separate else B
+        Cv = np.zeros((ne, nu, 12)) if ("vel" in gs or "avel" in gs) else None
         if "pos" in gs or "vel" in gs:
             Bp = np.empty((ne, 3, 12))
             Bp[:, :, 0:3] = -Et
@@ -222,7 +227,8 @@ class RigidJoints(ElementFamily):
             g = gs["pos"]
             c[:, g] = rot.matvec(Et, d) - self.pos_drive.values(t)
             B[:, g] = Bp
-            C[:, g] = Bp
+            if separate:
+                C[:, g] = Bp
         if "rot" in gs:       # exp⁻¹ form with the redefined multiplier (eq. 9.15)
             g = gs["rot"]
             c[:, g] = G["th"]
@@ -258,7 +264,8 @@ class RigidJoints(ElementFamily):
             n12 = rot.cross(e1, e2)
             B[:, g, 3:6] = n12
             B[:, g, 9:12] = -n12
-            C[:, g] = B[:, g]
+            if separate:
+                C[:, g] = B[:, g]
         if "dist" in gs:
             g = gs["dist"]
             u = G["u"]
@@ -267,7 +274,8 @@ class RigidJoints(ElementFamily):
             B[:, g, 3:6] = -rot.cross(f1, u)[:, None]
             B[:, g, 6:9] = u[:, None]
             B[:, g, 9:12] = rot.cross(f2, u)[:, None]
-            C[:, g] = B[:, g]
+            if separate:
+                C[:, g] = B[:, g]
         return c, B, C, Cv
 
     def _phi_t(self, G, ctx):
@@ -323,7 +331,7 @@ class RigidJoints(ElementFamily):
         return K
 
     def _lambda(self, ctx):
-        return np.where(self.uact, ctx.y[np.maximum(self.umult, 0)], 0.0)
+        return np.where(self.uact, ctx.y[self._safe_mult], 0.0)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, ctx, want_jac):
@@ -358,12 +366,13 @@ class RigidJoints(ElementFamily):
             G1, G2 = kin.Tw[safe1], kin.Tw[self.n2]
         else:
             G1, G2 = kin.G[safe1], kin.G[self.n2]
-        G1 = np.where(self.ground[:, None, None], I3, G1)
+        if self.any_ground:
+            G1 = np.where(self.ground[:, None, None], I3, G1)
         # position-level rows: J = C_x on Δẋ, C_θ G on Δġ (the dCoef of T_θ cancels the 1/dCoef)
         Jc = C.copy()
         Jc[:, :, 3:6] = C[:, :, 3:6] @ G1
         Jc[:, :, 9:12] = C[:, :, 9:12] @ G2
-        if vel_rows.any():       # velocity-level rows: full chain rule
+        if self._any_vel:        # velocity-level rows: full chain rule
             Jc[:, vel_rows] = chain12(kin, self.n1, self.n2, self.ground, dF_dq=C[:, vel_rows],
                                       dF_dV=Cv[:, vel_rows])
         if mode == "derivatives":

@@ -310,15 +310,50 @@ def msstc_parameters(n, rho):
     return coeffs(best)
 
 
+class ESDIRK(Multistage):
+    """Explicit-first-stage, stiffly accurate SDIRK method from its Butcher tableau (a, c),
+    a[0] = 0 (explicit first stage), diagonal γ, last row = weights."""
+
+    def __init__(self, name, a, c, order):
+        a = np.asarray(a, float)
+        self.name, self.order = name, order
+        self.gamma = a[1, 1]
+        S = len(c) - 1
+        self.A = np.zeros((S, S))
+        for s in range(S):
+            self.A[s, :s + 1] = a[s + 1, :s + 1]
+        self.c = np.asarray(c, float)[1:]
+        self.butcher = (a, np.asarray(c, float))
+
+
+def esdirk43_kennedy_carpenter():
+    """MBDyn `DIRK54`: ESDIRK4(3)6L[2]SA_2 of Kennedy & Carpenter (Appl. Numer. Math. 146,
+    2019, Table 9): 6 stages, 4th order, L-stable, stiffly accurate, γ = 31/125."""
+    g = 31 / 125
+    a = np.zeros((6, 6))
+    a[1, :2] = [g, g]
+    a[2, :3] = [-360286518617 / 7014585480527] * 2 + [g]
+    a[3, :4] = [-506388693497 / 5937754990171] * 2 + [7149918333491 / 13390931526268, g]
+    a[4, :5] = [-7628305438933 / 11061539393788] * 2 + [21592626537567 / 14352247503901,
+                                                        11630056083252 / 17263101053231, g]
+    a[5, :6] = [-12917657251 / 5222094901039] * 2 + [5602338284630 / 15643096342197,
+                                                     9002339615474 / 18125249312447,
+                                                     -2420307481369 / 24731958684496, g]
+    c = [0.0, 62 / 125, 486119545908 / 3346201505189, 1043 / 1706, 1361 / 1300, 1.0]
+    return ESDIRK("dirk54", a, c, 4)
+
+
 def make_method(name="ms", rho=None):
     """Method by MBDyn keyword: crank nicolson, implicit euler, ms (ms2), bdf, hope, ms3, ms4,
-    bathe, msstc3/4/5, mssth3/4/5."""
+    bathe, msstc3/4/5, mssth3/4/5, dirk54."""
     key = " ".join(name.lower().replace("-", " ").split())
     r = 0.0 if rho is None else rho
     if key == "ms3":
         return MultistepMS3(r)
     if key == "ms4":
         return MultistepMS4(r)
+    if key == "dirk54":
+        return esdirk43_kennedy_carpenter()
     if key == "bathe":
         return CompositeMSST(2, r, "msstc")
     for fam in ("msstc", "mssth"):
@@ -335,4 +370,4 @@ def make_method(name="ms", rho=None):
     if key == "hope":
         return Hope(0.0 if rho is None else rho)
     raise ValueError(f"integration method '{name}' is not available (crank nicolson, implicit "
-                     "euler, ms, bdf, hope, ms3, ms4, bathe, msstc3/4/5, mssth3/4/5)")
+                     "euler, ms, bdf, hope, ms3, ms4, bathe, msstc3/4/5, mssth3/4/5, dirk54)")

@@ -163,3 +163,18 @@ def test_composite_spectral_radius_stability_and_order(name, rho):
     e1 = abs(amplification(m, z) - np.exp(z))
     e2 = abs(amplification(m, z / 2) - np.exp(z / 2))
     assert np.log2(e1 / e2) > m.order + 1 - 0.3, (e1, e2)
+
+
+def test_dirk54_order_conditions_and_l_stability():
+    """ESDIRK4(3)6L[2]SA_2: the 8 order conditions up to order 4, stiff accuracy, L-stability."""
+    m = make_method("dirk54")
+    a, c = m.butcher
+    b = a[-1]
+    assert np.allclose(a.sum(axis=1), c)
+    conds = [(b.sum(), 1), (b @ c, 1 / 2), (b @ c ** 2, 1 / 3), (b @ a @ c, 1 / 6), (b @ c ** 3, 1 / 4),
+             (b @ (c * (a @ c)), 1 / 8), (b @ a @ c ** 2, 1 / 12), (b @ a @ a @ c, 1 / 24)]
+    for got, want in conds:
+        assert np.isclose(got, want, atol=1e-12)
+    assert abs(amplification(m, -1e9)) < 1e-6
+    w = np.logspace(-3, 4, 400)
+    assert np.all(np.abs([amplification(m, 1j * x) for x in w]) <= 1 + 1e-10)

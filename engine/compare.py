@@ -1,0 +1,148 @@
+"""Integrator comparison bench: run one model over a grid of methods × step sizes (× ρ∞)
+against a reference and tabulate error, cost, Newton iterations and factorizations.
+
+At equal work the step of a method is the base step times its implicit solves per step
+(Bathe 2, msstc3 3, dirk54 5, …), the convention of the MBDyn benchmark inputs and of
+Zhang et al. 2020.  Observed orders are fitted per method (least squares of log error on
+log step).  Plots need matplotlib (optional extra `plot`).
+"""
+from dataclasses import dataclass, field
+import csv
+import time
+import numpy as np
+
+from .problem import InitialValueProblem, SimulationFailed
+from mbdae.solvers.integrators import make_method
+
+
+@dataclass
+class ComparisonCase:
+    """What to compare: `build()` returns a fresh Model; `observe(results)` returns the
+    observed vector at the final time; `reference` is that vector for the exact solution
+    (None: computed by a fine run of `reference_method`)."""
+    name: str
+    build: object
+    final_time: float
+    observe: object
+    reference: np.ndarray = None
+    settings: dict = field(default_factory=dict)
+    reference_method: tuple = ("dirk54", 0.0)
+    reference_step: float = None
+
+
+def solves_per_step(method):
+    """Implicit (Newton) solves one step of the method needs."""
+    return len(method.tableau()[2]) if getattr(method, "kind", "lms") == "multistage" else 1
+
+
+def run_one(case, name, rho, h, **settings):
+    """One run; returns a row dict (with the failure reason when the run stops)."""
+    method = make_method(name, rho)
+    opts = dict(case.settings)
+    opts.update(settings)
+    row = dict(method=method.name, rho=rho, h=h, solves=solves_per_step(method), error=np.nan,
+               cpu=np.nan, steps=0, newton_iterations=0, factorizations=0, failure="")
+    t0 = time.process_time()
+    try:
+        prob = InitialValueProblem(case.build(), final_time=case.final_time, time_step=h, method=name,
+                                   rho=rho, **opts)
+        r = prob.run()
+        row["observed"] = np.asarray(case.observe(r), float)
+        row.update(steps=r.stats["steps"], newton_iterations=r.stats["newton_iterations"],
+                   factorizations=r.stats["factorizations"])
+    except (SimulationFailed, ValueError) as e:
+        row["failure"] = str(e).splitlines()[0][:200]
+    row["cpu"] = time.process_time() - t0
+    return row
+
+
+def reference_solution(case):
+    if case.reference is not None:
+        return np.asarray(case.reference, float)
+    name, rho = case.reference_method
+    h = case.reference_step or case.final_time / 4000
+    row = run_one(case, name, rho, h)
+    if row["failure"]:
+        raise SimulationFailed(f"reference run failed: {row['failure']}")
+    return row["observed"]
+
+
+def compare(case, methods, base_steps, equal_work=True, **settings):
+    """Rows for every (method, ρ∞) in `methods` and every base step; the error is the
+    max-norm of observed - reference."""
+    ref = reference_solution(case)
+    rows = []
+    for name, rho in methods:
+        k = solves_per_step(make_method(name, rho)) if equal_work else 1
+        for hb in base_steps:
+            row = run_one(case, name, rho, hb * k, **settings)
+            row["base_step"] = hb
+            if "observed" in row:
+                row["error"] = float(np.max(np.abs(row["observed"] - ref)))
+            rows.append(row)
+    return rows
+
+
+def fitted_orders(rows):
+    """Observed order per (method, ρ∞): slope of log(error) against log(step)."""
+    out = {}
+    keys = dict.fromkeys((r["method"], r["rho"]) for r in rows)
+    for key in keys:
+        pts = [(r["h"], r["error"]) for r in rows if (r["method"], r["rho"]) == key
+               and np.isfinite(r["error"]) and r["error"] > 0]
+        if len(pts) >= 2:
+            h, e = np.log(np.array(pts)).T
+            out[key] = float(np.polyfit(h, e, 1)[0])
+    return out
+
+
+COLUMNS = ["method", "rho", "base_step", "h", "solves", "error", "cpu", "steps", "newton_iterations",
+           "factorizations", "failure"]
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def markdown_table(rows, orders=None):
+    lines = ["| method | ρ∞ | h | error | CPU (s) | Newton it./step | factorizations | note |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        per = r["newton_iterations"] / r["steps"] if r["steps"] else float("nan")
+        lines.append(f"| {r['method']} | {r['rho']:g} | {r['h']:.3g} | {r['error']:.3e} | {r['cpu']:.2f} | "
+                     f"{per:.2f} | {r['factorizations']} | {r['failure']} |")
+    if orders:
+        lines += ["", "| method | ρ∞ | observed order |", "|---|---|---|"]
+        lines += [f"| {m} | {rho:g} | {p:.2f} |" for (m, rho), p in orders.items()]
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows, prefix, title=""):
+    """error vs step and error vs CPU time, one line per method (PNG files); needs matplotlib."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = list(dict.fromkeys((r["method"], r["rho"]) for r in rows))
+    paths = []
+    for xkey, xlabel, suffix in (("h", "time step h (s)", "error_vs_step"), ("cpu", "CPU time (s)", "error_vs_cpu")):
+        fig, ax = plt.subplots(figsize=(6.4, 4.8))
+        for key in keys:
+            pts = sorted((r[xkey], r["error"]) for r in rows if (r["method"], r["rho"]) == key
+                         and np.isfinite(r["error"]))
+            if pts:
+                x, y = zip(*pts)
+                ax.loglog(x, y, "o-", label=f"{key[0]} ρ∞={key[1]:g}")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("max |error| at final time")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+        path = f"{prefix}_{suffix}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        paths.append(path)
+    return paths

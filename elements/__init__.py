@@ -4,5 +4,6 @@ from .forces import StructuralForces
 from .rod import Rods
 from .joints import RigidJoints
 from .userforce import UserForces
+from .deformable import DeformableJoints
 
-FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints]
+FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints]

@@ -48,3 +48,34 @@ class LinearLaws1D:
         """Return (F, ∂F/∂ε, ∂F/∂ε̇)."""
         F = self.E * (eps - self.prestrain.values(t)) + self.eta * epsdot
         return F, self.E, self.eta
+
+
+@dataclass
+class LinearLaw3D:
+    """3-D linear (visco)elastic law F = K (ε - ε0) + C ε̇ with 3×3 stiffness K and viscosity C
+    (a scalar means isotropic, a 3-vector a diagonal matrix); MBDyn's `linear elastic`,
+    `linear elastic generic`, `linear viscous (generic)` and `linear viscoelastic (generic)`.
+    The prestrain ε0 is imposed by the element (its drive)."""
+    stiffness: object = 0.0
+    viscosity: object = 0.0
+
+    @staticmethod
+    def _matrix(v):
+        v = np.asarray(v, float)
+        if v.ndim == 0:
+            return float(v) * np.eye(3)
+        if v.shape == (3,):
+            return np.diag(v)
+        return v.reshape(3, 3)
+
+    @property
+    def K(self):
+        return self._matrix(self.stiffness)
+
+    @property
+    def C(self):
+        return self._matrix(self.viscosity)
+
+    @property
+    def viscous(self):
+        return bool(np.any(self.C))

@@ -65,6 +65,7 @@ class Model:
         self.joints = []
         self.rods = []
         self.user_forces = []
+        self.deformable = []
         self.gravity_vector = None
         self.gravity_drive = None
 
@@ -116,6 +117,26 @@ class Model:
         """Structural couple (absolute or follower; internal when node2 is given), §14.2.2."""
         from mbdae.elements.forces import ForceSpec
         self.forces.append(ForceSpec(label, "couple", frame, node, _vector_drive(value), node2))
+        return label
+
+    def deformable_hinge(self, label, node1, node2, law, orientation1=None, orientation2=None,
+                         prestrain=None):
+        """Deformable hinge, attached (§9.2.2): couple from a 3-D law of the relative rotation
+        and angular velocity in the node-1 hinge frame."""
+        from mbdae.elements.deformable import DeformableSpec
+        self.deformable.append(DeformableSpec(label, "deformable hinge", node1, node2, law,
+                                              R1h=_mat(orientation1), R2h=_mat(orientation2),
+                                              prestrain=_vector_drive(prestrain)))
+        return label
+
+    def deformable_displacement_joint(self, label, node1, node2, law, offset1=None, orientation1=None,
+                                      offset2=None, orientation2=None, prestrain=None):
+        """Deformable displacement joint, attached (§9.2.3): force from a 3-D law of the relative
+        displacement of the offset points and its rate, in the node-1 frame."""
+        from mbdae.elements.deformable import DeformableSpec
+        self.deformable.append(DeformableSpec(label, "deformable displacement joint", node1, node2, law,
+                                              f1=_vec(offset1), f2=_vec(offset2), R1h=_mat(orientation1),
+                                              R2h=_mat(orientation2), prestrain=_vector_drive(prestrain)))
         return label
 
     def user_force(self, label, node, func):
@@ -295,6 +316,7 @@ def build_families(model, nodes):
     from mbdae.elements.joints import RigidJoints
     from mbdae.elements.rod import Rods
     from mbdae.elements.userforce import UserForces
+    from mbdae.elements.deformable import DeformableJoints
     fams = []
     if model.bodies:
         bodies = RigidBodies(model.bodies, nodes)
@@ -307,6 +329,8 @@ def build_families(model, nodes):
         fams.append(UserForces(model.user_forces, nodes))
     if model.rods:
         fams.append(Rods(model.rods, nodes))
+    if model.deformable:
+        fams.append(DeformableJoints(model.deformable, nodes))
     if model.joints:
         fams.append(RigidJoints(model.joints, nodes))
     return fams

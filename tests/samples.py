@@ -142,3 +142,21 @@ def joint_subset_model(rng):
 
 SAMPLES["user force"] = [user_force_model]
 SAMPLES["joint"].append(joint_subset_model)
+
+
+def deformable_model(rng):
+    from mbdae.engine.constitutive import LinearLaw3D
+    m = Model()
+    _nodes(m, rng, 3)
+    K = rng.normal(size=(3, 3))
+    C = rng.normal(size=(3, 3))
+    v = lambda: rng.normal(size=3)
+    m.deformable_hinge(1, 1, 2, LinearLaw3D(K @ K.T + np.eye(3), C @ C.T), orientation1=rand_R(rng),
+                       orientation2=rand_R(rng), prestrain=VectorDrive.single(v(), LinearDrive(0.1, 0.2)))
+    m.deformable_displacement_joint(2, 2, 3, LinearLaw3D([10.0, 20.0, 30.0], 0.5), offset1=v(),
+                                    orientation1=rand_R(rng), offset2=v())
+    m.deformable_hinge(3, 3, 1, LinearLaw3D(5.0))
+    return m
+
+
+SAMPLES["deformable joint"] = [deformable_model]

@@ -59,7 +59,7 @@ def family_residual(system, st, dcoef):
     return fam.evaluate(ctx, False)[0]
 
 
-@pytest.mark.parametrize("name", ["rod", "joint", "force"])
+@pytest.mark.parametrize("name", ["rod", "joint", "force", "deformable joint"])
 def test_action_equals_reaction(name):
     """Internal elements: Σ forces = 0 and Σ moments about the origin = 0."""
     rng = np.random.default_rng(5)
@@ -83,7 +83,7 @@ def test_action_equals_reaction(name):
         assert np.allclose(M1 + M2 + rot.cross(x1, F1) + rot.cross(x2, F2), 0.0, atol=1e-9 * scale)
 
 
-@pytest.mark.parametrize("name", ["rod", "joint"])
+@pytest.mark.parametrize("name", ["rod", "joint", "deformable joint"])
 def test_objectivity(name):
     """A rigid rotation Q and translation of the whole system, plus a superimposed rigid
     velocity field, rotates the node loads by Q and leaves the constraint rows unchanged."""

@@ -382,20 +382,30 @@ class InitialValueProblem:
             if sel.any():
                 out.rows("mov", nodes.labels[sel], np.concatenate(
                     [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
-        for dn in self.model.dummy_nodes:
-            if not dn.output:
-                continue
-            b = nodes.index(dn.base)
-            f = kin.R[b] @ dn.offset
-            R = kin.R[b] @ dn.R
-            out.rows("mov", [dn.label], np.concatenate([kin.x[b] + f, orientation_columns(R[None], dn.orientation_description)[0],
-                                                        kin.v[b] + np.cross(kin.w[b], f), kin.w[b]])[None])
+        self._write_dummy_nodes(kin)
         from .system import Context
         ctx = Context(st.t, st.y, st.yp, sysm.kinematics(st, 0.0), 0.0, "regular")
         for fam in sysm.families:
             if hasattr(fam, "output_groups"):
                 for labels, vals in fam.output_groups(ctx):
                     out.rows("jnt", labels, vals)
+
+    def _write_dummy_nodes(self, kin):
+        """Offset dummy nodes (eq. 8.27): x + R f, R R_h, v + ω×(R f), ω; grouped by
+        orientation description."""
+        if not hasattr(self, "_dummy"):
+            dummies = [d for d in self.model.dummy_nodes if d.output]
+            nodes = self.system.nodes
+            self._dummy = [(desc, np.array([d.label for d in grp]), np.array([nodes.index(d.base) for d in grp]),
+                            np.array([d.offset for d in grp]).reshape(-1, 3), np.array([d.R for d in grp]).reshape(-1, 3, 3))
+                           for desc in dict.fromkeys(d.orientation_description for d in dummies)
+                           for grp in [[d for d in dummies if d.orientation_description == desc]]]
+        for desc, labels, base, offset, Rh in self._dummy:
+            Rb = kin.R[base]
+            f = rot.matvec(Rb, offset)
+            self.output.rows("mov", labels, np.concatenate(
+                [kin.x[base] + f, orientation_columns(Rb @ Rh, desc), kin.v[base] + rot.cross(kin.w[base], f),
+                 kin.w[base]], axis=1))
 
     def _write_log(self):
         if not self.output:

@@ -107,6 +107,19 @@ def write_csv(rows, path):
         w.writerows(rows)
 
 
+def read_csv(path):
+    """Rows written by write_csv, with numbers converted back."""
+    rows = []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            for k in ("rho", "base_step", "h", "error", "cpu"):
+                r[k] = float(r[k]) if r[k] not in ("", "nan") else np.nan
+            for k in ("solves", "steps", "newton_iterations", "factorizations"):
+                r[k] = int(float(r[k])) if r[k] else 0
+            rows.append(r)
+    return rows
+
+
 def markdown_table(rows, orders=None):
     lines = ["| method | ρ∞ | h | error | CPU (s) | Newton it./step | factorizations | note |",
              "|---|---|---|---|---|---|---|---|"]
@@ -126,15 +139,17 @@ def plot(rows, prefix, title=""):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     keys = list(dict.fromkeys((r["method"], r["rho"]) for r in rows))
+    colors = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(keys), 2)))
     paths = []
     for xkey, xlabel, suffix in (("h", "time step h (s)", "error_vs_step"), ("cpu", "CPU time (s)", "error_vs_cpu")):
         fig, ax = plt.subplots(figsize=(6.4, 4.8))
-        for key in keys:
+        for i, key in enumerate(keys):
             pts = sorted((r[xkey], r["error"]) for r in rows if (r["method"], r["rho"]) == key
                          and np.isfinite(r["error"]))
             if pts:
                 x, y = zip(*pts)
-                ax.loglog(x, y, "o-", label=f"{key[0]} ρ∞={key[1]:g}")
+                ax.loglog(x, y, "os^v<>"[i % 6] + ("-" if i % 2 == 0 else "--"), color=colors[i],
+                          label=f"{key[0]} ρ∞={key[1]:g}")
         ax.set_xlabel(xlabel)
         ax.set_ylabel("max |error| at final time")
         ax.set_title(title)

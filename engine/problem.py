@@ -280,12 +280,20 @@ class InitialValueProblem:
         sysm = self.system
         alg, diff = sysm.is_alg, ~sysm.is_alg
         gamma, A, c = method.tableau()
-        ys, yps = self._history_vectors(hist, 1)
+        ys, yps = self._history_vectors(hist, min(2, len(hist)))
         y0, stage_yp = ys[0], [yps[0]]
+        # derivative points (stage time in units of h, ẏ) for the linear stage predictor
+        points = [(0.0, yps[0])]
+        if len(hist) > 1:
+            points.insert(0, ((hist[1].t - hist[0].t) / h, yps[1]))
         lam = self._predict_multipliers(hist, c[0] * h)
         total_it, err, solconv = 0, 0.0, False
         for s_ in range(len(c)):
-            yp = stage_yp[-1].copy()
+            if len(points) > 1:
+                (ta, ya), (tb, yb) = points[-2], points[-1]
+                yp = yb + (c[s_] - tb) / (tb - ta) * (yb - ya)
+            else:
+                yp = points[-1][1].copy()
             y = y0 + gamma * h * yp
             for j in range(s_ + 1):
                 y += h * A[s_, j] * stage_yp[j]
@@ -295,6 +303,7 @@ class InitialValueProblem:
             it, err, solconv = self.newton.solve(sysm, st, gamma * h, mode="regular")
             total_it += it
             stage_yp.append(st.yp.copy())
+            points.append((c[s_], stage_yp[-1]))
             lam = st.y[alg].copy()
         return st, total_it, err, solconv
 

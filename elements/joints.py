@@ -395,9 +395,16 @@ class RigidJoints(ElementFamily):
 
     def output_groups(self, ctx):
         """.jnt rows grouped by joint type: list of (labels, values (n, ncols)).
-        Columns: force and couple on node 2 in the joint frame and globally, then the
-        type's own columns (spec/mbdyn-input-language.md §8.6)."""
-        G, F, M = self.reactions(ctx)
+        Columns as MBDyn writes them (checked against MBDyn 1.7.3's output of
+        tests/body/chain15): the force and couple the joint applies to its second node; for
+        the pin variants, whose only node is MBDyn's first node, the force and couple it
+        applies to the ground; the couple without the moment of the force about the node,
+        in the joint frame and globally; then the type's own columns
+        (spec/mbdyn-input-language.md §8.6)."""
+        G, F2, M2 = self.reactions(ctx)
+        sign = np.where(self.ground, -1.0, 1.0)[:, None]
+        F = sign * F2
+        M = sign * (M2 - rot.cross(G["f2"], F2))
         if "Er" not in G:
             self._rotation_frames(G)
         E, Er = G["E"], G["Er"]

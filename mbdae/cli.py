@@ -1,0 +1,140 @@
+"""The `mbdae` command: run or check an MBDyn input deck.
+
+    python -m mbdae run DECK [-o PREFIX] [--final-time T]   # like `mbdyn -f DECK -o PREFIX`
+    python -m mbdae check DECK                              # read only: model summary
+
+Errors in the deck or in the run are one line on stderr and exit code 1; `--debug` shows
+the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
+"""
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+
+from mbdae.engine.io.mbdyn_deck import DeckError, DeckStop, read_deck
+
+
+def build_parser():
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    p = argparse.ArgumentParser(prog="mbdae", description="Run MBDyn input decks with the mbdae engine.")
+    p.add_argument("--debug", dest="debug_first", action="store_true", help="show tracebacks on errors")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,check}")
+    run = sub.add_parser("run", parents=[common], help="read and run a deck (like mbdyn -f DECK)")
+    run.add_argument("deck", help="MBDyn input file")
+    run.add_argument("-o", "--output", dest="prefix",
+                     help="output file prefix (default: the deck path, as MBDyn does)")
+    run.add_argument("--final-time", type=float, help="override the deck's final time")
+    run.add_argument("-q", "--quiet", action="store_true", help="no notes and no progress")
+    check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
+    check.add_argument("deck", help="MBDyn input file")
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    args.debug = args.debug or args.debug_first
+    try:
+        return COMMANDS[args.command](args)
+    except DeckStop as e:
+        print(f"mbdae: {e}", file=sys.stderr)
+        return int(e.code)
+    except Exception as e:  # noqa: BLE001 - one clear line unless --debug
+        if args.debug:
+            raise
+        print(f"mbdae: {describe(e)}", file=sys.stderr)
+        return 1
+
+
+def describe(error):
+    from mbdae.engine.problem import SimulationFailed
+    if isinstance(error, DeckError):
+        return str(error)
+    if isinstance(error, SimulationFailed):
+        return f"simulation failed: {error}"
+    if isinstance(error, OSError):
+        return f"cannot read {error.filename}: {error.strerror}" if error.filename else str(error)
+    return f"{type(error).__name__}: {error} (rerun with --debug for the traceback)"
+
+
+def print_notes(deck, stream=sys.stderr):
+    for note in deck.notes:
+        print(f"mbdae: note: {note}", file=stream)
+
+
+def command_run(args):
+    deck = read_deck(args.deck, echo=print)
+    if not args.quiet:
+        print_notes(deck)
+    if deck.abort_after and deck.abort_after[0] == "input":
+        print("mbdae: abort after input: the deck was read, nothing was run", file=sys.stderr)
+        return 0
+    prefix = args.prefix or args.deck
+    if prefix.endswith(os.sep):
+        prefix = os.path.join(prefix, os.path.basename(args.deck))
+    overrides = {}
+    if args.final_time is not None:
+        overrides["final_time"] = args.final_time
+    if args.quiet:
+        overrides["progress"] = False
+    t0 = time.perf_counter()
+    results = deck.run(output_prefix=prefix, **overrides)
+    wall = time.perf_counter() - t0
+    if results is not None and not args.quiet:
+        stats = results.stats or {}
+        t_end = results.t[-1] if len(results.t) else float("nan")
+        print(f"mbdae: {stats.get('steps', 0)} steps to time {t_end:g} in {wall:.2f} s; "
+              f"output in {prefix}.{{out,mov,jnt,log}}", file=sys.stderr)
+    return 0
+
+
+def command_check(args):
+    deck = read_deck(args.deck, echo=print)
+    print_notes(deck)
+    for line in check_report(deck):
+        print(line)
+    return 0
+
+
+def check_report(deck):
+    """What `check` prints: nodes, elements by family, unknowns and equations, problem."""
+    from mbdae.engine.system import System
+    m = deck.model
+    kinds = Counter(s.kind for s in m.nodes)
+    lines = [f"deck: {deck.path}"]
+    if deck.title:
+        lines.append(f"title: {deck.title}")
+    lines.append(f"structural nodes: {len(m.nodes) + len(m.dummy_nodes)} "
+                 f"({kinds.get('static', 0)} static, {kinds.get('dynamic', 0)} dynamic, "
+                 f"{len(m.dummy_nodes)} dummy)")
+    lines.append("elements:")
+    lines.append(f"  rigid bodies: {len(m.bodies)}")
+    joints = Counter(s.type for s in m.joints)
+    lines.append(f"  joints: {len(m.joints) + len(m.rods)}"
+                 + _breakdown(joints + Counter({"rod": len(m.rods)} if m.rods else {})))
+    forces = Counter(f"{s.frame}{' internal' if s.node2 is not None else ''} {s.kind}" for s in m.forces)
+    lines.append(f"  forces: {len(m.forces)}" + _breakdown(forces))
+    lines.append(f"  gravity: {'yes' if m.gravity_vector is not None else 'no'}")
+    system = System(m)
+    n_alg = int(system.is_alg.sum())
+    lines.append(f"unknowns: {system.n} ({system.n - n_alg} differential, {n_alg} algebraic)")
+    lines.append(f"equations: {system.n}")
+    s = deck.settings
+    method = s.get("method", "ms")
+    rho = f", rho {s['rho']:g}" if method not in ("crank nicolson", "implicit euler", "bdf") else ""
+    lines.append(f"problem: initial value, t = {s.get('initial_time', 0.0):g} .. {s.get('final_time', 0.0):g}, "
+                 f"time step {s.get('time_step', 1e-3):g}, method {method}{rho}")
+    return lines
+
+
+def _breakdown(counter):
+    if not counter:
+        return ""
+    return " (" + ", ".join(f"{n} {name}" for name, n in sorted(counter.items())) + ")"
+
+
+COMMANDS = {"run": command_run, "check": command_check}
+
+if __name__ == "__main__":
+    sys.exit(main())

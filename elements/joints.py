@@ -37,6 +37,8 @@ ROW_NAME = ["position x", "position y", "position z", "rotation x", "rotation y"
             "velocity x", "velocity y", "velocity z", "angular velocity x", "angular velocity y",
             "angular velocity z", "axis orthogonality 1", "axis orthogonality 2", "distance"]
 I3 = np.eye(3)
+# joint types whose .jnt reaction MBDyn writes as the load on node 1 (see output_groups)
+NODE1_OUTPUT = {"total joint", "drive hinge"}
 
 
 @dataclass
@@ -395,14 +397,18 @@ class RigidJoints(ElementFamily):
 
     def output_groups(self, ctx):
         """.jnt rows grouped by joint type: list of (labels, values (n, ncols)).
-        Columns as MBDyn writes them (checked against MBDyn 1.7.3's output of
-        tests/body/chain15): the force and couple the joint applies to its second node; for
-        the pin variants, whose only node is MBDyn's first node, the force and couple it
-        applies to the ground; the couple without the moment of the force about the node,
-        in the joint frame and globally; then the type's own columns
-        (spec/mbdyn-input-language.md §8.6)."""
+        Columns as MBDyn writes them, checked against MBDyn 1.7.3's output of its test decks
+        (chain15, spherical, plane/output, impdisp/imp, flywheel_drive, total/totalpin): the
+        force and couple the joint applies to its second node for the spherical and revolute
+        hinges; the opposite (what it applies to node 1) for the total joint and the drive
+        hinge; for the pin variants and the clamp, whose only node is MBDyn's first node,
+        what the joint applies to the ground.  The couple excludes the moment of the force
+        about the node.  Joint frame, then global; then the type's own columns
+        (spec/mbdyn-input-language.md §8.6).  Types not covered by those decks follow the
+        hinge convention."""
         G, F2, M2 = self.reactions(ctx)
-        sign = np.where(self.ground, -1.0, 1.0)[:, None]
+        node1_convention = np.array([t in NODE1_OUTPUT for t in self.types]) | self.ground
+        sign = np.where(node1_convention, -1.0, 1.0)[:, None]
         F = sign * F2
         M = sign * (M2 - rot.cross(G["f2"], F2))
         if "Er" not in G:

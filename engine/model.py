@@ -167,7 +167,7 @@ class Model:
         spec = self._node_spec(node)
         X = spec.x if position is None else _vec(position)
         R = spec.R if orientation is None else _mat(orientation)
-        return self._joint(label, "clamp", None, node, f1=X, R1r=R, rows=range(6))
+        return self._joint(label, "clamp", None, node, f1=X, R1h=R, R1r=R, rows=range(6))
 
     def spherical_hinge(self, label, node1, node2, offset1=None, offset2=None,
                         orientation1=None, orientation2=None):

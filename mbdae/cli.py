@@ -2,6 +2,7 @@
 
     python -m mbdae run DECK [-o PREFIX] [--final-time T]   # like `mbdyn -f DECK -o PREFIX`
     python -m mbdae check DECK                              # read only: model summary
+    python -m mbdae conformance DIR [--budget S] [-o PREFIX] # every deck under DIR: table
 
 Errors in the deck or in the run are one line on stderr and exit code 1; `--debug` shows
 the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
@@ -29,6 +30,12 @@ def build_parser():
     run.add_argument("-q", "--quiet", action="store_true", help="no notes and no progress")
     check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
     check.add_argument("deck", help="MBDyn input file")
+    conf = sub.add_parser("conformance", parents=[common],
+                          help="read and run every deck under DIR; Markdown and CSV table")
+    conf.add_argument("dir", help="folder searched for main decks (files with `begin: data;`)")
+    conf.add_argument("--budget", type=float, default=60.0, help="wall-time budget per deck, s (default 60)")
+    conf.add_argument("-o", "--output", dest="prefix", default="conformance",
+                      help="report prefix: PREFIX.md and PREFIX.csv (default: conformance)")
     return p
 
 
@@ -134,7 +141,16 @@ def _breakdown(counter):
     return " (" + ", ".join(f"{n} {name}" for name, n in sorted(counter.items())) + ")"
 
 
-COMMANDS = {"run": command_run, "check": command_check}
+def command_conformance(args):
+    from mbdae.engine.io.conformance import conformance, write_reports
+    outcomes = conformance(args.dir, budget=args.budget)
+    n, parsed, ran = write_reports(outcomes, args.dir, args.prefix)
+    print(f"decks found: {n}, parsed: {parsed}, ran to completion: {ran}; "
+          f"report in {args.prefix}.md and {args.prefix}.csv")
+    return 0
+
+
+COMMANDS = {"run": command_run, "check": command_check, "conformance": command_conformance}
 
 if __name__ == "__main__":
     sys.exit(main())

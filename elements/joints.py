@@ -63,6 +63,7 @@ class JointSpec:
     dot_axes: tuple = ()           # ((a1, a2), ...) unit axes in node frames, at most 2
     distance_drive: object = None  # scalar drive of the imposed distance
     output: bool = True
+    output_frame: np.ndarray = None  # frame of the local .jnt columns, relative to node 1 (default R1h)
 
 
 class RigidJoints(ElementFamily):
@@ -85,6 +86,8 @@ class RigidJoints(ElementFamily):
         self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
         self.R1r = np.array([s.R1r for s in S], float).reshape(ne, 3, 3)
         self.R2r = np.array([s.R2r for s in S], float).reshape(ne, 3, 3)
+        self.Rout = np.array([s.R1h if s.output_frame is None else s.output_frame for s in S],
+                             float).reshape(ne, 3, 3)
         self.active = np.array([s.active for s in S], bool).reshape(ne, NROWS)
         self.a1 = np.zeros((ne, 2, 3))
         self.a2 = np.zeros((ne, 2, 3))
@@ -414,11 +417,12 @@ class RigidJoints(ElementFamily):
         if "Er" not in G:
             self._rotation_frames(G)
         E, Er = G["E"], G["Er"]
+        Eout = G["R1"] @ self.Rout
         if "th" not in G:
             G["theta0"] = self.rot_drive.values(ctx.t)
             G["th"] = rot.log_rotvec(np.swapaxes(Er, -1, -2) @ G["E2r"]
                                      @ np.swapaxes(rot.exp_rotvec(G["theta0"]), -1, -2))
-        Floc = rot.mattvec(E, F)
+        Floc = rot.mattvec(Eout, F)
         Mloc = rot.mattvec(Er, M)
         base = np.concatenate([Floc, Mloc, F, M], axis=1)
         rel = np.swapaxes(Er, -1, -2) @ G["E2r"]

@@ -258,7 +258,8 @@ class Model:
     def total_joint(self, label, node1, node2, offset1=None, position_orientation1=None,
                     rotation_orientation1=None, offset2=None, position_orientation2=None,
                     rotation_orientation2=None, position_status=("inactive",) * 3, position_drive=None,
-                    orientation_status=("inactive",) * 3, orientation_drive=None, type_="total joint"):
+                    orientation_status=("inactive",) * 3, orientation_drive=None, type_="total joint",
+                    output_orientation1=None):
         """Total joint (§9.1.13): each relative position/rotation component active, inactive,
         or imposed at velocity level; imposed values from template drives in the node-1 frames."""
         rows, pos_d, vel_d, rot_d, avel_d = self._total_rows(position_status, position_drive,
@@ -266,13 +267,14 @@ class Model:
         return self._joint(label, type_, node1, node2, f1=_vec(offset1), f2=_vec(offset2),
                            R1h=_mat(position_orientation1), R1r=_mat(rotation_orientation1),
                            R2r=_mat(rotation_orientation2), rows=rows, pos_drive=pos_d,
-                           vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d)
+                           vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d,
+                           output_frame=None if output_orientation1 is None else _mat(output_orientation1))
 
     def total_pin_joint(self, label, node, offset=None, rotation_orientation=None,
                         absolute_position=None, absolute_position_orientation=None,
                         absolute_rotation_orientation=None, position_status=("inactive",) * 3,
                         position_drive=None, orientation_status=("inactive",) * 3,
-                        orientation_drive=None):
+                        orientation_drive=None, absolute_output_orientation=None):
         """Total pin joint (§9.1.14): the total joint with the ground as first node."""
         spec = self._node_spec(node)
         X0 = self._point_of(node, offset) if absolute_position is None else _vec(absolute_position)
@@ -282,7 +284,9 @@ class Model:
                                                             orientation_status, orientation_drive)
         return self._joint(label, "total pin joint", None, node, f1=X0, f2=_vec(offset),
                            R1h=_mat(absolute_position_orientation), R1r=R0r, R2r=Rr, rows=rows,
-                           pos_drive=pos_d, vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d)
+                           pos_drive=pos_d, vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d,
+                           output_frame=None if absolute_output_orientation is None
+                           else _mat(absolute_output_orientation))
 
     @staticmethod
     def _total_rows(position_status, position_drive, orientation_status, orientation_drive):

@@ -459,7 +459,10 @@ def test_joints_map_to_the_model(tmp_path):
     assert (rod.law.stiffness, rod.law.viscosity) == (100.0, 10.0) and rod.l0 == 1.0
     assert rod.law.prestrain.value(0.0) == pytest.approx(-0.05)
     assert m.joints[3].distance_drive is None or m.joints[3].distance_drive.value(0) == pytest.approx(math.sqrt(2))
-    np.testing.assert_allclose(m.joints[4].pos_drive.value(0.0), [1.0, 0.0, 0.0])
+    imposed = m.joints[4]                # one row along the direction: axis 3 of its position frame
+    assert imposed.active[2] and not imposed.active[[0, 1, 3, 4, 5]].any()
+    np.testing.assert_allclose(imposed.R1h[:, 2], [1.0, 0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(imposed.pos_drive.value(0.0), [0.0, 0.0, 1.0])
     dummy = m.dummy_nodes[0]
     np.testing.assert_allclose(dummy.offset, [0.0, 1.0, 0.0])
     assert m.forces[0].kind == "couple" and m.forces[0].node2 == 2

@@ -2026,33 +2026,41 @@ class DeckReader:
         self.model.drive_displacement_pin(label, n.label, d, f, X0)
 
     def j_imposed_displacement(self, label, args, tw):
-        """Built as a total joint with the three relative-position components imposed as
-        dir·s(t) in node 1's frame (spec §7.5.15)."""
+        """One constraint row (spec §7.5.15, manual §9.1.11): the relative displacement along
+        the direction e (in node 1's frame) equals s(t); built as a total joint whose
+        position frame has e as axis 3, with only that component active."""
         n1, s1 = self.node_site(args)
         f1 = self.read_vec3(args, "rel position", s1)
         n2, s2 = self.second_site(args, n1, f1)
         f2 = self.read_vec3(args, "rel position", s2)
-        drive = self.read_imposed_direction_drive(args, "rel direction", s1)
+        direction, drive = self.read_imposed_direction_drive(args, "rel direction", s1)
         self.model.total_joint(label, n1.label, n2.label, offset1=f1, offset2=f2,
-                               position_status=("active",) * 3, position_drive=drive)
+                               position_orientation1=rot.frame_from_axis3(direction),
+                               output_orientation1=np.eye(3),
+                               position_status=("inactive", "inactive", "active"), position_drive=drive)
 
     def j_imposed_displacement_pin(self, label, args, tw):
+        """One constraint row (manual §9.1.12): eᵀ(x + f - X0) = s(t), e absolute."""
         n, site = self.node_site(args)
         f = self.read_vec3(args, "rel position", site)
         X0 = self.read_vec3(args, "abs position", site)
-        drive = self.read_imposed_direction_drive(args, "abs direction", site)
+        direction, drive = self.read_imposed_direction_drive(args, "abs direction", site)
         self.model.total_pin_joint(label, n.label, offset=f, absolute_position=X0,
+                                   absolute_position_orientation=rot.frame_from_axis3(direction),
+                                   absolute_output_orientation=np.eye(3),
                                    absolute_rotation_orientation=n.frame.R,
-                                   position_status=("active",) * 3, position_drive=drive)
+                                   position_status=("inactive", "inactive", "active"), position_drive=drive)
 
     def read_imposed_direction_drive(self, args, kind, site):
         if args.is_keyword("single"):
             pass
         w = args.peek()
         direction = self.read_vec3(args, kind, site)
-        if np.linalg.norm(direction) == 0:
+        norm = np.linalg.norm(direction)
+        if norm == 0:
             raise w.error("imposed displacement: the direction is null")
-        return VectorDrive.single(direction, self.read_drive(args))
+        # the imposed displacement is s(t) times the given (not normalized) vector
+        return direction / norm, VectorDrive.single([0.0, 0.0, norm], self.read_drive(args))
 
     def j_axial_rotation(self, label, args, tw):
         n1, s1 = self.node_site(args)

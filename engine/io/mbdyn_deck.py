@@ -1910,13 +1910,19 @@ class DeckReader:
         R = None if args.is_keyword("node") else self.read_orientation(args, "abs", site)
         self.model.clamp(label, n.label, X, R)
 
-    def j_spherical_hinge(self, label, args, tw):
+    def two_node_hinge_sites(self, args):
+        """`<node1>, [position,] f1 [, orientation, R1h], <node2>, [position,] f2
+        [, orientation, R2h]`: the common head of the two-node hinge-type joints."""
         n1, s1 = self.node_site(args)
         f1 = self.offset(args, s1)
         R1h = self.hinge(args, s1)
         n2, s2 = self.second_site(args, n1, f1, R1h)
         f2 = self.offset(args, s2)
         R2h = self.hinge(args, s2)
+        return n1, f1, R1h, n2, f2, R2h
+
+    def j_spherical_hinge(self, label, args, tw):
+        n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
         self.model.spherical_hinge(label, n1.label, n2.label, f1, f2, R1h, R2h)
 
     def j_spherical_pin(self, label, args, tw):
@@ -1930,12 +1936,7 @@ class DeckReader:
         self.model.spherical_pin(label, n.label, f, X0)
 
     def j_revolute_hinge(self, label, args, tw, cardano=False):
-        n1, s1 = self.node_site(args)
-        f1 = self.offset(args, s1)
-        R1h = self.hinge(args, s1)
-        n2, s2 = self.second_site(args, n1, f1, R1h)
-        f2 = self.offset(args, s2)
-        R2h = self.hinge(args, s2)
+        n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
         make = self.model.cardano_hinge if cardano else self.model.revolute_hinge
         make(label, n1.label, n2.label, f1, R1h, f2, R2h)
 
@@ -2063,12 +2064,7 @@ class DeckReader:
         return direction / norm, VectorDrive.single([0.0, 0.0, norm], self.read_drive(args))
 
     def j_axial_rotation(self, label, args, tw):
-        n1, s1 = self.node_site(args)
-        f1 = self.offset(args, s1)
-        R1h = self.hinge(args, s1)
-        n2, s2 = self.second_site(args, n1, f1, R1h)
-        f2 = self.offset(args, s2)
-        R2h = self.hinge(args, s2)
+        n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
         omega = self.read_drive(args)
         self.model.axial_rotation(label, n1.label, n2.label, omega, f1, R1h, f2, R2h)
 
@@ -2183,12 +2179,7 @@ class DeckReader:
     def j_deformable_displacement_joint(self, label, args, tw):
         """`deformable displacement joint` (manual §8.12.13): a 3-D law of the relative position
         of the offset points in the node-1 hinge frame."""
-        n1, s1 = self.node_site(args)
-        f1 = self.offset(args, s1)
-        R1h = self.hinge(args, s1)
-        n2, s2 = self.second_site(args, n1, f1, R1h)
-        f2 = self.offset(args, s2)
-        R2h = self.hinge(args, s2)
+        n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
         law, prestrain = self.read_law_3d(args)
         self.model.deformable_displacement_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, prestrain)
 

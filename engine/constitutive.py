@@ -79,3 +79,281 @@ class LinearLaw3D:
     @property
     def viscous(self):
         return bool(np.any(self.C))
+
+
+# ---------------------------------------------------------------------------------------------
+# Generic n-D laws (1-D, 3-D, 6-D), vectorized over element instances (manual §7.1; input
+# manual §2.10).  One description class covers the linear elastic (isotropic, generic), linear
+# viscous, linear viscoelastic (generic, proportional) laws, their drive-scaled variants
+# (`linear time variant viscoelastic generic`, `drive caller wrapper`) and the nonlinear
+# `cubic elastic generic` law:
+#
+#     e = ε - ε0(t)
+#     f = w(t) [ sK(t) (K e + k2 ⊙ |e| ⊙ e + k3 ⊙ e³) + sC(t) C ε̇ ] + σ0
+#
+# with ∂f/∂ε = w sK (K + diag(2 k2 |e| + 3 k3 e²)) and ∂f/∂ε̇ = w sC C.
+# ---------------------------------------------------------------------------------------------
+import scipy.sparse as _sp
+
+
+class TemplateDrive:
+    """Vector-valued template drive of any dimension: v(t) = Σ_j a_j d_j(t)."""
+
+    def __init__(self, dim, terms=()):
+        self.dim = int(dim)
+        self.terms = [(np.asarray(a, float).reshape(self.dim), d) for a, d in terms]
+
+    @classmethod
+    def constant(cls, vector):
+        v = np.asarray(vector, float).ravel()
+        return cls(len(v), [(v, ConstDrive(1.0))])
+
+    @classmethod
+    def of(cls, value, dim):
+        """A TemplateDrive from None, a constant vector, a VectorDrive or a TemplateDrive."""
+        if value is None:
+            return cls(dim)
+        if isinstance(value, TemplateDrive):
+            if value.dim != dim:
+                raise ValueError(f"template drive of dimension {value.dim}, {dim} required")
+            return value
+        if hasattr(value, "terms"):                       # tpldrive.VectorDrive
+            if dim != 3:
+                raise ValueError(f"a 3-vector drive was given where a {dim}-vector is required")
+            return cls(3, value.terms)
+        v = np.asarray(value, float).ravel()
+        if v.size == 1:
+            v = np.full(dim, float(v[0]))
+        if v.size != dim:
+            raise ValueError(f"a {v.size}-vector was given where a {dim}-vector is required")
+        return cls.constant(v)
+
+    def value(self, t):
+        return sum((a * float(d.value(t)) for a, d in self.terms), np.zeros(self.dim))
+
+
+class TemplateDriveArray:
+    """Many TemplateDrive of one dimension evaluated as an (n, dim) array (one DriveArray)."""
+
+    def __init__(self, tdrives, dim):
+        rows, cols, vals, drives = [], [], [], []
+        for i, td in enumerate(tdrives):
+            for a, d in td.terms:
+                j = len(drives)
+                drives.append(d)
+                for k in range(dim):
+                    if a[k] != 0.0:
+                        rows.append(dim * i + k)
+                        cols.append(j)
+                        vals.append(a[k])
+        self.n, self.dim = len(tdrives), dim
+        self.empty = not drives
+        if not self.empty:
+            self.array = DriveArray(drives)
+            self.M = _sp.csr_matrix((vals, (rows, cols)), shape=(dim * self.n, len(drives)))
+
+    def values(self, t):
+        if self.empty:
+            return np.zeros((self.n, self.dim))
+        return (self.M @ self.array.values(t)).reshape(self.n, self.dim)
+
+
+def _square(value, dim, what):
+    """A dim×dim matrix from a scalar (isotropic), a dim-vector (diagonal) or a matrix."""
+    v = np.asarray(value, float)
+    if v.ndim == 0 or v.size == 1:
+        return float(v.ravel()[0]) * np.eye(dim)
+    if v.shape == (dim,):
+        return np.diag(v)
+    if v.size == dim * dim:
+        return v.reshape(dim, dim).copy()
+    raise ValueError(f"{what}: expected a scalar, a {dim}-vector or a {dim}x{dim} matrix, got shape {v.shape}")
+
+
+def _diag_vector(value, dim, what):
+    v = np.asarray(value, float).ravel()
+    if v.size == 1:
+        return np.full(dim, float(v[0]))
+    if v.size != dim:
+        raise ValueError(f"{what}: expected a scalar or a {dim}-vector, got {v.size} values")
+    return v.copy()
+
+
+class Law:
+    """An n-D constitutive law (see the formula above).  Build it with the functions below
+    (linear_elastic, linear_viscous, linear_viscoelastic, cubic_elastic, beam_section ...)."""
+
+    def __init__(self, dim, stiffness=0.0, viscosity=0.0, cubic2=0.0, cubic3=0.0, prestrain=None,
+                 prestress=None, stiffness_scale=None, viscosity_scale=None, scale=None, name="law"):
+        if dim not in (1, 3, 6):
+            raise ValueError(f"{name}: dimension must be 1, 3 or 6, not {dim}")
+        self.dim = dim
+        self.name = name
+        self.K = _square(stiffness, dim, f"{name} stiffness")
+        self.C = _square(viscosity, dim, f"{name} viscosity")
+        self.k2 = _diag_vector(cubic2, dim, f"{name} quadratic coefficient")
+        self.k3 = _diag_vector(cubic3, dim, f"{name} cubic coefficient")
+        self.prestrain = TemplateDrive.of(prestrain, dim)
+        self.prestress = np.zeros(dim) if prestress is None else _diag_vector(prestress, dim, f"{name} prestress")
+        self.stiffness_scale = _as_drive(stiffness_scale)
+        self.viscosity_scale = _as_drive(viscosity_scale)
+        self.scale = _as_drive(scale)
+        for what, M in (("stiffness", self.K), ("viscosity", self.C)):
+            if not np.all(np.isfinite(M)):
+                raise ValueError(f"{name}: non-finite {what}")
+
+    @property
+    def viscous(self):
+        return bool(np.any(self.C))
+
+    @property
+    def elastic(self):
+        return bool(np.any(self.K) or np.any(self.k2) or np.any(self.k3))
+
+    @property
+    def nonlinear(self):
+        return bool(np.any(self.k2) or np.any(self.k3))
+
+    def evaluate(self, eps, epsdot, t):
+        """Single-instance evaluation: (f, ∂f/∂ε, ∂f/∂ε̇)."""
+        f, A, B = Laws([self]).evaluate(np.reshape(eps, (1, self.dim)), np.reshape(epsdot, (1, self.dim)), t)
+        return f[0], A[0], B[0]
+
+
+def _as_drive(d):
+    if d is None:
+        return None
+    return d if hasattr(d, "value") else ConstDrive(float(d))
+
+
+def linear_elastic(dim, stiffness, prestrain=None, prestress=None):
+    """`linear elastic [isotropic], k` / `linear elastic generic, K`: f = K (ε - ε0) + σ0."""
+    return Law(dim, stiffness, prestrain=prestrain, prestress=prestress, name="linear elastic")
+
+
+def linear_viscous(dim, viscosity, prestress=None):
+    """`linear viscous [isotropic | generic], C`: f = C ε̇ + σ0."""
+    return Law(dim, viscosity=viscosity, prestress=prestress, name="linear viscous")
+
+
+def linear_viscoelastic(dim, stiffness, viscosity=None, proportional=None, prestrain=None, prestress=None,
+                        stiffness_scale=None, viscosity_scale=None):
+    """`linear viscoelastic [generic], K, {C | proportional, r}`: f = K (ε - ε0) + C ε̇ + σ0 (C = r K
+    when proportional).  The scales give `linear time variant viscoelastic generic`."""
+    K = _square(stiffness, dim, "linear viscoelastic stiffness")
+    if (viscosity is None) == (proportional is None):
+        raise ValueError("linear viscoelastic: give either the viscosity or the proportional factor")
+    C = proportional * K if proportional is not None else viscosity
+    return Law(dim, K, C, prestrain=prestrain, prestress=prestress, stiffness_scale=stiffness_scale,
+               viscosity_scale=viscosity_scale, name="linear viscoelastic")
+
+
+def cubic_elastic(dim, k1, k2, k3, prestrain=None, prestress=None):
+    """`cubic elastic generic, k1, k2, k3`: f_i = k1_i e_i + k2_i |e_i| e_i + k3_i e_i³ (per component)."""
+    return Law(dim, np.diag(_diag_vector(k1, dim, "cubic elastic k1")), cubic2=k2, cubic3=k3,
+               prestrain=prestrain, prestress=prestress, name="cubic elastic")
+
+
+def scaled(law, drive):
+    """`drive caller wrapper, w, <law>`: f = w(t) · law (the prestress is scaled too)."""
+    out = Law(law.dim, law.K, law.C, law.k2, law.k3, law.prestrain, law.prestress, law.stiffness_scale,
+              law.viscosity_scale, name=law.name)
+    w = _as_drive(drive)
+    out.scale = w if law.scale is None else _ProductOf(law.scale, w)
+    return out
+
+
+class _ProductOf:
+    """Product of two scalar drives (nested drive caller wrappers)."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def value(self, t):
+        return self.a.value(t) * self.b.value(t)
+
+
+def beam_section(EA, GAy, GAz, GJ, EJy, EJz, viscosity=None, proportional=None, prestrain=None):
+    """Diagonal 6×6 beam section law: (ε_x, γ_y, γ_z, κ_x, κ_y, κ_z) -> (N, Ty, Tz, Mx, My, Mz)."""
+    K = np.diag([EA, GAy, GAz, GJ, EJy, EJz]).astype(float)
+    if viscosity is None and proportional is None:
+        return Law(6, K, prestrain=prestrain, name="beam section")
+    return linear_viscoelastic(6, K, viscosity, proportional, prestrain=prestrain)
+
+
+def isotropic_beam_section(E, A, J, Iy, Iz, nu=None, G=None, shear_factor=(1.0, 1.0), proportional=None):
+    """Homogeneous isotropic section from E, ν (or G), area A, torsion constant J and the second
+    moments Iy, Iz (about the section axes 2 and 3); shear factors multiply G A."""
+    if (nu is None) == (G is None):
+        raise ValueError("isotropic beam section: give exactly one of nu and G")
+    if G is None:
+        G = E / (2.0 * (1.0 + nu))
+    ky, kz = shear_factor
+    return beam_section(E * A, ky * G * A, kz * G * A, G * J, E * Iy, E * Iz, proportional=proportional)
+
+
+class Laws:
+    """Vectorized evaluation of a list of Law of one dimension (one instance per law)."""
+
+    def __init__(self, laws):
+        laws = list(laws)
+        if not laws:
+            raise ValueError("no constitutive laws")
+        dims = {l.dim for l in laws}
+        if len(dims) != 1:
+            raise ValueError(f"laws of mixed dimensions {sorted(dims)}")
+        self.dim = d = dims.pop()
+        self.n = len(laws)
+        self.K = np.array([l.K for l in laws]).reshape(-1, d, d)
+        self.C = np.array([l.C for l in laws]).reshape(-1, d, d)
+        self.k2 = np.array([l.k2 for l in laws]).reshape(-1, d)
+        self.k3 = np.array([l.k3 for l in laws]).reshape(-1, d)
+        self.sigma0 = np.array([l.prestress for l in laws]).reshape(-1, d)
+        self.nonlinear = bool(np.any(self.k2) or np.any(self.k3))
+        self.viscous = bool(np.any(self.C))
+        self.prestrain = TemplateDriveArray([l.prestrain for l in laws], d)
+
+        def scales(attr):
+            ds = [getattr(l, attr) for l in laws]
+            if all(x is None for x in ds):
+                return None
+            ds = [ConstDrive(1.0) if x is None else x for x in ds]
+            if any(isinstance(x, _ProductOf) for x in ds):
+                return _SlowArray(ds)
+            return DriveArray(ds)
+        self.sK = scales("stiffness_scale")
+        self.sC = scales("viscosity_scale")
+        self.w = scales("scale")
+
+    def evaluate(self, eps, epsdot, t):
+        """eps, epsdot (n, dim) -> (f (n, dim), ∂f/∂ε (n, dim, dim), ∂f/∂ε̇ (n, dim, dim))."""
+        e = eps - self.prestrain.values(t)
+        fK = np.einsum('nij,nj->ni', self.K, e)
+        dK = self.K
+        if self.nonlinear:
+            ae = np.abs(e)
+            fK = fK + self.k2 * ae * e + self.k3 * e ** 3
+            dK = dK + np.einsum('ni,ij->nij', 2.0 * self.k2 * ae + 3.0 * self.k3 * e * e, np.eye(self.dim))
+        fC = np.einsum('nij,nj->ni', self.C, epsdot)
+        dC = self.C
+        if self.sK is not None:
+            s = np.asarray(self.sK.values(t), float)
+            fK, dK = s[:, None] * fK, s[:, None, None] * dK
+        if self.sC is not None:
+            s = np.asarray(self.sC.values(t), float)
+            fC, dC = s[:, None] * fC, s[:, None, None] * dC
+        f = fK + fC + self.sigma0
+        if self.w is not None:
+            s = np.asarray(self.w.values(t), float)
+            f, dK, dC = s[:, None] * f, s[:, None, None] * dK, s[:, None, None] * dC
+        return f, dK, dC
+
+
+class _SlowArray:
+    """Scalar drives evaluated one by one (only for nested wrapper products)."""
+
+    def __init__(self, drives):
+        self.drives = drives
+
+    def values(self, t):
+        return np.array([float(d.value(t)) for d in self.drives])

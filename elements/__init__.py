@@ -5,5 +5,6 @@ from .rod import Rods
 from .joints import RigidJoints
 from .userforce import UserForces
 from .deformable import DeformableJoints
+from .beam import Beams3, Beams2
 
-FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints]
+FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, Beams3, Beams2]

@@ -66,6 +66,7 @@ class Model:
         self.rods = []
         self.user_forces = []
         self.deformable = []
+        self.beams = []
         self.gravity_vector = None
         self.gravity_drive = None
 
@@ -137,6 +138,29 @@ class Model:
         self.deformable.append(DeformableSpec(label, "deformable displacement joint", node1, node2, law,
                                               f1=_vec(offset1), f2=_vec(offset2), R1h=_mat(orientation1),
                                               R2h=_mat(orientation2), prestrain=_vector_drive(prestrain)))
+        return label
+
+    def beam3(self, label, node1, node2, node3, law, law2=None, offsets=None, node_orientations=None,
+              orientation=None, orientation2=None, output=True):
+        """Three-node finite-volume beam (manual ch. 10; MBDyn `beam3`): 6-D section laws at the
+        evaluation points ξ = ∓1/√3 (law2 None: the same law), offsets of the reference line in
+        the node frames, absolute section orientations (None: interpolated from the nodes;
+        orientation2 None: the same rule as the first point)."""
+        from mbdae.elements.beam import BeamSpec
+        law2 = law if law2 is None else law2
+        orientation2 = orientation if orientation2 is None else orientation2
+        self.beams.append(BeamSpec(label, (node1, node2, node3), [law, law2], _beam_list(offsets, 3, _vec),
+                                   _beam_list(node_orientations, 3, _mat),
+                                   [None if R is None else _mat(R) for R in (orientation, orientation2)], output))
+        return label
+
+    def beam2(self, label, node1, node2, law, offsets=None, node_orientations=None, orientation=None,
+              output=True):
+        """Two-node finite-volume beam (MBDyn `beam2`): one 6-D section law at mid-span."""
+        from mbdae.elements.beam import BeamSpec
+        self.beams.append(BeamSpec(label, (node1, node2), [law], _beam_list(offsets, 2, _vec),
+                                   _beam_list(node_orientations, 2, _mat),
+                                   [None if orientation is None else _mat(orientation)], output))
         return label
 
     def user_force(self, label, node, func):
@@ -313,6 +337,16 @@ class Model:
         return s.x + s.R @ _vec(offset)
 
 
+def _beam_list(values, n, conv):
+    """Per-node beam data: None, or n entries (each None or a value)."""
+    if values is None:
+        return None
+    values = list(values)
+    if len(values) != n:
+        raise ValueError(f"beam: {n} per-node values required, got {len(values)}")
+    return [None if v is None else conv(v) for v in values]
+
+
 def build_families(model, nodes):
     """Group the model's element descriptions into vectorized families (fixed order)."""
     from mbdae.elements.body import RigidBodies, Gravity
@@ -335,6 +369,13 @@ def build_families(model, nodes):
         fams.append(Rods(model.rods, nodes))
     if model.deformable:
         fams.append(DeformableJoints(model.deformable, nodes))
+    beams = getattr(model, "beams", [])
+    if beams:
+        from mbdae.elements.beam import Beams3, Beams2
+        for cls in (Beams3, Beams2):
+            group = [b for b in beams if len(b.nodes) == cls.NN]
+            if group:
+                fams.append(cls(group, nodes))
     if model.joints:
         fams.append(RigidJoints(model.joints, nodes))
     return fams

@@ -160,3 +160,46 @@ def deformable_model(rng):
 
 
 SAMPLES["deformable joint"] = [deformable_model]
+
+
+def _beam_laws(rng):
+    from mbdae.engine import constitutive as cl
+    K = rng.normal(size=(6, 6))
+    C = rng.normal(size=(6, 6))
+    pre = cl.TemplateDrive(6, [(rng.normal(size=6) * 0.05, LinearDrive(0.1, 0.3))])
+    return [cl.linear_viscoelastic(6, K @ K.T + np.eye(6), C @ C.T, prestrain=pre),
+            cl.beam_section(10.0, 5.0, 6.0, 2.0, 3.0, 4.0),
+            cl.cubic_elastic(6, [10.0, 5.0, 6.0, 2.0, 3.0, 4.0], 3.0, 20.0),
+            cl.scaled(cl.linear_viscous(6, np.diag([1.0, 2.0, 3.0, 0.5, 0.4, 0.3])), SineDrive(0.0, 2.0, 0.5, "forever", 1.0))]
+
+
+def beam3_model(rng):
+    """Two curved three-node beams sharing a node, with offsets, node and section frames."""
+    m = Model()
+    base = np.array([[0.0, 0, 0], [0.5, 0.1, 0], [1.0, 0.3, 0.1], [1.5, 0.6, 0.1], [2.0, 0.8, 0.3]])
+    for i, x in enumerate(base):
+        m.structural_node(i + 1, "dynamic", position=x + 0.05 * rng.normal(size=3), orientation=rand_R(rng),
+                          velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
+    laws = _beam_laws(rng)
+    v = lambda: 0.05 * rng.normal(size=3)
+    m.beam3(1, 1, 2, 3, laws[0], laws[2], offsets=[v(), v(), v()], node_orientations=[rand_R(rng), None, rand_R(rng)],
+            orientation=rand_R(rng))
+    m.beam3(2, 3, 4, 5, laws[1], laws[3], orientation=rand_R(rng), orientation2=rand_R(rng))
+    return m
+
+
+def beam2_model(rng):
+    m = Model()
+    for i in range(3):
+        m.structural_node(i + 1, "dynamic", position=[0.7 * i, 0.1 * i * i, 0.0] + 0.05 * rng.normal(size=3),
+                          orientation=rand_R(rng), velocity=rng.normal(size=3),
+                          angular_velocity=rng.normal(size=3))
+    laws = _beam_laws(rng)
+    m.beam2(1, 1, 2, laws[0], offsets=[0.05 * rng.normal(size=3), None], orientation=rand_R(rng))
+    m.beam2(2, 2, 3, laws[2], node_orientations=[None, rand_R(rng)])
+    m.beam2(3, 3, 1, laws[3])
+    return m
+
+
+SAMPLES["beam3"] = [beam3_model]
+SAMPLES["beam2"] = [beam2_model]

@@ -397,7 +397,7 @@ class InitialValueProblem:
         for fam in sysm.families:
             if hasattr(fam, "output_groups"):
                 for labels, vals in fam.output_groups(ctx):
-                    out.rows("jnt", labels, vals)
+                    out.rows(getattr(fam, "output_file", "jnt"), labels, vals)
 
     def _write_dummy_nodes(self, kin):
         """Offset dummy nodes (eq. 8.27): x + R f, R R_h, v + ω×(R f), ω; grouped by

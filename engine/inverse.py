@@ -1,23 +1,54 @@
-"""Inverse dynamics, fully actuated collocated case (manual §6.3.1): the motion is prescribed
-by driven joints (ψ(x) = α(t), e.g. total joints with imposed rotations at the actuated
-hinges) besides the passive joints (φ(x) = 0); at each instant mbdae solves
+"""Inverse dynamics (manual §6.3): at each instant an inverse-kinematics chain (position,
+velocity, acceleration subproblems) followed by the inverse-dynamics subproblem.
 
-  1. positions: Newton on [φ; ψ] (the position subproblem, eq. 6.34, with the initial-
-     assembly machinery; the constraint Jacobian is square, so the result is the unique
-     configuration),
-  2. velocities: the linear velocity subproblem (eq. 6.36),
-  3. accelerations and reactions together: M ẍ + [φ/x; ψ/x]ᵀ{λ; c} = f (eqs. 6.38 and 6.40).
+Coordinates are the node poses: per node (x, θ), θ the global rotation perturbation
+(δR = θ× R); velocities (v, ω), accelerations (a, ω̇).  Joint rows come from the
+RigidJoints family and split by the joints' inverse-dynamics roles (MBDyn's `torque` and
+`prescribed motion` flags, both true by default):
 
-Step 3 is the derivatives phase (a tiny index-2 implicit Euler step, engine.problem) taken
-forward and backward in time and averaged, which cancels its O(dCoef) error; the
-multipliers c of the driving constraints are the actuator loads (the reaction couples or
-forces the driven joints apply to their second node).  No time integration is involved:
-the loads at each instant follow from the prescribed motion alone."""
-from dataclasses import dataclass, field
+* both flags        → passive constraints φ (all subproblems; their multipliers are
+                      reactions, or the actuator loads of a collocated actuator),
+* prescribed only   → control constraints ψ (kinematics only; μ = 0 in the dynamics),
+* torque only       → joint coordinates ϑ (dynamics only; c = 0 in the kinematics).
+
+Problem types (MBDyn's `problem type`):
+
+* fully actuated collocated (§6.3.2): [φ/x; ψ/x] square; Newton on it for the positions
+  (6.34), the same matrix for velocities (6.36) and accelerations (6.38), its transpose
+  for the loads (6.40);
+* fully actuated non collocated (§6.3.3): the same kinematics; loads from [φ/x; ϑ/x]ᵀ
+  (6.42), a different matrix;
+* underdetermined underactuated collocated (§6.3.4): weighted least-squares positions
+  (6.49) and velocities (6.54), then accelerations and loads together from the KKT
+  system (6.56);
+* underdetermined fully actuated, i.e. overcontrolled (§6.3.5): positions and velocities
+  as in §6.3.4, accelerations from the KKT system (6.61), loads as in (6.42).
+
+The quadratic forms: position ½(x-x0)ᵀK(x-x0) is the energy of the elements marked
+`ergonomy` (their residual is its gradient, their stiffness is K) plus w_x ½|x - x_prev|²_M;
+velocity ½(ẋ-ẋ0)ᵀR(ẋ-ẋ0) with R the damping of the `ergonomy` elements and ẋ0 = 0, plus
+w_ẋ ½|ẋ - ẋ_prev|²_M; acceleration ½|ẍ|²_M + w_ẍ ½|ẍ - ẍ_prev|²_M (ẍ0 = 0).  The rotation
+part of x - x_prev is the rotation vector log(R R_prevᵀ); its exact gradient
+(Γ⁻ᵀ M d) is used, so the converged positions satisfy the KKT conditions exactly.
+
+Factorizations are reused whenever a subproblem's matrix coincides with the last one
+factorized (or with its transpose), as the manual prescribes; `stats` counts them."""
+from copy import copy
+from dataclasses import dataclass, field, replace
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
-from .problem import InitialValueProblem
-from .system import Context
+from . import rotations as rot
+from .system import System, State, Context
+from .inverse_terms import joint_terms, inertia_terms
+
+PROBLEM_TYPES = ("fully actuated collocated", "fully actuated non collocated",
+                 "underdetermined underactuated collocated", "underdetermined fully actuated")
+
+
+class InverseDynamicsFailed(RuntimeError):
+    """A subproblem could not be solved; the message names the instant and the subproblem."""
 
 
 @dataclass
@@ -33,6 +64,10 @@ class InverseDynamicsResults:
     joint_force: np.ndarray          # force each joint applies to its second node (global)
     joint_moment: np.ndarray         # couple each joint applies to its second node (global)
     node_labels: np.ndarray = None
+    multipliers: np.ndarray = None   # (steps, rows) dynamics multipliers of the active joint rows
+    row_joint: np.ndarray = None     # joint label of each row
+    row_name: list = None
+    residuals: dict = field(default_factory=dict)   # per step: max |ψ - α| etc.
     stats: dict = field(default_factory=dict)
 
     def joint(self, label):
@@ -42,50 +77,451 @@ class InverseDynamicsResults:
     def index(self, label):
         return int(np.flatnonzero(self.node_labels == label)[0])
 
+    def torque_table(self):
+        """(labels, names, values (steps, rows)) of the multipliers of the rows of joints marked
+        `torque` (the actuator forces/couples along the rows' directions)."""
+        return self.row_joint, self.row_name, self.multipliers
 
-class InverseDynamicsProblem(InitialValueProblem):
-    """Solve the prescribed-motion problem at the instants `times`."""
 
-    def __init__(self, model, times, derivatives_coefficient=1e-3, **kw):
-        super().__init__(model, time_step=kw.pop("time_step", 1e-3),
-                         derivatives_coefficient=derivatives_coefficient, **kw)
+class _Factors:
+    """splu with reuse when the matrix equals the last factorized one (or its transpose)."""
+
+    def __init__(self, reuse=True):
+        self.reuse = reuse
+        self.A = None
+        self.lu = None
+        self.factorizations = 0
+        self.reused = 0
+        self.solves = 0
+
+    def solve(self, A, b, transpose=False):
+        A = sp.csc_matrix(A)
+        A.sort_indices()
+        if self.reuse and self.A is not None and _same(self.A, A):
+            self.reused += 1
+        else:
+            try:
+                self.lu = spla.splu(A, permc_spec="COLAMD")
+            except RuntimeError as e:
+                raise np.linalg.LinAlgError(str(e)) from None
+            self.A = A
+            self.factorizations += 1
+        self.solves += 1
+        return self.lu.solve(np.asarray(b, float), trans="T" if transpose else "N")
+
+
+def _same(A, B):
+    return (A.shape == B.shape and A.nnz == B.nnz and np.array_equal(A.indptr, B.indptr)
+            and np.array_equal(A.indices, B.indices) and np.array_equal(A.data, B.data))
+
+
+def _all_dynamic(model, keep):
+    """Copy of the model with every node dynamic (bodies on static nodes are allowed in
+    inverse dynamics: the mass matrix is explicit) and only the element lists in `keep`."""
+    m = copy(model)
+    m.nodes = [replace(s, kind="dynamic") for s in model.nodes]
+    for name in ("bodies", "forces", "joints", "rods", "user_forces", "deformable"):
+        setattr(m, name, list(keep.get(name, [])))
+    if "gravity" not in keep:
+        m.gravity_vector = None
+    return m
+
+
+class InverseDynamicsProblem:
+    """Solve MBDyn's inverse problem at the instants `times` (or initial/final time and step).
+
+    roles: {joint label: (torque, prescribed_motion)}; default from model.inverse_flags
+    (set by the deck reader or Model.inverse_dynamics_flags), else (True, True).
+    weights: (w_x, w_ẋ, w_ẍ) of the underdetermined problems."""
+
+    def __init__(self, model, times=None, problem_type="fully actuated collocated", roles=None,
+                 weights=(1.0, 1.0, 1.0), initial_time=0.0, final_time=None, time_step=None,
+                 tolerance=1e-10, max_iterations=20, output_prefix=None, output_precision=6,
+                 reuse_factorizations=True, **ignored):
+        if problem_type not in PROBLEM_TYPES:
+            raise ValueError(f"unknown inverse dynamics problem type '{problem_type}' "
+                             f"(one of {', '.join(PROBLEM_TYPES)})")
+        if times is None:
+            if final_time is None or time_step is None:
+                raise ValueError("give the instants `times`, or final_time and time_step")
+            k = int(np.floor((final_time - initial_time) / time_step + 1e-9))
+            times = initial_time + time_step * np.arange(k + 1)
         self.times = np.asarray(times, float)
+        self.problem_type = problem_type
+        self.weights = tuple(float(w) for w in weights)
+        self.tolerance = float(tolerance)
+        self.max_iterations = int(max_iterations)
+        self.output_prefix = output_prefix
+        self.output_precision = output_precision
+        self.model = model
+        flags = dict(getattr(model, "inverse_flags", {}) or {})
+        self._build(model, roles, flags)
+        self.factors = _Factors(reuse_factorizations)
+        self.log_lines = []
 
-    def _instant(self, st):
-        """Positions, velocities, then accelerations and reactions at st.t."""
-        self.initial_assembly(st)
-        self.set_momenta(st)
-        fwd, bwd = st.copy(), st.copy()
-        self.derivatives(fwd)
-        self.settings.time_step = -self.settings.time_step
-        try:
-            self.derivatives(bwd)
-        finally:
-            self.settings.time_step = -self.settings.time_step
-        alg = self.system.is_alg
-        st.y[alg] = 0.5 * (fwd.y[alg] + bwd.y[alg])
-        st.yp[:] = 0.5 * (fwd.yp + bwd.yp)
-        nodes = self.system.nodes
-        st.yp[nodes.ix] = fwd.yp[nodes.ix]          # velocities: from step 2, unchanged by step 3
-        st.yp[nodes.ig] = fwd.yp[nodes.ig]
-
-    def run(self):
-        from mbdae.elements.joints import RigidJoints
+    # ------------------------------------------------------------------ set-up
+    def _build(self, model, roles, flags):
+        from mbdae.elements.joints import RigidJoints, ROW_NAME
+        from mbdae.elements.body import RigidBodies
+        ergo = lambda s: bool(flags.get(s.label, {}).get("ergonomy", False))
+        rhs = lambda s: bool(flags.get(s.label, {}).get("right hand side", True))
+        lists = dict(bodies=model.bodies, joints=model.joints)
+        self.system = System(_all_dynamic(model, lists))
         sysm = self.system
-        st = sysm.initial_state(self.times[0])
-        out = {k: [] for k in ("x", "R", "v", "w", "a", "wd", "F", "M")}
-        joints = sysm.family(RigidJoints)
-        for t in self.times:
-            st.t = float(t)
-            self._instant(st)
-            kin = sysm.kinematics(st)
-            a, wd = self.accelerations(st, kin)
-            _, F, M = joints.reactions(Context(st.t, st.y, st.yp, kin, 0.0, "regular"))
-            for k, v in zip(out, (kin.x, kin.R, kin.v, kin.w, a, wd, F, M)):
-                out[k].append(v.copy())
-            sysm.commit_rotations(st)
+        self.joints = sysm.family(RigidJoints)
+        self.bodies = sysm.family(RigidBodies)
+        if self.joints is None:
+            raise ValueError("inverse dynamics needs joints that prescribe the motion")
+        nodes = sysm.nodes
+        self.nn = nodes.n
+        self.n = 6 * nodes.n
+        self.perm = np.concatenate([nodes.ix, nodes.ig], axis=1).reshape(-1)
+        rhs_lists = dict(bodies=model.bodies, forces=model.forces, user_forces=model.user_forces,
+                         rods=[s for s in model.rods if rhs(s)],
+                         deformable=[s for s in model.deformable if rhs(s)])
+        if model.gravity_vector is not None:
+            rhs_lists["gravity"] = True
+        self.rhs_system = System(_all_dynamic(model, rhs_lists))
+        ergo_lists = dict(rods=[s for s in model.rods if ergo(s)],
+                          deformable=[s for s in model.deformable if ergo(s)])
+        self.ergo_system = System(_all_dynamic(model, ergo_lists)) if any(ergo_lists.values()) else None
+        # joint rows: active entries of the compact row axis, in the family's order
+        J = self.joints
+        self.row_inst, self.row_u = np.nonzero(J.uact)
+        nr = len(self.row_inst)
+        roles = roles or {}
+        torque = np.empty(J.ne, bool)
+        presc = np.empty(J.ne, bool)
+        for i, s in enumerate(J.specs):
+            if s.label in roles:
+                tq, pm = roles[s.label]
+            else:
+                f = flags.get(s.label, {})
+                tq, pm = f.get("torque", True), f.get("prescribed motion", True)
+            torque[i], presc[i] = bool(tq), bool(pm)
+            if not (tq or pm):
+                raise ValueError(f"joint {s.label}: marked neither `torque` nor `prescribed motion`; "
+                                 f"it would take part in no subproblem")
+        self.kin_rows = presc[self.row_inst]          # φ ∪ ψ
+        self.dyn_rows = torque[self.row_inst]         # φ ∪ ϑ
+        self.pos_level = J.upos[self.row_u]
+        self.row_joint = J.labels[self.row_inst]
+        self.row_name = [f"{J.types[i]} {ROW_NAME[J.used[u]]}" for i, u in zip(self.row_inst, self.row_u)]
+        # global columns of each instance's 12 local columns (x1, θ1, x2, θ2); ground → -1
+        n1, n2 = J.n1, J.n2
+        base1 = np.where(n1 >= 0, 6 * np.maximum(n1, 0), -10 ** 9)
+        cols = np.concatenate([base1[:, None] + np.arange(6), 6 * n2[:, None] + np.arange(6)], axis=1)
+        self.inst_cols = np.where(cols >= 0, cols, -1)
+        self.check_counts(nr)
+
+    def check_counts(self, nr):
+        n, pt = self.n, self.problem_type
+        nk, nd = int(self.kin_rows.sum()), int(self.dyn_rows.sum())
+        collocated = "collocated" in pt and "non collocated" not in pt
+        if collocated and not np.array_equal(self.kin_rows, self.dyn_rows):
+            raise ValueError(f"problem type '{pt}': every joint must be both `torque` and "
+                             f"`prescribed motion` (ψ ≡ ϑ); use a non-collocated problem type")
+        if pt.startswith("fully actuated") and nk != n:
+            raise ValueError(f"problem type '{pt}': the kinematic constraints (passive + prescribed, "
+                             f"{nk} rows) must be as many as the coordinates ({n}: 6 per node)")
+        if pt in ("fully actuated non collocated", "underdetermined fully actuated") and nd != n:
+            raise ValueError(f"problem type '{pt}': passive + torque rows ({nd}) must be as many as "
+                             f"the coordinates ({n})")
+        if pt.startswith("underdetermined") and nk > n:
+            raise ValueError(f"problem type '{pt}': more kinematic constraints ({nk}) than coordinates ({n})")
+
+    # ------------------------------------------------------------------ evaluation
+    def state(self, t, x, R, v=None, w=None):
+        sysm = self.system
+        nodes = sysm.nodes
+        y = np.zeros(sysm.n)
+        yp = np.zeros(sysm.n)
+        y[nodes.ix] = x
+        if v is not None:
+            yp[nodes.ix] = v
+            yp[nodes.ig] = w
+        return State(float(t), y, yp, np.array(R, float))
+
+    def context(self, st):
+        return Context(st.t, st.y, st.yp, self.system.kinematics(st), 0.0, "regular")
+
+    def _transfer(self, st, system):
+        nodes = self.system.nodes
+        y = np.zeros(system.n)
+        yp = np.zeros(system.n)
+        y[nodes.ix] = st.y[nodes.ix]
+        yp[nodes.ix] = st.yp[nodes.ix]
+        yp[nodes.ig] = st.yp[nodes.ig]
+        return State(st.t, y, yp, st.R_ref)
+
+    def rows(self, st):
+        """Joint terms at st, flattened to the active rows: values c, matrix A (rows × n, sparse;
+        C for position-level rows, Cv for velocity-level rows), phi_t and conv."""
+        ctx = self.context(st)
+        T = joint_terms(self.joints, ctx)
+        i, u = self.row_inst, self.row_u
+        C = T["C"][i, u]
+        if T["Cv"] is not None:
+            C = np.where(self.pos_level[:, None], C, T["Cv"][i, u])
+        cols = self.inst_cols[i]
+        keep = cols >= 0
+        r = np.broadcast_to(np.arange(len(i))[:, None], cols.shape)
+        A = sp.csr_matrix((C[keep], (r[keep], cols[keep])), shape=(len(i), self.n))
+        return dict(c=T["c"][i, u], A=A, phi_t=T["phi_t"][i, u], conv=T["conv"][i, u])
+
+    def inertia(self, st):
+        """Block-diagonal mass matrix (n×n) and inertia forces h (n) at st."""
+        if self.bodies is None:
+            return sp.csr_matrix((self.n, self.n)), np.zeros(self.n)
+        kin = self.system.kinematics(st)
+        Mn, h = inertia_terms(self.bodies, kin)
+        M = sp.bsr_matrix((Mn, np.arange(self.nn), np.arange(self.nn + 1)), shape=(self.n, self.n))
+        return M.tocsr(), h.reshape(-1)
+
+    def forces(self, st):
+        """External and elastic loads f (n) of the `right hand side` elements at st."""
+        f, _, _ = self.rhs_system.evaluate(self._transfer(st, self.rhs_system), 0.0, want_jac=False)
+        return -f[self.perm]
+
+    def ergonomy(self, st, velocity_level=False):
+        """Position level: (∇U, K) of the `ergonomy` elements at zero velocity; velocity
+        level: the damping matrix R.  None without ergonomy elements."""
+        if self.ergo_system is None:
+            return None
+        s2 = self._transfer(st, self.ergo_system)
+        P = self.perm
+        if velocity_level:
+            _, _, J0 = self.ergo_system.evaluate(s2, 0.0)
+            return sp.csr_matrix(J0)[P][:, P]
+        s2.yp[:] = 0.0
+        f, _, J1 = self.ergo_system.evaluate(s2, 1.0)
+        _, _, J0 = self.ergo_system.evaluate(s2, 0.0)
+        K = (sp.csr_matrix(J1) - sp.csr_matrix(J0))[P][:, P]
+        return f[P], K
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _split(q):
+        q = q.reshape(-1, 6)
+        return q[:, 0:3], q[:, 3:6]
+
+    def _displace(self, x, R, dq):
+        dx, th = self._split(dq)
+        return x + dx, rot.exp_rotvec(th) @ R
+
+    def _difference(self, x, R, x0, R0):
+        """(x - x0, log(R R0ᵀ)) stacked (n) and the rotation vectors."""
+        d = rot.log_rotvec(R @ np.swapaxes(R0, -1, -2))
+        return np.concatenate([x - x0, d], axis=1).reshape(-1), d
+
+    def _kkt(self, H, A):
+        nr = A.shape[0]
+        return sp.bmat([[H, A.T], [A, sp.csr_matrix((nr, nr))]], format="csc")
+
+    def _solve(self, A, b, what, t, transpose=False):
+        try:
+            out = self.factors.solve(A, b, transpose)
+        except np.linalg.LinAlgError as e:
+            raise InverseDynamicsFailed(f"time {t:g}: {what}: singular matrix ({e})") from None
+        if not np.all(np.isfinite(out)):
+            raise InverseDynamicsFailed(f"time {t:g}: {what}: singular matrix")
+        return out
+
+    # ------------------------------------------------------------------ subproblems
+    def position(self, t, x, R, prev):
+        """Newton on (6.34) or on the KKT system (6.49); returns x, R, rows, iterations."""
+        kr = self.kin_rows & self.pos_level
+        under = self.problem_type.startswith("underdetermined")
+        wx = self.weights[0]
+        lam = np.zeros(int(kr.sum()))
+        for it in range(self.max_iterations + 1):
+            st = self.state(t, x, R)
+            T = self.rows(st)
+            A, c = T["A"][kr], T["c"][kr]
+            if not under:
+                F, Mat = c, A
+            else:
+                M, _ = self.inertia(st)
+                grad = np.zeros(self.n)
+                H = sp.csr_matrix((self.n, self.n))
+                if wx:
+                    d, dr = self._difference(x, R, prev["x"], prev["R"])
+                    Md = M @ d
+                    Gi = rot.gamma_inv(dr)               # ∂ log(R R0ᵀ)/∂θ = Γ⁻¹(d)
+                    Md6 = Md.reshape(-1, 6)
+                    Md6[:, 3:6] = rot.mattvec(Gi, Md6[:, 3:6])
+                    grad += wx * Md6.reshape(-1)
+                    H = H + wx * M
+                E = self.ergonomy(st)
+                if E is not None:
+                    grad += E[0]
+                    H = H + E[1]
+                F = np.concatenate([grad + A.T @ lam, c])
+                Mat = self._kkt(H, A)
+            err = np.linalg.norm(F)
+            if err <= self.tolerance:
+                return x, R, st, it, err, T
+            if it == self.max_iterations:
+                break
+            dz = self._solve(Mat, -F, "position subproblem", t)
+            x, R = self._displace(x, R, dz[:self.n])
+            if under:
+                lam = lam + dz[self.n:]
+        raise InverseDynamicsFailed(f"time {t:g}: position subproblem: no convergence in "
+                                    f"{self.max_iterations} iterations (error {err:.3g})")
+
+    def velocity(self, st, prev, T):
+        """Linear subproblem (6.36) or KKT system (6.54); T: the rows at st (zero velocities)."""
+        t = st.t
+        kr = self.kin_rows
+        A = T["A"][kr]
+        nodes = self.system.nodes
+        V0 = np.zeros(self.n)
+        # right-hand side: position rows -φ_t; velocity rows: their value without the V part
+        rhs = np.where(self.pos_level[kr], -T["phi_t"][kr], -(T["c"][kr] - A @ V0))
+        if not self.problem_type.startswith("underdetermined"):
+            V = self._solve(A, rhs, "velocity subproblem", t)
+            return V, A
+        M, _ = self.inertia(st)
+        wv = self.weights[1]
+        H = wv * M
+        b = wv * (M @ prev["V"])
+        Rm = self.ergonomy(st, velocity_level=True)
+        if Rm is not None:
+            H = H + Rm
+        z = self._solve(self._kkt(H, A), np.concatenate([b, rhs]), "velocity subproblem", t)
+        return z[:self.n], A
+
+    def acceleration(self, st, prev):
+        t = st.t
+        kr = self.kin_rows
+        T = self.rows(st)
+        A = T["A"][kr]
+        rhs = -T["conv"][kr]
+        if not self.problem_type.startswith("underdetermined"):
+            return self._solve(A, rhs, "acceleration subproblem", t), T
+        M, _ = self.inertia(st)
+        wa = self.weights[2]
+        H = (1.0 + wa) * M
+        b = wa * (M @ prev["A"])
+        z = self._solve(self._kkt(H, A), np.concatenate([b, rhs]), "acceleration subproblem", t)
+        return z[:self.n], T
+
+    def dynamics(self, st, Acc, T):
+        """Multipliers of the dynamics rows: Dᵀλ = f - M ẍ - h (6.40/6.42); for the
+        underactuated collocated case, ẍ and λ together from (6.56)."""
+        t = st.t
+        M, h = self.inertia(st)
+        f = self.forces(st)
+        dr = self.dyn_rows
+        D = T["A"][dr]
+        lam = np.zeros(len(dr))
+        if self.problem_type == "underdetermined underactuated collocated":
+            z = self._solve(self._kkt(M, D), np.concatenate([f - h, -T["conv"][dr]]),
+                            "inverse dynamics subproblem", t)
+            Acc = z[:self.n]
+            lam[dr] = z[self.n:]
+        else:
+            lam[dr] = self._solve(D, f - M @ Acc - h, "inverse dynamics subproblem", t, transpose=True)
+        return Acc, lam
+
+    # ------------------------------------------------------------------ driver
+    def run(self):
+        import time as _time
+        wall0 = _time.perf_counter()
+        nodes = self.system.nodes
+        x, R = nodes.x0.copy(), nodes.R0.copy()
+        prev = dict(x=x.copy(), R=R.copy(), V=np.concatenate([nodes.v0, nodes.w0], axis=1).reshape(-1),
+                    A=np.zeros(self.n))
+        out = {k: [] for k in ("x", "R", "v", "w", "a", "wd", "F", "M", "lam")}
+        res = {k: [] for k in ("position", "velocity", "acceleration", "iterations")}
+        writer = self._open_output()
+        t_prev = None
+        total_it = 0
+        try:
+            for step, t in enumerate(self.times):
+                if t_prev is not None:        # predictor: second-order Taylor from the last instant
+                    h = t - t_prev
+                    V6, A6 = prev["V"].reshape(-1, 6), prev["A"].reshape(-1, 6)
+                    x = prev["x"] + h * V6[:, 0:3] + 0.5 * h * h * A6[:, 0:3]
+                    R = rot.exp_rotvec(h * V6[:, 3:6] + 0.5 * h * h * A6[:, 3:6]) @ prev["R"]
+                x, R, st, it, err, T0 = self.position(t, x, R, prev)
+                total_it += it
+                V, Avel = self.velocity(st, prev, T0)
+                V6 = V.reshape(-1, 6)
+                st = self.state(t, x, R, V6[:, 0:3], V6[:, 3:6])
+                Acc, T = self.acceleration(st, prev)
+                Acc, lam = self.dynamics(st, Acc, T)
+                kr = self.kin_rows
+                res["position"].append(float(np.max(np.abs(T["c"][kr & self.pos_level]), initial=0.0)))
+                vres = np.where(self.pos_level, T["A"] @ V + T["phi_t"], T["c"])
+                res["velocity"].append(float(np.max(np.abs(vres[kr]), initial=0.0)))
+                res["acceleration"].append(float(np.max(np.abs(T["A"][kr] @ Acc + T["conv"][kr]), initial=0.0)))
+                res["iterations"].append(it)
+                A6 = Acc.reshape(-1, 6)
+                F2, M2 = self._reactions(st, lam)
+                for k, v in zip(out, (x, R, V6[:, 0:3], V6[:, 3:6], A6[:, 0:3], A6[:, 3:6], F2, M2, lam)):
+                    out[k].append(np.array(v, copy=True))
+                if writer:
+                    self._write(writer, step, st, lam, it, err)
+                prev = dict(x=x.copy(), R=R.copy(), V=V.copy(), A=Acc.copy())
+                t_prev = t
+        finally:
+            if writer:
+                writer.close()
         arr = {k: np.array(v) for k, v in out.items()}
+        f = self.factors
+        stats = dict(instants=len(self.times), newton_iterations=total_it, factorizations=f.factorizations,
+                     reused_factorizations=f.reused, linear_solves=f.solves,
+                     wall_time=_time.perf_counter() - wall0)
+        self.stats = stats
         return InverseDynamicsResults(self.times, arr["x"], arr["R"], arr["v"], arr["w"], arr["a"], arr["wd"],
-                                      joints.labels, arr["F"], arr["M"], sysm.nodes.labels.copy(),
-                                      dict(instants=len(self.times),
-                                           newton_iterations=self.newton.total_iterations))
+                                      self.joints.labels, arr["F"], arr["M"], nodes.labels.copy(),
+                                      arr["lam"], self.row_joint, self.row_name,
+                                      {k: np.array(v) for k, v in res.items()}, stats)
+
+    # ------------------------------------------------------------------ output
+    def _multiplier_state(self, st, lam):
+        y = st.y.copy()
+        J = self.joints
+        y[J.mult[self.row_inst, J.used[self.row_u]]] = lam
+        return State(st.t, y, st.yp, st.R_ref)
+
+    def _reactions(self, st, lam):
+        s2 = self._multiplier_state(st, lam)
+        ctx = Context(s2.t, s2.y, s2.yp, self.system.kinematics(s2), 0.0, "regular")
+        _, F, M = self.joints.reactions(ctx)
+        return F, M
+
+    def _open_output(self):
+        if not self.output_prefix:
+            return None
+        from .io.mbdyn_output import TextOutput
+        w = TextOutput(self.output_prefix, self.output_precision)
+        w.line("out", f"# mbdae inverse dynamics, problem type: {self.problem_type}")
+        w.line("out", "# Step Time TStep NIter ResErr SolErr SolConv Out")
+        return w
+
+    def _write(self, w, step, st, lam, it, err):
+        from .io.mbdyn_output import orientation_columns
+        nodes = self.system.nodes
+        kin = self.system.kinematics(st)
+        h = self.times[1] - self.times[0] if len(self.times) > 1 else 0.0
+        w.line("out", f"Step {step} {st.t:.10g} {h:.10g} {it} {err:.6g} 0 1 1")
+        descs = [s.orientation_description for s in nodes.specs]
+        outmask = np.array([s.output for s in self.model.nodes], bool)
+        for d in dict.fromkeys(descs):
+            sel = outmask & np.array([x == d for x in descs])
+            if sel.any():
+                w.rows("mov", nodes.labels[sel], np.concatenate(
+                    [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
+        s2 = self._multiplier_state(st, lam)
+        ctx = Context(s2.t, s2.y, s2.yp, self.system.kinematics(s2), 0.0, "regular")
+        for labels, vals in self.joints.output_groups(ctx):
+            w.rows("jnt", labels, vals)
+        w.flush()
+
+
+def run(model, times, **kw):
+    """Build and run an inverse-dynamics problem; returns InverseDynamicsResults."""
+    return InverseDynamicsProblem(model, times, **kw).run()

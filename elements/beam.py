@@ -12,6 +12,11 @@ Kinematics (ch. 10.1, total form about a reference node):
   ε = Rᵀ p' - ε₀ and κ = Rᵀ Γ(φ) φ' - κ₀, both zero in the initial configuration;
 * strain rates ε̇ = Rᵀ(ṗ' - ω×p'), κ̇ = Rᵀ ω' with the section angular velocity ω(ξ) = Σ N_k ω_k
   interpolated from the nodes (zero under any rigid motion).
+* interpolation="incremental" is MBDyn's updated form (manual ch. 10.1): the nodes' rotation
+  increments g_k since the last converged step (their Gibbs-Rodrigues unknowns) are
+  interpolated, R = R(g(ξ)) R_prev and κ = Rᵀ G(g) g' + κ_prev with the section frame and
+  curvature of the last converged step stored per evaluation point (`commit`).  It follows
+  MBDyn's results; the total form is path independent.
 
 Section loads (F, M) = R f(ε, κ, ε̇, κ̇) from a 6-D law (axis 1 along the beam).  Finite-volume
 balance: each node owns the piece of beam between the evaluation points around it, so
@@ -40,6 +45,15 @@ class BeamSpec:
     node_orientations: list = None     # node-frame orientations R_hk (None: identity)
     section_orientations: list = None  # absolute section frames per point (None: from nodes)
     output: bool = True
+    interpolation: str = "total"       # "total" (objective) or "incremental" (MBDyn's updated form)
+
+
+def _cayley_G_derivative(g, a):
+    """d/dτ G(g + τ a) for G = c (I + ½ g×), c = 4/(4 + g·g) (rotations.cayley_G)."""
+    c = 4.0 / (4.0 + np.einsum('...i,...i->...', g, g))
+    ga = np.einsum('...i,...i->...', g, a)
+    e = lambda v: v[..., None, None]
+    return e(-0.5 * c * c * ga) * (I3 + 0.5 * rot.skew(g)) + e(0.5 * c) * rot.skew(a)
 
 
 def _gamma_derivative(phi, a):
@@ -98,6 +112,10 @@ class _Beams(ElementFamily):
         N, dN = zip(*(self.shape(x) for x in self.XI))
         self.N = np.array(N)            # (NP, NN)
         self.dN = np.array(dN)          # d/dξ
+        modes = {s.interpolation for s in S}
+        if not modes <= {"total", "incremental"} or len(modes) != 1:
+            raise ValueError(f"{self.name}: interpolation must be 'total' or 'incremental', one per family")
+        self.incremental = modes.pop() == "incremental"
         self.laws = Laws([law for s in S for law in s.laws])
         self.viscous = self.laws.viscous
         # initial configuration: metric ds/dξ, section frames, reference strains
@@ -119,6 +137,9 @@ class _Beams(ElementFamily):
         k = geo["k"] * self.dsinv[..., None]
         self.eps0 = rot.mattvec(Rsec, L)
         self.kappa0 = rot.mattvec(Rsec, k)
+        if self.incremental:                  # state of the last converged step
+            self.R_prev = Rsec.copy()
+            self.kappa_prev = np.zeros((ne, NP, 3))
 
     # ------------------------------------------------------------------ pattern
     def build_pattern(self):
@@ -133,8 +154,11 @@ class _Beams(ElementFamily):
         return p
 
     # ------------------------------------------------------------------ kinematics
-    def _geometry(self, x, R, dsinv, Csec):
-        """Interpolated geometry at the evaluation points from node poses x (ne,NN,3), R (ne,NN,3,3)."""
+    def _geometry(self, x, R, dsinv, Csec, g=None):
+        """Interpolated geometry at the evaluation points from node poses x (ne,NN,3), R (ne,NN,3,3)
+        (incremental form: node rotation increments g (ne,NN,3))."""
+        if g is not None:
+            return self._geometry_incremental(x, R, g)
         Rb = R @ self.Rh                                                # R̄_k
         o = rot.matvec(R, self.f)                                       # R_k f̃_k
         y = x + o
@@ -152,14 +176,28 @@ class _Beams(ElementFamily):
                     p=np.einsum('jk,nkc->njc', N, y), L=np.einsum('njk,nkc->njc', dN, y),
                     k=rot.matvec(G, dphiJ), dN=dN)
 
+    def _geometry_incremental(self, x, R, gn):
+        o = rot.matvec(R, self.f)
+        y = x + o
+        N, dN = self.N, self.dN * self.dsinv[..., None]
+        gJ = np.einsum('jk,nkc->njc', N, gn)
+        dgJ = np.einsum('njk,nkc->njc', dN, gn)
+        G = rot.cayley_G(gJ)
+        RJ = rot.cayley(gJ) @ self.R_prev
+        return dict(o=o, y=y, gn=gn, gJ=gJ, dgJ=dgJ, G=G, R=RJ, p=np.einsum('jk,nkc->njc', N, y),
+                    L=np.einsum('njk,nkc->njc', dN, y), dN=dN)
+
     def _state(self, ctx):
         kin = ctx.kin
         x, R = kin.x[self.nidx], kin.R[self.nidx]
         v, w = kin.v[self.nidx], kin.w[self.nidx]
-        g = self._geometry(x, R, self.dsinv, self.Csec)
+        g = self._geometry(x, R, self.dsinv, self.Csec, kin.g[self.nidx] if self.incremental else None)
         RJ, L, dN = g["R"], g["L"], g["dN"]
         eps = rot.mattvec(RJ, L) - self.eps0
-        kap = rot.mattvec(RJ, g["k"]) - self.kappa0
+        if self.incremental:
+            kap = rot.mattvec(RJ, rot.matvec(g["G"], g["dgJ"])) + self.kappa_prev
+        else:
+            kap = rot.mattvec(RJ, g["k"]) - self.kappa0
         ne, NP = self.ne, self.NP
         if self.viscous:
             yd = v + rot.cross(w, g["o"])
@@ -200,17 +238,24 @@ class _Beams(ElementFamily):
         ne, NN, NP = self.ne, self.NN, self.NP
         nq = 6 * NN
         N, dN = self.N, g["dN"]                                          # (NP,NN), (ne,NP,NN)
-        RJ, L, G, expJ, E = g["R"], g["L"], g["G"], g["expJ"], g["E"]
+        RJ, L, G = g["R"], g["L"], g["G"]
         RJt = np.swapaxes(RJ, -1, -2)
-        H = rot.gamma_inv(g["phi"])                                      # (ne, NN, 3, 3)
-        MG = _gamma_derivative(g["phiJ"], g["dphiJ"])                    # (ne, NP, 3, 3)
+        if self.incremental:
+            # θ_J = G(g_J) Σ N_Jk δg_k, θ'_J = d/ds(G(g) δg), δg_k = G(g_k)⁻¹ θ_k
+            H = np.linalg.inv(rot.cayley_G(g["gn"]))                     # (ne, NN, 3, 3)
+            MG = _cayley_G_derivative(g["gJ"], g["dgJ"])
+        else:
+            expJ, E = g["expJ"], g["E"]
+            H = rot.gamma_inv(g["phi"])                                  # (ne, NN, 3, 3)
+            MG = _gamma_derivative(g["phiJ"], g["dphiJ"])                # (ne, NP, 3, 3)
         # θ_J = Σ A_Jk θ_k and θ'_J = Σ B_Jk θ_k
         GH = G[:, :, None] @ H[:, None]                                  # (ne,NP,NN,3,3)
         A = N[None, :, :, None, None] * GH
         B = N[None, :, :, None, None] * (MG[:, :, None] @ H[:, None]) + dN[..., None, None] * GH
-        r = self.REF
-        A[:, :, r] += expJ - np.einsum('njkab,nkbc->njac', A, E)
-        B[:, :, r] += rot.skew(g["k"]) @ expJ - np.einsum('njkab,nkbc->njac', B, E)
+        if not self.incremental:
+            r = self.REF
+            A[:, :, r] += expJ - np.einsum('njkab,nkbc->njac', A, E)
+            B[:, :, r] += rot.skew(g["k"]) @ expJ - np.einsum('njkab,nkbc->njac', B, E)
         o = g["o"]
         ox = rot.skew(o)                                                 # (ne, NN, 3, 3)
         # maps on q = (δx_k, θ_k)_k: θ_J, θ'_J, δp_J, δp'_J (global vectors)
@@ -292,6 +337,16 @@ class _Beams(ElementFamily):
                 J[..., a:a + 3] += Jv[..., a:a + 3]
                 J[..., a + 3:a + 6] += Jv[..., a + 3:a + 6] @ kin.Tw[n]
         return J
+
+    def commit(self, system, state):
+        """After a converged step or phase, before the nodes' increments are reset (G3): the
+        incremental form stores the section frames and curvatures (MBDyn's AfterConvergence)."""
+        if not self.incremental:
+            return
+        kin = system.kinematics(state)
+        g = self._geometry_incremental(kin.x[self.nidx], kin.R[self.nidx], kin.g[self.nidx])
+        self.kappa_prev = rot.mattvec(g["R"], rot.matvec(g["G"], g["dgJ"])) + self.kappa_prev
+        self.R_prev = g["R"]
 
     # ------------------------------------------------------------------ output
     def output_groups(self, ctx):

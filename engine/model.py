@@ -141,26 +141,28 @@ class Model:
         return label
 
     def beam3(self, label, node1, node2, node3, law, law2=None, offsets=None, node_orientations=None,
-              orientation=None, orientation2=None, output=True):
+              orientation=None, orientation2=None, output=True, interpolation="total"):
         """Three-node finite-volume beam (manual ch. 10; MBDyn `beam3`): 6-D section laws at the
         evaluation points ξ = ∓1/√3 (law2 None: the same law), offsets of the reference line in
         the node frames, absolute section orientations (None: interpolated from the nodes;
-        orientation2 None: the same rule as the first point)."""
+        orientation2 None: the same rule as the first point).  interpolation: "total" (objective,
+        path independent) or "incremental" (MBDyn's updated rotation interpolation)."""
         from mbdae.elements.beam import BeamSpec
         law2 = law if law2 is None else law2
         orientation2 = orientation if orientation2 is None else orientation2
         self.beams.append(BeamSpec(label, (node1, node2, node3), [law, law2], _beam_list(offsets, 3, _vec),
                                    _beam_list(node_orientations, 3, _mat),
-                                   [None if R is None else _mat(R) for R in (orientation, orientation2)], output))
+                                   [None if R is None else _mat(R) for R in (orientation, orientation2)], output,
+                                   interpolation))
         return label
 
     def beam2(self, label, node1, node2, law, offsets=None, node_orientations=None, orientation=None,
-              output=True):
+              output=True, interpolation="total"):
         """Two-node finite-volume beam (MBDyn `beam2`): one 6-D section law at mid-span."""
         from mbdae.elements.beam import BeamSpec
         self.beams.append(BeamSpec(label, (node1, node2), [law], _beam_list(offsets, 2, _vec),
                                    _beam_list(node_orientations, 2, _mat),
-                                   [None if orientation is None else _mat(orientation)], output))
+                                   [None if orientation is None else _mat(orientation)], output, interpolation))
         return label
 
     def user_force(self, label, node, func):
@@ -373,9 +375,10 @@ def build_families(model, nodes):
     if beams:
         from mbdae.elements.beam import Beams3, Beams2
         for cls in (Beams3, Beams2):
-            group = [b for b in beams if len(b.nodes) == cls.NN]
-            if group:
-                fams.append(cls(group, nodes))
+            for mode in ("total", "incremental"):
+                group = [b for b in beams if len(b.nodes) == cls.NN and b.interpolation == mode]
+                if group:
+                    fams.append(cls(group, nodes))
     if model.joints:
         fams.append(RigidJoints(model.joints, nodes))
     return fams

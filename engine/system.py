@@ -88,7 +88,11 @@ class System:
         return Kinematics(self.nodes, state.y, state.yp, state.R_ref, dcoef)
 
     def commit_rotations(self, state):
-        """R_ref ← R(g) R_ref, g ← 0, ġ ← ω (after a converged step or phase, G3)."""
+        """R_ref ← R(g) R_ref, g ← 0, ġ ← ω (after a converged step or phase, G3).  Families
+        with a `commit(system, state)` method store their own state first (incremental beams)."""
+        for fam in self.families:
+            if hasattr(fam, "commit"):
+                fam.commit(self, state)
         kin = self.kinematics(state)
         state.R_ref = kin.R
         state.y[self.nodes.ig] = 0.0

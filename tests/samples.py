@@ -203,3 +203,22 @@ def beam2_model(rng):
 
 SAMPLES["beam3"] = [beam3_model]
 SAMPLES["beam2"] = [beam2_model]
+
+
+def beam3_incremental_model(rng):
+    """MBDyn's incremental rotation interpolation (section frame and curvature of the last step)."""
+    m = beam3_model(rng)
+    for b in m.beams:
+        b.interpolation = "incremental"
+    return m
+
+
+def beam2_incremental_model(rng):
+    m = beam2_model(rng)
+    for b in m.beams:
+        b.interpolation = "incremental"
+    return m
+
+
+SAMPLES["beam3"].append(beam3_incremental_model)
+SAMPLES["beam2"].append(beam2_incremental_model)

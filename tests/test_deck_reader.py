@@ -169,8 +169,8 @@ def test_remark_prints_like_mbdyn(tmp_path):
 # =========================================================================== error messages
 
 def test_unsupported_element_names_the_type(tmp_path):
-    text = deck_text(control="    structural nodes: 1;\n    beams: 1;", elements="    beam3: 1, 1, null;")
-    expect_error(tmp_path, text, "beam3", "not supported yet: beam3 (element) (at 'beam3')")
+    text = deck_text(control="    structural nodes: 1;\n    beams: 1;", elements="    hbeam: 1, 1, null;")
+    expect_error(tmp_path, text, "hbeam", "not supported yet: hbeam (element) (at 'hbeam')")
 
 
 def test_unsupported_problem_keyword(tmp_path):

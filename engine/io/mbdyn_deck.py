@@ -575,7 +575,7 @@ UNSUPPORTED_DRIVES = ("timestep", "file", "dof", "node", "element", "meter", "cl
                       "sample and hold", "discrete filter", "bistop", "scalar function", "ginac",
                       "frequency sweep", "fourier series", "shared", "socket")
 UNSUPPORTED_ELEMENTS = (
-    "automatic structural", "beam", "beam2", "beam3", "hbeam", "hbeam2", "joint regularization",
+    "automatic structural", "hbeam", "hbeam2", "joint regularization",
     "plate", "membrane4eas", "shell4eas", "shell4easans", "solid", "surface loads", "pressure load",
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
     "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
@@ -1106,6 +1106,10 @@ class DeckReader:
         dim = args.integer("the dimension of the law")
         if label in self.laws:
             raise word.error(f"constitutive law {label} is already defined")
+        if dim == 6:
+            self.laws[label] = (6, self.read_law_6d(args))
+            args.expect_end()
+            return
         if dim not in (1, 3):
             while args.more():
                 args.take("law data")
@@ -2183,6 +2187,158 @@ class DeckReader:
         law, prestrain = self.read_law_3d(args)
         self.model.deformable_displacement_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, prestrain)
 
+    # ------------------------------------------------------------------ beams (§8.3)
+    def beam3(self, card, args):
+        """`beam3: label, 3 × (node, [position,] offset [, orientation, R]), {R_I | from nodes},
+        law_I, {same | R_II | from nodes}, {same | law_II} [, custom output, ...] [, output, ...]`
+        (input manual §8.3.2; `beam` is an alias)."""
+        self.read_beam(card, args, 3)
+
+    def beam2(self, card, args):
+        """`beam2: label, 2 × (node, [position,] offset [, orientation, R]), {R_I | from nodes},
+        law_I [, custom output, ...] [, output, ...]` (input manual §8.3.3)."""
+        self.read_beam(card, args, 2)
+
+    def read_beam(self, card, args, nn):
+        """Beams from decks use MBDyn's incremental rotation interpolation (elements/beam.py)."""
+        word = args.peek()
+        label = args.label("a beam label")
+        args.optional_name()
+        self.count("beams", label, word)
+        labels, offsets, orientations = [], [], []
+        for k in range(nn):
+            n, site = self.node_site(args, f"beam node {k + 1}")
+            labels.append(n.label)
+            offsets.append(self.offset(args, site))
+            orientations.append(self.read_orientation(args, "rel", site)
+                                if args.is_keyword("orientation", "rot") else None)
+        sections, laws = [], []
+        for J in range(nn - 1):
+            if J > 0 and args.is_keyword("same"):
+                sections.append(sections[0])
+            elif args.is_keyword("from nodes"):
+                sections.append(None)
+            else:
+                sections.append(self.read_orientation(args, "abs", GLOBAL_SITE))
+            if J > 0 and args.is_keyword("same"):
+                laws.append(laws[0])
+            else:
+                laws.append(self.read_law_6d(args))
+        output = "beams" in self.default_output
+        while args.more():
+            ow = args.peek()
+            kw = args.expect_keyword("output", "custom output", "piezoelectric actuator",
+                                     what="'output' or ';'")
+            if kw == "output":
+                output = self.read_output_flag(args, "beams")
+            elif kw == "customoutput":
+                while args.more() and args.peek_keyword() != "output":
+                    args.take("a custom output flag")
+                self.note(ow, "beam custom output affects NetCDF output only; ignored")
+            else:
+                raise ow.error(not_supported("piezoelectric beams"))
+        if nn == 3:
+            self.model.beam3(label, *labels, laws[0], laws[1], offsets=offsets, node_orientations=orientations,
+                             orientation=sections[0], orientation2=sections[1], output=output,
+                             interpolation="incremental")
+        else:
+            self.model.beam2(label, *labels, laws[0], offsets=offsets, node_orientations=orientations,
+                             orientation=sections[0], output=output, interpolation="incremental")
+
+    def read_mat6(self, args):
+        """A Mat6x6: `null | eye | [matr,] 36 | sym, 21 | diag, 6` [, scale, s] (manual §2.3.3)."""
+        kw = args.is_keyword("null", "default", "eye", "matr", "sym", "diag")
+        if kw in ("null", "default"):
+            K = np.zeros((6, 6))
+        elif kw == "eye":
+            K = np.eye(6)
+        elif kw == "diag":
+            K = np.diag([args.real("a diagonal entry") for _ in range(6)])
+        elif kw == "sym":
+            K = np.zeros((6, 6))
+            for i in range(6):
+                for j in range(i, 6):
+                    K[i, j] = K[j, i] = args.real("a matrix entry")
+        else:
+            K = np.array([args.real("a matrix entry") for _ in range(36)]).reshape(6, 6)
+        if args.is_keyword("scale"):
+            K = K * args.real("a scale factor")
+        return K
+
+    def read_vec6(self, args):
+        if args.is_keyword("null", "default"):
+            return np.zeros(6)
+        v = np.array([args.real("a vector component") for _ in range(6)])
+        if args.is_keyword("scale"):
+            v = v * args.real("a scale factor")
+        return v
+
+    def read_tpl_vec6(self, args):
+        """TplDriveCaller<Vec6>: `null | [single,] Vec6, d | component, 6 × d | array, n, ...`."""
+        if args.is_keyword("null", "zero"):
+            return constitutive.TemplateDrive(6)
+        if args.is_keyword("component"):
+            terms = []
+            for k in range(6):
+                if not args.is_keyword("inactive"):
+                    terms.append((np.eye(6)[k], self.read_drive(args)))
+            return constitutive.TemplateDrive(6, terms)
+        if args.is_keyword("array"):
+            n = args.integer("the number of template drives")
+            terms = []
+            for _ in range(n):
+                terms += self.read_tpl_vec6(args).terms
+            return constitutive.TemplateDrive(6, terms)
+        args.is_keyword("single")
+        v = self.read_vec6(args)
+        return constitutive.TemplateDrive(6, [(v, self.read_drive(args))])
+
+    def read_law_6d(self, args):
+        """A 6-D law (input manual §2.10): `linear elastic [isotropic], k`, `linear elastic generic,
+        K`, `linear viscous [isotropic|generic]`, `linear viscoelastic [isotropic|generic], K,
+        {C | proportional, r}`, `linear time variant viscoelastic generic, K, sK, {C | proportional,
+        r}, {same | sC}`, `drive caller wrapper, w, <law>` [, prestress, Vec6] [, prestrain, <tpl>]."""
+        if args.is_keyword("reference"):
+            return self.law_reference(args, 6)
+        name = args.take("a constitutive law")
+        kw = name.keyword
+        cl = constitutive
+        if kw == "drivecallerwrapper":
+            w = self.read_drive(args)
+            return cl.scaled(self.read_law_6d(args), w)
+        generic = kw.endswith("generic")
+        read_K = (lambda: self.read_mat6(args)) if generic else (lambda: args.real("the stiffness"))
+        if kw in ("linearelastic", "linearelasticisotropic", "linearelasticgeneric"):
+            law = cl.linear_elastic(6, read_K())
+        elif kw in ("linearviscous", "linearviscousisotropic", "linearviscousgeneric"):
+            law = cl.linear_viscous(6, (self.read_mat6(args) if generic else args.real("the viscosity")))
+        elif kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
+            K = read_K()
+            if args.is_keyword("proportional"):
+                law = cl.linear_viscoelastic(6, K, proportional=args.real("the proportional factor"))
+            else:
+                law = cl.linear_viscoelastic(6, K, read_K())
+        elif kw == "lineartimevariantviscoelasticgeneric":
+            K = self.read_mat6(args)
+            sK = self.read_drive(args)
+            if args.is_keyword("proportional"):
+                C = cl._square(K, 6, "stiffness") * args.real("the proportional factor")
+            else:
+                C = self.read_mat6(args)
+            sC = sK if args.is_keyword("same") else self.read_drive(args)
+            law = cl.linear_viscoelastic(6, K, C, stiffness_scale=sK, viscosity_scale=sC)
+        else:
+            raise self.unknown_law(name)
+        while args.peek_keyword() in ("prestress", "prestrain"):
+            if args.is_keyword("prestress"):
+                law.prestress = self.read_vec6(args)
+            else:
+                args.is_keyword("prestrain")
+                if not law.elastic:
+                    raise name.error("a viscous law has no prestrain")
+                law.prestrain = self.read_tpl_vec6(args)
+        return law
+
     # ------------------------------------------------------------------ constitutive laws (§2.10)
     def law_reference(self, args, dim):
         """`reference, label` to a `constitutive law:` of the given dimension (manual §2.10)."""
@@ -2737,7 +2893,8 @@ NODE_CARDS = _table([("structural", R.node_structural), ("output", R.node_output
 DRIVER_CARDS = _table([("file", R.driver_file)])
 ELEMENT_CARDS = _table(
     [("body", R.body), ("gravity", R.gravity), ("force", R.force), ("couple", R.couple),
-     ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output)]
+     ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output),
+     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2)]
     + [(k, R.element_unsupported) for k in UNSUPPORTED_ELEMENTS])
 JOINT_READERS = _table([
     ("clamp", R.j_clamp), ("spherical hinge", R.j_spherical_hinge), ("spherical pin", R.j_spherical_pin),

@@ -2,7 +2,8 @@
 
     python -m mbdae run DECK [-o PREFIX] [--final-time T]   # like `mbdyn -f DECK -o PREFIX`
     python -m mbdae check DECK                              # read only: model summary
-    python -m mbdae conformance DIR [--budget S] [-o PREFIX] # every deck under DIR: table
+    python -m mbdae plot PREFIX --node N --what x|v|w|euler # PNG of a node's motion
+    python -m mbdae conformance DIR [--budget S] [-o PREFIX] [--ref REF] # every deck: table
 
 Errors in the deck or in the run are one line on stderr and exit code 1; `--debug` shows
 the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
@@ -13,6 +14,7 @@ import sys
 import time
 from collections import Counter
 
+from mbdae import cmd_plot
 from mbdae.engine.io.mbdyn_deck import DeckError, DeckStop, read_deck
 
 
@@ -36,6 +38,10 @@ def build_parser():
     conf.add_argument("--budget", type=float, default=60.0, help="wall-time budget per deck, s (default 60)")
     conf.add_argument("-o", "--output", dest="prefix", default="conformance",
                       help="report prefix: PREFIX.md and PREFIX.csv (default: conformance)")
+    conf.add_argument("--ref", default="auto",
+                      help="MBDyn's reference outputs (folder with manifest.csv and visible/) to compare "
+                           "with; default: mbdyn-ref next to the tree, 'none' to skip the comparison")
+    cmd_plot.add_parser(sub, common)
     return p
 
 
@@ -143,14 +149,17 @@ def _breakdown(counter):
 
 def command_conformance(args):
     from mbdae.engine.io.conformance import conformance, write_reports
-    outcomes = conformance(args.dir, budget=args.budget)
-    n, parsed, ran = write_reports(outcomes, args.dir, args.prefix)
-    print(f"decks found: {n}, parsed: {parsed}, ran to completion: {ran}; "
+    ref = None if args.ref.lower() == "none" else args.ref
+    outcomes = conformance(args.dir, budget=args.budget, ref_root=ref)
+    t = write_reports(outcomes, args.dir, args.prefix)
+    print(f"decks found: {t['found']}, parsed: {t['parsed']}, ran to completion: {t['ran']}, "
+          f"compared with MBDyn: {t['compared']}, agree: {t['agree']} (node motion alone: {t['motion_agree']}); "
           f"report in {args.prefix}.md and {args.prefix}.csv")
     return 0
 
 
 COMMANDS = {"run": command_run, "check": command_check, "conformance": command_conformance}
+COMMANDS["plot"] = cmd_plot.command
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,16 @@
 """`mbdae conformance DIR` on a small tree: a deck that runs, one with an unsupported
-element (named, with file:line:column), one with a syntax error, and a non-deck file."""
+element (named, with file:line:column), one with a syntax error, and a non-deck file; the
+comparison with MBDyn-format reference outputs (engine/io/mbdyn_ref.py) against an exact
+motion and a perturbed copy of it, and on real decks with MBDyn 1.7.3's outputs."""
 import csv
+import gzip
 import os
 
+import numpy as np
+import pytest
+
 from mbdae.cli import main
+from mbdae.engine.io.conformance import conformance, totals
 
 GOOD = """begin: data; problem: initial value; end: data;
 begin: initial value; initial time: 0.; final time: 0.01; time step: 1e-3; end: initial value;
@@ -33,3 +40,92 @@ def test_conformance_table(tmp_path, capsys):
     assert rows[os.path.join("sub", "broken.mbd")]["parsed"] == "False"
     md = open(prefix + ".md").read()
     assert "| good.mbd | yes | yes | 10 |" in md
+
+
+# =========================================================================== comparison with MBDyn
+
+FALL = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 1.; time step: 1e-2; method: ms, .6; end: initial value;
+begin: control data; structural nodes: 1; rigid bodies: 1; gravity; end: control data;
+begin: nodes; structural: 1, dynamic, null, eye, null, null; end: nodes;
+begin: elements; body: 1, 1, 1., null, eye; gravity: uniform, 0., 0., -1., const, 9.81; end: elements;
+"""
+G = 9.81
+
+
+def write_reference(ref_root, deck, shift=None):
+    """An MBDyn-format reference folder for FALL from the exact free fall z = -g t²/2,
+    vz = -g t, kept every 10th step; `shift` = (block, column, amount) perturbs one value."""
+    key = deck.replace("/", "__")
+    folder = os.path.join(ref_root, "visible", key)
+    os.makedirs(folder)
+    open(os.path.join(ref_root, "manifest.csv"), "w").write("set,deck,status\n")
+    steps = np.arange(0, 101, 10)
+    times = steps * 1e-2
+    with gzip.open(os.path.join(folder, key + ".kept_steps.csv.gz"), "wt") as f:
+        f.write("block,step,time\n" + "".join(f"{s},{s},{t:g}\n" for s, t in zip(steps, times)))
+    with gzip.open(os.path.join(folder, key + ".log.gz"), "wt") as f:
+        f.write("structural node: 1 0 0 0 euler123 0 0 0\n")
+    rows = np.zeros((len(times), 12))
+    rows[:, 2] = -0.5 * G * times ** 2
+    rows[:, 8] = -G * times
+    if shift:
+        rows[shift[0], shift[1] - 2] += shift[2]
+    with gzip.open(os.path.join(folder, key + ".mov.gz"), "wt") as f:
+        f.writelines("%8d" % 1 + "".join(f" {v:.6e}" for v in r) + "\n" for r in rows)
+
+
+def test_conformance_compares_with_a_reference(tmp_path, capsys):
+    """Free fall against its exact motion written as an MBDyn reference: agrees (ms, ρ∞ = .6
+    integrates a constant acceleration exactly); the same deck against a reference with one
+    y value moved by 1e-2 of the model size (g/2 m) at t = 0.5 is reported with that size,
+    file, label, column and time, and agrees only until t = 0.4."""
+    root, ref = tmp_path / "decks", str(tmp_path / "ref")
+    (root / "sub").mkdir(parents=True)
+    (root / "fall.mbd").write_text(FALL)
+    (root / "sub" / "shifted.mbd").write_text(FALL)
+    (root / "alone.mbd").write_text(FALL)
+    write_reference(ref, "fall.mbd")
+    size = 0.5 * G
+    write_reference(ref, "sub/shifted.mbd", shift=(5, 3, 1e-2 * size))
+    prefix = str(tmp_path / "report")
+    assert main(["conformance", str(root), "--ref", ref, "-o", prefix]) == 0
+    assert ("decks found: 3, parsed: 3, ran to completion: 3, compared with MBDyn: 2, agree: 1 "
+            "(node motion alone: 1)") in capsys.readouterr().out
+    rows = {r["deck"]: r for r in csv.DictReader(open(prefix + ".csv"))}
+    good = rows["fall.mbd"]
+    assert good["agrees"] == "True" and int(good["compared_steps"]) == 11
+    assert float(good["position"]) < 1e-9 and float(good["agrees_until"]) == 1.0
+    bad = rows[os.path.join("sub", "shifted.mbd")]
+    extent = size * np.hypot(1.0, 1e-2)            # the moved value widens the model's extent
+    assert bad["agrees"] == "False" and float(bad["position"]) == pytest.approx(1e-2 * size / extent, rel=1e-6)
+    assert bad["worst_at"] == ".mov label 1 column 3 t=0.5" and float(bad["agrees_until"]) == pytest.approx(0.4)
+    assert rows["alone.mbd"]["compared_steps"] == "0" and rows["alone.mbd"]["reference"] == "False"
+    md = open(prefix + ".md").read()
+    assert "| alone.mbd | yes | yes | 100 |" in md and "| no reference |" in md
+
+
+# =========================================================================== real decks
+
+SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
+TESTS_DIR = os.path.join(SHARED, "mbdyn-tests")
+REF_ROOT = os.path.join(SHARED, "mbdyn-ref")
+
+
+def test_conformance_on_mbdyn_decks():
+    """A few quick real decks through the conformance machinery with MBDyn 1.7.3's outputs:
+    body/body agrees in full; imp's node motion agrees and its reactions differ only at the
+    first kept step, named as MBDyn's start-up; chain15's difference is named as MBDyn's
+    derivatives-phase momentum."""
+    decks = ["body/body", "joints/impdisp/imp", "body/chain15/chain15"]
+    if not all(os.path.isfile(os.path.join(TESTS_DIR, d)) for d in decks) or not os.path.isdir(REF_ROOT):
+        pytest.skip(f"MBDyn test decks or reference outputs not found under {SHARED} "
+                    "(../shared/mbdyn-tests and ../shared/mbdyn-ref relative to the repository)")
+    out = {os.path.relpath(o.deck, TESTS_DIR): o for o in conformance(TESTS_DIR, budget=120, decks=decks)}
+    assert totals(out.values()) == dict(found=3, parsed=3, ran=3, compared=3, agree=1, motion_agree=2)
+    body, imp, chain = out["body/body"], out["joints/impdisp/imp"], out["body/chain15/chain15"]
+    assert body.agrees and body.compared_steps == 50 and body.position < 1e-6
+    assert imp.motion_agrees and not imp.agrees and imp.reaction < 1e-3
+    assert imp.explanation.startswith("MBDyn: start-up transient")
+    assert imp.worst_at == ".jnt label 1 column 2 t=0.02"
+    assert not chain.motion_agrees and chain.explanation.startswith("MBDyn: derivatives phase")

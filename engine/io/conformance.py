@@ -2,7 +2,12 @@
 (a file with `begin: data`) is read and run in its own process with a wall-time budget,
 and the outcome is tabulated (deck, parsed?, ran?, steps, wall time, first error) as
 Markdown and CSV.  Each deck runs from its own folder, so relative includes work, and its
-output goes to a scratch folder."""
+output goes to a scratch folder.
+
+With MBDyn's reference outputs (../shared/mbdyn-ref, found next to DIR or given), every deck
+that both MBDyn and mbdae ran is compared number by number (engine/io/mbdyn_ref.py): node
+positions and orientations (.mov) and joint reactions (.jnt) at MBDyn's kept output steps,
+worst difference relative to the model's size and load scale, with where it occurs."""
 import csv
 import os
 import re
@@ -10,7 +15,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
+
+from mbdae.engine.io.mbdyn_ref import AGREEMENT, compare_outputs, explain, reference_folder
 
 _BEGIN_DATA = re.compile(r"^\s*begin\s*:\s*data\s*;", re.IGNORECASE | re.MULTILINE)
 
@@ -23,6 +30,17 @@ class DeckOutcome:
     steps: int
     wall_s: float
     first_error: str
+    reference: bool = False           # MBDyn's outputs for this deck exist
+    compared_steps: int = 0           # MBDyn's kept output steps compared (0: not compared)
+    position: float = float("nan")    # worst |Δx| / model size
+    rotation: float = float("nan")    # worst rotation difference, rad
+    reaction: float = float("nan")    # worst |Δ reaction| / load scale (t > t0)
+    agrees: bool = False              # all three within AGREEMENT
+    motion_agrees: bool = False       # position and rotation within AGREEMENT
+    agrees_until: float = float("nan")
+    worst_at: str = ""                # file, label, column, time of the worst difference
+    explanation: str = ""             # known reason for a difference (KNOWN_EXPLANATIONS)
+    prefix: str = field(default="", repr=False)
 
 
 def find_decks(root):
@@ -68,7 +86,7 @@ def run_deck(path, budget, scratch):
                            f"time budget of {budget:g} s exceeded after {steps} steps")
     wall = time.perf_counter() - t0
     ok = res.returncode == 0
-    return DeckOutcome(path, True, ok, _steps(prefix), wall, "" if ok else _last_line(res.stderr))
+    return DeckOutcome(path, True, ok, _steps(prefix), wall, "" if ok else _last_line(res.stderr), prefix=prefix)
 
 
 def _steps(prefix):
@@ -79,28 +97,115 @@ def _steps(prefix):
         return 0
 
 
-def conformance(root, budget=60.0, scratch=None):
+def default_reference(root):
+    """../shared/mbdyn-ref next to the mbdyn-tests tree that holds root, if present."""
+    folder = os.path.abspath(root)
+    while True:
+        candidate = os.path.join(os.path.dirname(folder), "mbdyn-ref")
+        if os.path.isfile(os.path.join(candidate, "manifest.csv")):
+            return candidate
+        if os.path.dirname(folder) == folder:
+            return None
+        folder = os.path.dirname(folder)
+
+
+def reference_for(deck, root, ref_root):
+    """(deck name relative to the tree MBDyn ran, reference folder) or (None, None).  The
+    name is tried relative to root and to each of its parents (root may be a sub-folder)."""
+    if not ref_root:
+        return None, None
+    base = os.path.abspath(root)
+    while True:
+        name = os.path.relpath(os.path.abspath(deck), base).replace(os.sep, "/")
+        folder = reference_folder(ref_root, name)
+        if folder:
+            return name, folder
+        if os.path.dirname(base) == base:
+            return None, None
+        base = os.path.dirname(base)
+
+
+def compare(outcome, root, ref_root):
+    """Fill the comparison fields of a deck that ran, when MBDyn's outputs exist."""
+    name, folder = reference_for(outcome.deck, root, ref_root)
+    if folder is None:
+        return outcome
+    outcome.reference = True
+    if not outcome.ran:
+        return outcome
+    try:
+        c = compare_outputs(folder, outcome.prefix)
+    except (OSError, ValueError) as e:
+        outcome.worst_at = f"comparison failed: {e}"[:300]
+        return outcome
+    if c.compared_steps == 0:
+        outcome.worst_at = "no output step in common with MBDyn's"
+        return outcome
+    outcome.compared_steps = c.compared_steps
+    outcome.position, outcome.rotation, outcome.reaction = c.position.value, c.rotation.value, c.reaction.value
+    outcome.agrees, outcome.motion_agrees, outcome.agrees_until = c.agrees, c.motion_agrees, c.agree_until
+    outcome.worst_at = "; ".join(c.problems + [c.worst().where()]) if (c.problems or not c.agrees) else ""
+    outcome.explanation = explain(name, c)
+    return outcome
+
+
+def conformance(root, budget=60.0, scratch=None, ref_root="auto", decks=None):
+    """Run every deck under root (or only `decks`, paths relative to root); compare with
+    MBDyn's outputs under ref_root ("auto": the mbdyn-ref folder next to the tree, None: no
+    comparison)."""
     scratch = scratch or tempfile.mkdtemp(prefix="mbdae-conformance-")
-    return [run_deck(p, budget, scratch) for p in find_decks(root)]
+    if ref_root == "auto":
+        ref_root = default_reference(root)
+    paths = find_decks(root) if decks is None else [os.path.join(root, d) for d in decks]
+    return [compare(run_deck(p, budget, scratch), root, ref_root) for p in paths]
+
+
+def totals(outcomes):
+    """found, parsed, ran, compared (ran and compared with MBDyn's outputs), agree (positions,
+    orientations and reactions), motion_agree (positions and orientations)."""
+    return dict(found=len(outcomes), parsed=sum(o.parsed for o in outcomes), ran=sum(o.ran for o in outcomes),
+                compared=sum(o.compared_steps > 0 for o in outcomes), agree=sum(o.agrees for o in outcomes),
+                motion_agree=sum(o.motion_agrees for o in outcomes))
+
+
+def _num(x, fmt=".1e"):
+    return "" if x != x else format(x, fmt)
 
 
 def write_reports(outcomes, root, prefix):
+    """PREFIX.csv and PREFIX.md; returns the totals (see `totals`)."""
     rel = lambda p: os.path.relpath(p, root)
+    names = [k for k in asdict(DeckOutcome("", False, False, 0, 0.0, "")) if k != "prefix"]
     with open(prefix + ".csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(asdict(outcomes[0]).keys()) if outcomes else ["deck"])
+        w = csv.DictWriter(f, fieldnames=names, extrasaction="ignore")
         w.writeheader()
         for o in outcomes:
             row = asdict(o)
             row["deck"] = rel(o.deck)
             w.writerow(row)
-    n, parsed, ran = len(outcomes), sum(o.parsed for o in outcomes), sum(o.ran for o in outcomes)
+    tot = totals(outcomes)
     lines = [f"# mbdae conformance over {root}", "",
-             f"decks found: {n}, parsed: {parsed}, ran to completion: {ran}", "",
-             "| deck | parsed | ran | steps | wall (s) | first error |", "|---|---|---|---|---|---|"]
+             f"decks found: {tot['found']}, parsed: {tot['parsed']}, ran to completion: {tot['ran']}, "
+             f"compared with MBDyn: {tot['compared']}, agree: {tot['agree']} "
+             f"(node motion alone: {tot['motion_agree']})", "",
+             f"Comparison with MBDyn 1.7.3's outputs at its kept output steps (matched by time): "
+             f"position = worst |Δx| / model size (extent of the node positions), rotation = worst "
+             f"angle between the orientations (rad), reaction = worst |Δ| of a .jnt force/moment "
+             f"column / largest |reaction| (from the first step after the initial time: there MBDyn "
+             f"prints its derivatives phase's multipliers).  A deck agrees when all three are "
+             f"within {AGREEMENT:g}; 'agrees until' is the last compared time up to which the node "
+             f"motion (position and rotation) does.", "",
+             "| deck | parsed | ran | steps | wall (s) | compared | position | rotation | reaction | agrees "
+             "| agrees until | worst at | first error / known explanation |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for o in outcomes:
-        err = o.first_error.replace("|", "\\|")
+        note = "; ".join(x for x in (o.first_error, o.explanation) if x).replace("|", "\\|")
+        compared = str(o.compared_steps) if o.compared_steps else ("no reference" if not o.reference else "")
+        agrees = ("yes" if o.agrees else "no") if o.compared_steps else ""
         lines.append(f"| {rel(o.deck)} | {'yes' if o.parsed else 'no'} | {'yes' if o.ran else 'no'} | "
-                     f"{o.steps} | {o.wall_s:.1f} | {err} |")
+                     f"{o.steps} | {o.wall_s:.1f} | {compared} | {_num(o.position)} | {_num(o.rotation)} | "
+                     f"{_num(o.reaction)} | {agrees} | {_num(o.agrees_until, 'g')} | "
+                     f"{o.worst_at.replace('|', '/')} | {note} |")
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
-    return n, parsed, ran
+    return tot

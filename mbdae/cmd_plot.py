@@ -1,0 +1,103 @@
+"""`mbdae plot PREFIX --node N --what x|v|w|euler [--out FILE.png]`: node motion from an
+MBDyn-style PREFIX.mov (written by `mbdae run` or by MBDyn) against time from PREFIX.out.
+
+.mov rows (MBDyn input manual, structural node output): label, position (3), orientation
+(3 columns: Euler angles in degrees or the rotation vector, as the node's `orientation
+description`; 9 columns for an orientation matrix), velocity (3), angular velocity (3).
+Block k of the .mov belongs to the k-th `Step` line of the .out whose last field is 1.
+matplotlib is an optional dependency (`pip install 'mbdae[plot]'`)."""
+import os
+
+import numpy as np
+
+from mbdae.engine.io.mbdyn_ref import blocks, output_times, read_lines
+from mbdae.engine import rotations as rot
+
+QUANTITIES = {
+    "x": ("position", ["x", "y", "z"], "m"),
+    "v": ("velocity", ["vx", "vy", "vz"], "m/s"),
+    "w": ("angular velocity", ["ωx", "ωy", "ωz"], "rad/s"),
+    "euler": ("orientation", ["φ1", "φ2", "φ3"], "deg"),
+}
+
+
+def node_series(prefix, node, what):
+    """(t, values (n, 3), label note) of one node's quantity, read from PREFIX.mov/.out."""
+    if what not in QUANTITIES:
+        raise ValueError(f"unknown quantity '{what}': choose one of {', '.join(QUANTITIES)}")
+    for ext in ("mov", "out"):
+        if not os.path.exists(f"{prefix}.{ext}"):
+            raise FileNotFoundError(f"{prefix}.{ext} not found (run `mbdae run DECK -o {prefix}` first)")
+    found = blocks(read_lines(prefix + ".mov"))
+    times = output_times(read_lines(prefix + ".out"))
+    if len(times) < len(found):
+        raise ValueError(f"{prefix}.out lists {len(times)} output steps but {prefix}.mov has {len(found)} blocks")
+    rows = [(t, b[node]) for t, b in zip(times, found) if node in b]
+    if not rows:
+        labels = sorted(found[0]) if found else []
+        raise ValueError(f"node {node} is not in {prefix}.mov (nodes: {', '.join(map(str, labels))})")
+    t = np.array([r[0] for r in rows])
+    data = np.array([r[1] for r in rows])
+    matrix = data.shape[1] == 18                      # orientation matrix: 9 columns
+    off = 9 if matrix else 3
+    note = ""
+    if what == "x":
+        values = data[:, 0:3]
+    elif what == "v":
+        values = data[:, 3 + off:6 + off]
+    elif what == "w":
+        values = data[:, 6 + off:9 + off]
+    elif matrix:
+        values = np.degrees(rot.R_to_euler123(data[:, 3:12].reshape(-1, 3, 3)))
+        note = " (Euler 1-2-3 from the orientation matrix)"
+    else:
+        values = data[:, 3:6]
+        note = "\n(.mov columns 5-7 as written: Euler angles in deg, or the rotation vector in rad)"
+    return t, values, note
+
+
+def make_figure(prefix, nodes, what):
+    """A matplotlib figure with one panel per component and one line per node."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise RuntimeError("`mbdae plot` needs matplotlib: pip install 'mbdae[plot]' "
+                           "(or pip install matplotlib)") from e
+    name, components, unit = QUANTITIES[what]
+    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(7, 7))
+    note = ""
+    for node in nodes:
+        t, values, note = node_series(prefix, node, what)
+        for k, ax in enumerate(axes):
+            ax.plot(t, values[:, k], label=f"node {node}")
+    for ax, comp in zip(axes, components):
+        ax.set_ylabel(f"{comp} [{'deg or rad' if 'as written' in note else unit}]")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_title(f"{os.path.basename(prefix)}: {name} of node {', '.join(map(str, nodes))}{note}", fontsize=9)
+    axes[-1].set_xlabel("time [s]")
+    if len(nodes) > 1:
+        axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def add_parser(sub, common):
+    p = sub.add_parser("plot", parents=[common], help="plot a node's motion from PREFIX.mov to a PNG")
+    p.add_argument("prefix", help="output prefix of a run (reads PREFIX.mov and PREFIX.out)")
+    p.add_argument("--node", type=int, nargs="+", required=True, help="node label(s)")
+    p.add_argument("--what", choices=list(QUANTITIES), default="x",
+                   help="x: position, v: velocity, w: angular velocity, euler: orientation (default x)")
+    p.add_argument("--out", help="PNG file (default: PREFIX.<what>.node<N>.png)")
+    return p
+
+
+def command(args):
+    out = args.out or f"{args.prefix}.{args.what}.node{'-'.join(map(str, args.node))}.png"
+    fig = make_figure(args.prefix, args.node, args.what)
+    fig.savefig(out, dpi=100)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    print(f"mbdae: wrote {out}")
+    return 0

@@ -69,6 +69,7 @@ class Model:
         self.beams = []
         self.gravity_vector = None
         self.gravity_drive = None
+        self.inverse_flags = {}          # label -> {flag: bool}, see inverse_dynamics_flags
 
     # ------------------------------------------------------------------ nodes
     def structural_node(self, label, kind="dynamic", position=None, orientation=None,
@@ -326,6 +327,20 @@ class Model:
         vel = any(s == "velocity" for s in ps)
         avel = any(s == "angular velocity" for s in os_)
         return rows, pd, (pd if vel else None), od, (od if avel else None)
+
+    def inverse_dynamics_flags(self, label, torque=None, prescribed_motion=None, right_hand_side=None,
+                               ergonomy=None):
+        """Role of joint/element `label` in an inverse-dynamics problem (MBDyn's `inverse
+        dynamics` flags, manual §6.3): `torque` (its rows enter the dynamics subproblem),
+        `prescribed motion` (its rows enter the kinematics), `right hand side` / `ergonomy`
+        for deformable elements (their loads in f / their energy in the position objective).
+        Flags not given keep their defaults (torque, prescribed motion, right hand side: yes)."""
+        f = self.inverse_flags.setdefault(label, {})
+        for key, val in (("torque", torque), ("prescribed motion", prescribed_motion),
+                         ("right hand side", right_hand_side), ("ergonomy", ergonomy)):
+            if val is not None:
+                f[key] = bool(val)
+        return label
 
     # ------------------------------------------------------------------ helpers
     def _node_spec(self, label):

@@ -102,3 +102,156 @@ def test_round_trip_through_forward_dynamics(inverse):
     e1, e2 = q_exact(f.t)[:2]
     assert np.max(np.abs(ang1 - e1)) < 1e-5 * np.max(np.abs(e1))
     assert np.max(np.abs(ang2 - ang1 - e2)) < 1e-5 * np.max(np.abs(e2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Planar three-link arm (links of lengths L3L, centre of mass at LC3 along the link); node i
+# sits at joint i with the orientation of link i (absolute angle φ_i about z).  Generalized
+# forces of the relative joint angles by virtual work (Newton-Euler, independent of mbdae):
+#   τ_k = Σ_{i≥k} [ (c_i - p_k) × m_i (a_ci - g) ]_z + I_i φ̈_i
+
+L3L = np.array([0.5, 0.4, 0.3])
+LC3 = np.array([0.25, 0.2, 0.15])
+M3L = np.array([2.0, 1.5, 1.0])
+I3L = np.array([0.05, 0.03, 0.02])
+Q3 = np.array([0.3, 1.9, -1.5])
+PATH = ("0.1*sin(2*Time)", "0.08*(1 - cos(3*Time))", "0.3*sin(1.5*Time)")
+
+
+def path_exact(t):
+    """Prescribed end-effector displacement (x, y), link-3 angle change, and their derivatives."""
+    p = np.stack([0.1 * np.sin(2 * t), 0.08 * (1 - np.cos(3 * t))], -1)
+    pd = np.stack([0.2 * np.cos(2 * t), 0.24 * np.sin(3 * t)], -1)
+    pdd = np.stack([-0.4 * np.sin(2 * t), 0.72 * np.cos(3 * t)], -1)
+    a = 0.3 * np.sin(1.5 * t)
+    return p, pd, pdd, a
+
+
+def chain_points(phi, phid=None, phidd=None):
+    """Joint points p_i, centres c_i (and their accelerations) of the planar chain."""
+    e = lambda a: np.stack([np.cos(a), np.sin(a)], -1)
+    n = lambda a: np.stack([-np.sin(a), np.cos(a)], -1)
+    p = [np.zeros(phi.shape[:-1] + (2,))]
+    for i in range(2):
+        p.append(p[-1] + L3L[i] * e(phi[..., i]))
+    c = [p[i] + LC3[i] * e(phi[..., i]) for i in range(3)]
+    tip = p[2] + L3L[2] * e(phi[..., 2])
+    if phid is None:
+        return p, c, tip
+    acc = lambda L, i: L * (phidd[..., i, None] * n(phi[..., i]) - phid[..., i, None] ** 2 * e(phi[..., i]))
+    vel = lambda L, i: L * phid[..., i, None] * n(phi[..., i])
+    pa, pv = [np.zeros_like(p[0])], [np.zeros_like(p[0])]
+    for i in range(2):
+        pa.append(pa[-1] + acc(L3L[i], i))
+        pv.append(pv[-1] + vel(L3L[i], i))
+    ca = [pa[i] + acc(LC3[i], i) for i in range(3)]
+    tipv = pv[2] + vel(L3L[2], 2)
+    tipa = pa[2] + acc(L3L[2], 2)
+    return p, c, tip, ca, tipv, tipa
+
+
+def newton_euler_torques(phi, phid, phidd, gravity=G):
+    p, c, tip, ca, _, _ = chain_points(phi, phid, phidd)
+    g = np.array([0.0, -gravity])
+    tau = []
+    for k in range(3):
+        s = 0.0
+        for i in range(k, 3):
+            r = c[i] - p[k]
+            f = M3L[i] * (ca[i] - g)
+            s = s + r[..., 0] * f[..., 1] - r[..., 1] * f[..., 0] + I3L[i] * phidd[..., i]
+        tau.append(s)
+    return np.stack(tau, -1)
+
+
+def three_link(control="pose", torques=None, gravity=True):
+    """control: 'pose' prescribes tip (x, y) and link-3 angle (fully actuated non collocated),
+    'tip' only the tip (x, y) (overcontrolled); torques=(t, τ (steps, 3)) gives the forward model."""
+    phi = np.cumsum(Q3)
+    m = Model()
+    p, c, tip = chain_points(phi)
+    for i in range(3):
+        m.structural_node(i + 1, "dynamic", position=[*p[i], 0], orientation=euler123_to_R([0, 0, phi[i]]))
+        m.body(i + 1, i + 1, M3L[i], center_of_mass=[LC3[i], 0, 0], inertia=np.full(3, I3L[i]))
+    m.revolute_pin(1, 1, absolute_orientation=np.eye(3))
+    m.revolute_hinge(2, 1, 2, offset1=[L3L[0], 0, 0])
+    m.revolute_hinge(3, 2, 3, offset1=[L3L[1], 0, 0])
+    if gravity:
+        m.gravity([0, -G, 0])
+    if torques is None:
+        rz = ("inactive", "inactive", "active")
+        m.total_pin_joint(11, 1, orientation_status=rz)
+        m.total_joint(12, 1, 2, orientation_status=rz)
+        m.total_joint(13, 2, 3, orientation_status=rz)
+        for lab in (11, 12, 13):
+            m.inverse_dynamics_flags(lab, torque=True, prescribed_motion=False)
+        rot_status = rz if control == "pose" else ("inactive",) * 3
+        m.total_pin_joint(20, 3, offset=[L3L[2], 0, 0],
+                          position_status=("active", "active", "inactive"),
+                          position_drive=VectorDrive.component([ExpressionDrive(PATH[0]),
+                                                                ExpressionDrive(PATH[1]), None]),
+                          orientation_status=rot_status,
+                          orientation_drive=VectorDrive.single([0, 0, 1], ExpressionDrive(PATH[2])))
+        m.inverse_dynamics_flags(20, torque=False, prescribed_motion=True)
+    else:
+        t, tau = torques
+        pl = lambda k: PiecewiseLinearDrive(list(zip(t, tau[:, k])))
+        for k in range(3):      # joint k acts on link k (node k+1) and reacts on link k-1
+            m.couple(30 + 2 * k, k + 1, VectorDrive.single([0, 0, 1], pl(k)))
+            if k > 0:
+                m.couple(31 + 2 * k, k, VectorDrive.single([0, 0, -1], pl(k)))
+    return m
+
+
+def link_angles(R):
+    return np.unwrap(np.arctan2(R[..., 1, 0], R[..., 0, 0]), axis=0)
+
+
+@pytest.fixture(scope="module")
+def non_collocated():
+    t = np.linspace(0.0, 1.0, 2001)    # the round trip interpolates the torques linearly
+    prob = InverseDynamicsProblem(three_link("pose"), t, problem_type="fully actuated non collocated")
+    return prob.run()
+
+
+def test_non_collocated_path_and_torques(non_collocated):
+    r = non_collocated
+    phi0 = np.cumsum(Q3)
+    tip0 = chain_points(phi0)[2]
+    p, pd, pdd, a = path_exact(r.t)
+    phi = link_angles(r.R)
+    phid, phidd = r.w[:, :, 2], r.wd[:, :, 2]
+    _, _, tip, _, tipv, tipa = chain_points(phi, phid, phidd)
+    # the computed motion follows the prescribed path to the solver tolerance, up to accelerations
+    assert np.max(np.abs(tip - tip0 - p)) < 1e-9
+    assert np.max(np.abs(phi[:, 2] - phi0[2] - a)) < 1e-9
+    assert np.max(np.abs(tipv - pd)) < 1e-9
+    assert np.max(np.abs(tipa - pdd)) < 1e-8
+    # the hinge points stay together (the passive constraints hold)
+    x_tip_node = r.x[:, 2, :2] + L3L[2] * np.stack([np.cos(phi[:, 2]), np.sin(phi[:, 2])], -1)
+    assert np.max(np.abs(x_tip_node - tip)) < 1e-9
+    # actuator torques: the couples of the torque joints on their second node
+    tau = np.stack([r.joint(lab)[1][:, 2] for lab in (11, 12, 13)], -1)
+    ref = newton_euler_torques(phi, phid, phidd)
+    assert np.max(np.abs(tau - ref)) < 1e-8 * np.max(np.abs(ref))
+    # the prescribing joint carries no load in the dynamics (μ = 0, manual §6.3.5)
+    F20, M20 = r.joint(20)
+    assert np.max(np.abs(F20)) == 0.0 and np.max(np.abs(M20)) == 0.0
+    assert r.stats["factorizations"] > 0
+
+
+def test_non_collocated_round_trip(non_collocated):
+    r = non_collocated
+    tau = np.stack([r.joint(lab)[1][:, 2] for lab in (11, 12, 13)], -1)
+    fwd = three_link(torques=(r.t, tau))
+    for i in range(3):
+        fwd.nodes[i].v = r.v[0, i].copy()
+        fwd.nodes[i].w = r.w[0, i].copy()
+    f = InitialValueProblem(fwd, final_time=1.0, time_step=2.5e-4, method="ms", rho=0.6).run()
+    phi = link_angles(f.R)
+    tip = chain_points(phi)[2]
+    p, _, _, a = path_exact(f.t)
+    tip0 = chain_points(np.cumsum(Q3))[2]
+    amp = np.max(np.abs(p))
+    assert np.max(np.abs(tip - tip0 - p)) < 1e-5 * amp
+    assert np.max(np.abs(phi[:, 2] - Q3.sum() - a)) < 1e-5 * np.max(np.abs(a))

@@ -232,9 +232,9 @@ class _Beams(ElementFamily):
         res = [np.concatenate([resF, resM], axis=-1).reshape(ne, 6 * NN)]
         if not want_jac:
             return res, None
-        return res, [self._jacobian(ctx, g, arm)]
+        return res, [self._jacobian(ctx, g)]
 
-    def _jacobian(self, ctx, g, arm):
+    def _jacobian(self, ctx, g):
         ne, NN, NP = self.ne, self.NN, self.NP
         nq = 6 * NN
         N, dN = self.N, g["dN"]                                          # (NP,NN), (ne,NP,NN)
@@ -301,26 +301,31 @@ class _Beams(ElementFamily):
         F, M = g["F"], g["M"]
         dF = -rot.skew(F) @ Th + RJ @ df[:, :, 0:3]
         dM = -rot.skew(M) @ Th + RJ @ df[:, :, 3:6]
-        # node rows: -Σ_J W_kJ [dF_J ; dM_J + arm_kJ × dF_J - F_J × (δp_J - δx_k)]
+        # node rows: -Σ_J W_kJ [dF_J ; dM_J + (p_J - x_k) × dF_J - F_J × (δp_J - δx_k)]
+        #          = -[Σ_J W_kJ dF_J ; Σ_J W_kJ (dM_J + p_J × dF_J - F_J × δp_J) - x_k × ΣdF + ΣF × δx_k]
         W = self.W
-        Xk = np.zeros((NN, 3, NN, 6))
+        x = g["x"]
+        p = g["p"]
+        Q = dM + rot.skew(p) @ dF - rot.skew(F) @ Pq                      # (ne, NP, 3, nq)
+        sF = np.einsum('kj,njaq->nkaq', W, dF)                             # (ne, NN, 3, nq)
+        sQ = np.einsum('kj,njaq->nkaq', W, Q)
+        FW = np.einsum('kj,nja->nka', W, F)                                # (ne, NN, 3)
+        Jq = np.empty((ne, NN, 6, nq))
+        Jq[:, :, 0:3] = -sF
+        Jq[:, :, 3:6] = -(sQ - rot.skew(x) @ sF)
+        FWx = rot.skew(FW)
         for k in range(NN):
-            Xk[k, :, k, 0:3] = I3
-        Xk = Xk.reshape(NN, 3, nq)
-        Fx = rot.skew(F)                                                 # (ne,NP,3,3)
-        armx = rot.skew(arm)                                             # (ne,NN,NP,3,3)
-        dMk = dM[:, None] + armx @ dF[:, None] - Fx[:, None] @ (Pq[:, None] - Xk[None, :, None])
-        Jq = np.zeros((ne, NN, 6, nq))
-        Jq[:, :, 0:3] = -np.einsum('kj,njaq->nkaq', W, dF)
-        Jq[:, :, 3:6] = -np.einsum('kj,nkjaq->nkaq', W, dMk)
+            Jq[:, k, 3:6, 6 * k:6 * k + 3] -= FWx[:, k]
         Jq = Jq.reshape(ne, nq, nq)
         Jv = None
         if self.viscous:
             dFv = RJ @ dfv[:, :, 0:3]
             dMv = RJ @ dfv[:, :, 3:6]
-            Jv = np.zeros((ne, NN, 6, nq))
-            Jv[:, :, 0:3] = -np.einsum('kj,njaq->nkaq', W, dFv)
-            Jv[:, :, 3:6] = -np.einsum('kj,nkjaq->nkaq', W, dMv[:, None] + armx @ dFv[:, None])
+            sFv = np.einsum('kj,njaq->nkaq', W, dFv)
+            sQv = np.einsum('kj,njaq->nkaq', W, dMv + rot.skew(p) @ dFv)
+            Jv = np.empty((ne, NN, 6, nq))
+            Jv[:, :, 0:3] = -sFv
+            Jv[:, :, 3:6] = -(sQv - rot.skew(x) @ sFv)
             Jv = Jv.reshape(ne, nq, nq)
         return self._chain(ctx.kin, Jq, Jv)
 

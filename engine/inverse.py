@@ -267,7 +267,21 @@ class InverseDynamicsProblem:
         keep = cols >= 0
         r = np.broadcast_to(np.arange(len(i))[:, None], cols.shape)
         A = sp.csr_matrix((C[keep], (r[keep], cols[keep])), shape=(len(i), self.n))
-        return dict(c=T["c"][i, u], A=A, phi_t=T["phi_t"][i, u], conv=T["conv"][i, u])
+        return dict(c=T["c"][i, u], A=A, phi_t=T["phi_t"][i, u], conv=T["conv"][i, u], G=T["G"])
+
+    def constraint_stiffness(self, G, rows, lam):
+        """Σ λ_r ∂(φ_r/x)ᵀ/∂x of the rows `rows` (mask) with multipliers lam (n×n, sparse):
+        the constraint part of the Hessian of the Lagrangian, from the joints' geometric
+        stiffness."""
+        J = self.joints
+        L = np.zeros(J.uact.shape)
+        L[self.row_inst[rows], self.row_u[rows]] = lam
+        K = J._geometric_stiffness(G, L)
+        cols = self.inst_cols
+        keep = (cols[:, :, None] >= 0) & (cols[:, None, :] >= 0)
+        r = np.broadcast_to(cols[:, :, None], K.shape)
+        c = np.broadcast_to(cols[:, None, :], K.shape)
+        return sp.csr_matrix((K[keep], (r[keep], c[keep])), shape=(self.n, self.n))
 
     def inertia(self, st):
         """Block-diagonal mass matrix (n×n) and inertia forces h (n) at st."""
@@ -356,6 +370,7 @@ class InverseDynamicsProblem:
                 if E is not None:
                     grad += E[0]
                     H = H + E[1]
+                H = H + self.constraint_stiffness(T["G"], kr, lam)
                 F = np.concatenate([grad + A.T @ lam, c])
                 Mat = self._kkt(H, A)
             err = np.linalg.norm(F)

@@ -255,3 +255,151 @@ def test_non_collocated_round_trip(non_collocated):
     amp = np.max(np.abs(p))
     assert np.max(np.abs(tip - tip0 - p)) < 1e-5 * amp
     assert np.max(np.abs(phi[:, 2] - Q3.sum() - a)) < 1e-5 * np.max(np.abs(a))
+
+
+# ---------------------------------------------------------------------------------------------
+# Underdetermined problems (manual §6.3.4-6.3.5): the KKT conditions of the weighted
+# least-squares subproblems, checked with a null-space basis Z of the kinematic constraint
+# matrix and objective gradients by central finite differences of the objectives.
+
+from scipy.linalg import null_space
+from mbdae.engine import rotations as rot
+from mbdae.engine.constitutive import LinearViscoelastic1D
+
+MC, MP, LP, IP = 3.0, 0.8, 0.6, 0.02
+XC = "0.2*sin(2*Time) + 0.1*Time^2"
+
+
+def cart_pendulum():
+    """Cart (node 1) on the x axis driven by a prescribed position x_c(t) (collocated actuator,
+    joint 2); pendulum (node 2) hinged at the cart, centre of mass LP below the pivot."""
+    th0 = 0.3
+    m = Model()
+    m.structural_node(1, "dynamic")
+    m.structural_node(2, "dynamic", orientation=euler123_to_R([0, 0, th0]), angular_velocity=[0, 0, 0.5])
+    m.body(1, 1, MC, inertia=np.full(3, 0.1))
+    m.body(2, 2, MP, center_of_mass=[0, -LP, 0], inertia=np.full(3, IP))
+    m.gravity([0, -G, 0])
+    m.total_pin_joint(1, 1, position_status=("inactive", "active", "active"),
+                      orientation_status=("active",) * 3)
+    m.total_pin_joint(2, 1, position_status=("active", "inactive", "inactive"),
+                      position_drive=VectorDrive.single([1, 0, 0], ExpressionDrive(XC)))
+    m.revolute_hinge(3, 1, 2)
+    return m
+
+
+def objective_gradient(prob, st, fun):
+    """Central differences of fun(x, R) over the node perturbations (δx, θ), δR = θ× R."""
+    nodes = prob.system.nodes
+    x0, R0 = st.y[nodes.ix].copy(), st.R_ref.copy()
+    g = np.zeros(prob.n)
+    h = 1e-6
+    for k in range(prob.n):
+        i, j = divmod(k, 6)
+        vals = []
+        for s in (h, -h):
+            x, R = x0.copy(), R0.copy()
+            if j < 3:
+                x[i, j] += s
+            else:
+                R[i] = rot.exp_rotvec(s * np.eye(3)[j - 3]) @ R[i]
+            vals.append(fun(x, R))
+        g[k] = (vals[0] - vals[1]) / (2 * h)
+    return g
+
+
+def mass_distance(prob, M, xp, Rp):
+    def fun(x, R):
+        d = np.concatenate([x - xp, rot.log_rotvec(R @ np.swapaxes(Rp, -1, -2))], axis=1).reshape(-1)
+        return 0.5 * d @ (M @ d)
+    return fun
+
+
+def kkt_checks(prob, r, k, weights, extra_energy=None, extra_damping=None):
+    """Position, velocity (and, for the overcontrolled case, acceleration) KKT residuals at
+    instant k: the projected gradients Zᵀ∇J and the constraint residuals."""
+    wx, wv, wa = weights
+    st = prob.state(r.t[k], r.x[k], r.R[k], r.v[k], r.w[k])
+    st0 = prob.state(r.t[k], r.x[k], r.R[k])
+    T = prob.rows(st)
+    kr = prob.kin_rows
+    A = T["A"][kr].toarray()
+    Z = null_space(A)
+    assert Z.shape[1] == prob.n - A.shape[0]
+    M, _ = prob.inertia(st)
+    fun = mass_distance(prob, M, r.x[k - 1], r.R[k - 1])
+    J = (lambda x, R: wx * fun(x, R) + (extra_energy(x, R) if extra_energy else 0.0))
+    grad = objective_gradient(prob, st0, J)
+    pos = np.abs(Z.T @ grad).max() / max(np.abs(grad).max(), 1e-300)
+    V = np.concatenate([r.v[k], r.w[k]], axis=1).reshape(-1)
+    Vp = np.concatenate([r.v[k - 1], r.w[k - 1]], axis=1).reshape(-1)
+    gv = wv * (M @ (V - Vp)) + (extra_damping(st0, V) if extra_damping else 0.0)
+    vel = np.abs(Z.T @ gv).max() / max(np.abs(gv).max(), 1e-300)
+    feas = (np.abs(T["c"][kr & prob.pos_level]).max(), np.abs(A @ V + T["phi_t"][kr]).max())
+    Acc = np.concatenate([r.a[k], r.wd[k]], axis=1).reshape(-1)
+    Accp = np.concatenate([r.a[k - 1], r.wd[k - 1]], axis=1).reshape(-1)
+    ga = M @ ((1 + wa) * Acc - wa * Accp)
+    acc = np.abs(Z.T @ ga).max() / max(np.abs(ga).max(), 1e-300)
+    return pos, vel, acc, feas, np.abs(A @ Acc + T["conv"][kr]).max()
+
+
+def test_underactuated_collocated_kkt_and_dynamics():
+    weights = (1.0, 0.5, 0.0)
+    t = np.linspace(0.0, 0.5, 51)
+    prob = InverseDynamicsProblem(cart_pendulum(), t, problem_type="underdetermined underactuated collocated",
+                                  weights=weights, tolerance=1e-12)
+    r = prob.run()
+    for k in (1, 10, 25, 50):
+        pos, vel, _, feas, accres = kkt_checks(prob, r, k, weights)
+        assert pos < 1e-7 and vel < 1e-10, (k, pos, vel)
+        assert feas[0] < 1e-11 and feas[1] < 1e-11 and accres < 1e-10
+    # accelerations and the cart force follow from the equations of motion (6.56):
+    # (m l² + I) θ̈ + m l cosθ ẍ_c + m g l sinθ = 0,  F = (M + m) ẍ_c + m l (θ̈ cosθ - θ̇² sinθ)
+    th = np.arctan2(r.R[:, 1, 1, 0], r.R[:, 1, 0, 0])
+    thd, thdd = r.w[:, 1, 2], r.wd[:, 1, 2]
+    xcdd = -0.8 * np.sin(2 * r.t) + 0.2
+    assert np.allclose(r.a[:, 0, 0], xcdd, atol=1e-10)
+    eom = (MP * LP ** 2 + IP) * thdd + MP * LP * np.cos(th) * xcdd + MP * G * LP * np.sin(th)
+    assert np.abs(eom).max() < 1e-10
+    F = (MC + MP) * xcdd + MP * LP * (thdd * np.cos(th) - thd ** 2 * np.sin(th))
+    assert np.allclose(r.joint(2)[0][:, 0], F, rtol=0, atol=1e-10 * np.abs(F).max())
+    # the pendulum is free: its velocity minimizes the weighted change, it is not prescribed
+    assert np.ptp(thd) > 1e-2
+
+
+@pytest.mark.parametrize("ergonomy", [False, True])
+def test_overcontrolled_kkt_and_torques(ergonomy):
+    weights = (0.5, 1.0, 0.3)
+    m = three_link("tip")
+    E, ETA = 40.0, 2.0
+    l0 = None
+    if ergonomy:       # a visco-elastic rod between the base and the wrist shapes the posture
+        m.rod(40, 1, 3, LinearViscoelastic1D(E, ETA))
+        m.inverse_dynamics_flags(40, ergonomy=True, right_hand_side=False)
+        l0 = float(np.linalg.norm(m.nodes[2].x - m.nodes[0].x))
+    t = np.linspace(0.0, 0.4, 41)
+    prob = InverseDynamicsProblem(m, t, problem_type="underdetermined fully actuated", weights=weights,
+                                  tolerance=1e-12)
+    r = prob.run()
+    energy = damping = None
+    if ergonomy:
+        length = lambda x, R: np.linalg.norm(x[2] - x[0])
+        energy = lambda x, R: 0.5 * E * l0 * (length(x, R) / l0 - 1) ** 2
+
+        def damping(st0, V):
+            g = objective_gradient(prob, st0, length)       # ∂l/∂q
+            return ETA / l0 * g * (g @ V)
+    for k in (1, 20, 40):
+        pos, vel, acc, feas, accres = kkt_checks(prob, r, k, weights, energy, damping)
+        assert pos < 1e-7 and vel < 1e-7 and acc < 1e-10, (k, pos, vel, acc)
+        assert feas[0] < 1e-11 and feas[1] < 1e-11 and accres < 1e-10
+    # the tip follows the prescribed path up to accelerations; torques by virtual work
+    phi = link_angles(r.R)
+    phid, phidd = r.w[:, :, 2], r.wd[:, :, 2]
+    _, _, tip, _, tipv, tipa = chain_points(phi, phid, phidd)
+    p, pd, pdd, _ = path_exact(r.t)
+    assert np.max(np.abs(tip - tip[0] - p)) < 1e-10
+    assert np.max(np.abs(tipv - pd)) < 1e-10 and np.max(np.abs(tipa - pdd)) < 1e-9
+    tau = np.stack([r.joint(lab)[1][:, 2] for lab in (11, 12, 13)], -1)
+    ref = newton_euler_torques(phi, phid, phidd)
+    assert np.max(np.abs(tau - ref)) < 1e-9 * np.max(np.abs(ref))

@@ -403,3 +403,170 @@ def test_overcontrolled_kkt_and_torques(ergonomy):
     tau = np.stack([r.joint(lab)[1][:, 2] for lab in (11, 12, 13)], -1)
     ref = newton_euler_torques(phi, phid, phidd)
     assert np.max(np.abs(tau - ref)) < 1e-9 * np.max(np.abs(ref))
+
+
+# ---------------------------------------------------------------------------------------------
+# Convective terms (φ/x ẋ)/x ẋ (with the drives' φ/tt) of every joint type, and the mass
+# matrix, against central finite differences in time along smooth node motions.
+
+from mbdae.engine.system import System, State, Context
+from mbdae.engine.inverse_terms import joint_terms, inertia_terms
+from mbdae.elements.joints import RigidJoints
+from mbdae.elements.body import RigidBodies
+
+E1, E2 = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8]), np.array([0.0, 0.6, 0.8])
+
+
+def node_motion(k, t):
+    """Pose, velocities and accelerations of node k: x = x0 + smooth terms, R = exp(α1 e1×)
+    exp(α2 e2×) R0 with spatial ω = α̇1 e1 + α̇2 Ra e2."""
+    ph = 0.7 * k
+    x0 = np.array([0.1, 0.2, -0.1]) * (k + 1) + np.array([k, 0.3, 0.0])
+    w = np.array([1.3, 0.9, 1.7])
+    x = x0 + 0.2 * np.sin(w * t + ph)
+    v = 0.2 * w * np.cos(w * t + ph)
+    a = -0.2 * w ** 2 * np.sin(w * t + ph)
+    a1, a1d, a1dd = 0.4 + 0.6 * np.sin(1.1 * t + ph), 0.66 * np.cos(1.1 * t + ph), -0.726 * np.sin(1.1 * t + ph)
+    a2, a2d, a2dd = -0.3 + 0.5 * np.cos(0.8 * t - ph), -0.4 * np.sin(0.8 * t - ph), -0.32 * np.cos(0.8 * t - ph)
+    Ra = rot.exp_rotvec(a1 * E1)
+    R0 = euler123_to_R([0.2 * k, -0.3, 0.5])
+    R = Ra @ rot.exp_rotvec(a2 * E2) @ R0
+    e2 = Ra @ E2
+    om = a1d * E1 + a2d * e2
+    omd = a1dd * E1 + a2dd * e2 + a2d * a1d * np.cross(E1, e2)
+    return x, R, v, om, a, omd
+
+
+def _tdrive(expr):
+    return ExpressionDrive(expr)
+
+
+JOINT_CASES = {
+    "clamp": lambda m: m.clamp(1, 2),
+    "spherical hinge": lambda m: m.spherical_hinge(1, 1, 2, offset1=[0.3, 0.1, 0], offset2=[-0.2, 0, 0.1]),
+    "spherical pin": lambda m: m.spherical_pin(1, 2, offset=[0.1, 0.2, 0.3]),
+    "revolute hinge": lambda m: m.revolute_hinge(1, 1, 2, offset1=[0.3, 0, 0], orientation1=euler123_to_R([0.1, 0.2, 0.3]),
+                                                offset2=[0, 0.2, 0], orientation2=euler123_to_R([-0.2, 0.1, 0])),
+    "revolute pin": lambda m: m.revolute_pin(1, 2, offset=[0.1, 0, 0.2], orientation=euler123_to_R([0.3, 0, 0.1])),
+    "cardano hinge": lambda m: m.cardano_hinge(1, 1, 2, offset1=[0.2, 0, 0], orientation1=euler123_to_R([0, 0.4, 0]),
+                                              offset2=[0, 0.1, 0]),
+    "in line": lambda m: m.in_line(1, 1, [0.1, 0.2, 0], euler123_to_R([0.3, 0.2, 0.1]), 2, offset2=[0.1, 0, 0.3]),
+    "in plane": lambda m: m.in_plane(1, 1, [0.1, 0, 0.2], [0.2, 0.3, 0.9], 2, offset2=[0, 0.2, 0.1]),
+    "prismatic": lambda m: m.prismatic(1, 1, 2, orientation1=euler123_to_R([0.1, 0, 0.2])),
+    "distance": lambda m: m.distance(1, 1, 2, length=_tdrive("1.5 + 0.2*sin(3*Time)"), offset1=[0.1, 0, 0],
+                                     offset2=[0, 0.2, 0]),
+    "drive hinge": lambda m: m.drive_hinge(1, 1, 2, VectorDrive.component(
+        [_tdrive("0.3*sin(2*Time)"), _tdrive("0.2*cos(Time)"), _tdrive("0.5*Time")]),
+        orientation1=euler123_to_R([0.2, 0, 0])),
+    "drive displacement": lambda m: m.drive_displacement(1, 1, 2, VectorDrive.component(
+        [_tdrive("sin(2*Time)"), _tdrive("0.3*Time^2"), _tdrive("0.1")]), offset1=[0.2, 0, 0], offset2=[0, 0, 0.1]),
+    "drive displacement pin": lambda m: m.drive_displacement_pin(1, 2, VectorDrive.component(
+        [_tdrive("cos(Time)"), None, _tdrive("0.2*Time^3")]), offset=[0.1, 0.1, 0]),
+    "axial rotation": lambda m: m.axial_rotation(1, 1, 2, _tdrive("2 + sin(Time)"), offset1=[0.1, 0, 0],
+                                                 orientation1=euler123_to_R([0.3, 0.1, 0])),
+    "total joint": lambda m: m.total_joint(
+        1, 1, 2, offset1=[0.2, 0.1, 0], position_orientation1=euler123_to_R([0.1, 0.2, 0]),
+        rotation_orientation1=euler123_to_R([0, 0.3, 0.1]), offset2=[0, 0.1, 0.2],
+        rotation_orientation2=euler123_to_R([0.2, 0, 0]), position_status=("active", "velocity", "active"),
+        position_drive=VectorDrive.component([_tdrive("sin(Time)"), _tdrive("0.3*cos(2*Time)"), _tdrive("Time^2")]),
+        orientation_status=("active", "angular velocity", "active"),
+        orientation_drive=VectorDrive.component([_tdrive("0.4*sin(1.5*Time)"), _tdrive("0.2*Time"),
+                                                 _tdrive("0.3*cos(Time)")])),
+    "total pin joint": lambda m: m.total_pin_joint(
+        1, 2, offset=[0.1, 0.2, 0], position_status=("active",) * 3,
+        position_drive=VectorDrive.component([_tdrive("0.1*sin(Time)"), None, _tdrive("Time")]),
+        orientation_status=("active",) * 3,
+        orientation_drive=VectorDrive.single(E1, _tdrive("0.7*sin(2*Time)"))),
+}
+
+
+def _two_node_state(sysm, t):
+    nodes = sysm.nodes
+    y, yp = np.zeros(sysm.n), np.zeros(sysm.n)
+    R = np.zeros((2, 3, 3))
+    A = []
+    for k in range(2):
+        x, Rk, v, om, a, omd = node_motion(k, t)
+        y[nodes.ix[k]] = x
+        yp[nodes.ix[k]] = v
+        yp[nodes.ig[k]] = om
+        R[k] = Rk
+        A.append(np.concatenate([a, omd]))
+    st = State(t, y, yp, R)
+    return st, Context(t, y, yp, sysm.kinematics(st), 0.0, "regular"), np.concatenate(A)
+
+
+def _two_node_model():
+    m = Model()
+    for k in range(2):
+        x, R, v, om, _, _ = node_motion(k, 0.0)
+        m.structural_node(k + 1, "dynamic", position=x, orientation=R, velocity=v, angular_velocity=om)
+    return m
+
+
+@pytest.mark.parametrize("kind", sorted(JOINT_CASES))
+def test_convective_terms_by_finite_differences(kind):
+    m = _two_node_model()
+    JOINT_CASES[kind](m)
+    sysm = System(m)
+    joints = sysm.family(RigidJoints)
+    act = joints.uact[0]
+    pos = joints.upos
+    assert act.any()
+
+    def level1(t):
+        """φ/x ẋ + φ/t for position-level rows, the row itself for velocity-level rows."""
+        _, ctx, _ = _two_node_state(sysm, t)
+        T = joint_terms(joints, ctx)
+        G = T["G"]              # local velocities (v1, ω1, v2, ω2); the ground has none
+        V = np.concatenate([G["v1"], G["w1"], G["v2"], G["w2"]], axis=1)
+        Cpos = np.einsum('nrq,nq->nr', T["C"], V) + T["phi_t"]
+        return np.where(pos, Cpos, T["c"])[0], T
+
+    def value(t):
+        _, ctx, _ = _two_node_state(sysm, t)
+        return joint_terms(joints, ctx)["c"][0]
+
+    t0, h = 0.37, 1e-3
+    s0, T = level1(t0)
+    _, ctx, A = _two_node_state(sysm, t0)
+    if joints.ground[0]:
+        A = np.concatenate([np.zeros(6), A[6:]])
+    fd = lambda f: (8 * (f(t0 + h) - f(t0 - h)) - (f(t0 + 2 * h) - f(t0 - 2 * h))) / (12 * h)
+    # velocity level: φ/x ẋ + φ/t is the time derivative of the position-level rows
+    dvalue = fd(value)
+    assert np.allclose(s0[act & pos], dvalue[act & pos], rtol=0, atol=1e-9 * max(1.0, np.abs(dvalue).max()))
+    # acceleration level: d/dt(level 1) = [C or Cv] ẍ + conv
+    Mrow = T["C"][0] if T["Cv"] is None else np.where(pos[:, None], T["C"][0], T["Cv"][0])
+    expected = fd(lambda t: level1(t)[0]) - Mrow @ A
+    conv = T["conv"][0]
+    scale = max(1.0, np.abs(expected).max())
+    assert np.allclose(conv[act], expected[act], rtol=0, atol=1e-9 * scale), (conv[act], expected[act])
+    assert np.abs(conv[act]).max() > 1e-5      # the terms are not trivially zero on this motion
+
+
+def test_mass_matrix_by_finite_differences():
+    """Mn [a; ω̇] + h = [β̇; γ̇ + ẋ×β] with β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) (eqs. 8.1-8.3)."""
+    m = _two_node_model()
+    m.body(1, 1, 2.0, center_of_mass=[0.1, -0.2, 0.3], inertia=np.diag([0.3, 0.5, 0.4]),
+           inertia_orientation=euler123_to_R([0.2, 0.1, 0.3]))
+    m.body(2, 1, 0.7, center_of_mass=[-0.3, 0.0, 0.1], inertia=np.diag([0.1, 0.1, 0.2]))
+    m.body(3, 2, 1.5, center_of_mass=[0.0, 0.4, 0.0], inertia=np.diag([0.2, 0.3, 0.1]))
+    sysm = System(m)
+    bodies = sysm.family(RigidBodies)
+
+    def momenta(t):
+        st, ctx, _ = _two_node_state(sysm, t)
+        return bodies.node_momenta(ctx.kin)
+
+    t0, h = 0.21, 1e-3
+    st, ctx, A = _two_node_state(sysm, t0)
+    fd = lambda k: (8 * (momenta(t0 + h)[k] - momenta(t0 - h)[k]) - (momenta(t0 + 2 * h)[k] - momenta(t0 - 2 * h)[k])) / (12 * h)
+    beta, _ = momenta(t0)
+    rate = np.concatenate([fd(0), fd(1) + np.cross(ctx.kin.v, beta)], axis=1)
+    Mn, hterm = inertia_terms(bodies, ctx.kin)
+    lhs = np.einsum('nij,nj->ni', Mn, A.reshape(2, 6)) + hterm
+    assert np.allclose(lhs, rate, rtol=0, atol=1e-9 * np.abs(rate).max())
+    # symmetric, positive definite for bodies with mass and full inertia
+    assert np.allclose(Mn, np.swapaxes(Mn, 1, 2))
+    assert np.all(np.linalg.eigvalsh(Mn) > 0)

@@ -413,6 +413,8 @@ class InverseDynamicsProblem:
         T = self.rows(st)
         A = T["A"][kr]
         rhs = -T["conv"][kr]
+        if self.problem_type == "underdetermined underactuated collocated":
+            return None, T            # solved together with the loads (6.56)
         if not self.problem_type.startswith("underdetermined"):
             return self._solve(A, rhs, "acceleration subproblem", t), T
         M, _ = self.inertia(st)

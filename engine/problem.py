@@ -250,7 +250,7 @@ class InitialValueProblem:
             else:
                 g = rot.cayley_inverse(H.R @ np.swapaxes(R_ref, -1, -2))
                 y[nodes.ig] = g
-                yp[nodes.ig] = np.linalg.solve(rot.cayley_G(g), H.w[..., None])[..., 0]
+                yp[nodes.ig] = rot.matvec(rot.cayley_G_inv(g), H.w)
             ys.append(y)
             yps.append(yp)
         return ys, yps

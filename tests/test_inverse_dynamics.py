@@ -570,3 +570,34 @@ def test_mass_matrix_by_finite_differences():
     # symmetric, positive definite for bodies with mass and full inertia
     assert np.allclose(Mn, np.swapaxes(Mn, 1, 2))
     assert np.all(np.linalg.eigvalsh(Mn) > 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Factorization reuse (manual §6.3.2, §6.3.4): the collocated problem factorizes the matrix
+# at the converged positions once and uses it for velocities, accelerations and (transposed)
+# the loads; the non-collocated one needs a second matrix for the loads; the overcontrolled
+# one shares the velocity and acceleration matrices when R = 0 and w_ẋ = 1 + w_ẍ.
+
+def _counts(model, t, **kw):
+    on = InverseDynamicsProblem(model, t, **kw).run()
+    off = InverseDynamicsProblem(model, t, reuse_factorizations=False, **kw).run()
+    assert np.array_equal(on.stats["newton_iterations"], off.stats["newton_iterations"])
+    assert np.allclose(on.multipliers, off.multipliers, rtol=0, atol=1e-12 * np.abs(off.multipliers).max())
+    return on.stats, off.stats
+
+
+def test_factorization_reuse_counts():
+    N = 21
+    t = np.linspace(0.0, 0.2, N)
+    on, off = _counts(arm(), t)
+    it = on["newton_iterations"]
+    assert on["factorizations"] == it + N and on["reused_factorizations"] == 2 * N
+    assert off["factorizations"] == it + 3 * N and off["reused_factorizations"] == 0
+    on, off = _counts(three_link("pose"), t, problem_type="fully actuated non collocated")
+    it = on["newton_iterations"]
+    assert on["factorizations"] == it + 2 * N and on["reused_factorizations"] == N
+    assert off["factorizations"] == it + 3 * N
+    on, off = _counts(three_link("tip"), t, problem_type="underdetermined fully actuated", weights=(1.0, 1.0, 0.0))
+    it = on["newton_iterations"]
+    assert on["factorizations"] == it + 2 * N and on["reused_factorizations"] == N
+    assert off["factorizations"] == it + 3 * N

@@ -46,21 +46,10 @@ def node_columns(nodes, idx):
     return ix, ig
 
 
-def gather(kin_array, idx, ground):
-    """Per-instance node quantity, taking `ground` where idx = -1."""
-    idx = np.asarray(idx)
-    safe = np.where(idx >= 0, idx, 0)
-    val = kin_array[safe]
-    if ground is None:
-        return val
-    mask = (idx < 0).reshape(idx.shape + (1,) * (val.ndim - idx.ndim))
-    return np.where(mask, ground, val)
-
-
 def chain(kin, idx, dF_dx=None, dF_dth=None, dF_dv=None, dF_dw=None):
     """Jacobian blocks on a node's (Δẋ, Δġ) columns from partials on (x, θ, v, ω) (G8):
     J_x = ∂f/∂v + dCoef ∂f/∂x,  J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω."""
-    safe = np.where(np.asarray(idx) >= 0, idx, 0)
+    safe = idx          # a ground index (-1) picks some node's maps; the pattern discards them
     Jx = 0.0
     Jg = 0.0
     if dF_dx is not None:
@@ -101,21 +90,23 @@ def distance_geometric_stiffness(u, dist, f1, f2, lam):
 
 def chain12(kin, n1, n2, ground1, dF_dq=None, dF_dV=None):
     """Chain rule for blocks on the 12 columns (x1, θ1, x2, θ2) of a two-node element:
-    J_x = ∂f/∂v + dCoef ∂f/∂x,  J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω; ground node 1 gives zero maps."""
-    I3 = np.eye(3)
-    safe1 = np.maximum(n1, 0)
-    g1 = ground1[:, None, None]
-    Tth1 = np.where(g1, 0.0, kin.Tth[safe1])
-    Tw1 = np.where(g1, I3, kin.Tw[safe1])
-    Tth2, Tw2 = kin.Tth[n2], kin.Tw[n2]
-    lead = (dF_dq if dF_dq is not None else dF_dV).shape[:-1]
-    J = np.zeros(lead + (12,))
+    J_x = ∂f/∂v + dCoef ∂f/∂x,  J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω.  `ground1` is kept for the
+    callers' symmetry; node-1 columns of ground instances are discarded by the pattern."""
+    # a ground node 1 (index -1) picks some node's maps: harmless, because the pattern
+    # discards the ground's columns (node_columns gives -1)
     dc = kin.dcoef
-    for a, Tth, Tw in ((0, Tth1, Tw1), (6, Tth2, Tw2)):
-        if dF_dq is not None:
-            J[..., a:a + 3] += dc * dF_dq[..., a:a + 3]
-            J[..., a + 3:a + 6] += dF_dq[..., a + 3:a + 6] @ Tth
-        if dF_dV is not None:
-            J[..., a:a + 3] += dF_dV[..., a:a + 3]
-            J[..., a + 3:a + 6] += dF_dV[..., a + 3:a + 6] @ Tw
+    if dF_dq is not None:
+        J = dc * dF_dq
+        J[..., 3:6] = dF_dq[..., 3:6] @ kin.Tth[n1]
+        J[..., 9:12] = dF_dq[..., 9:12] @ kin.Tth[n2]
+        if dF_dV is None:
+            return J
+        J[..., 0:3] += dF_dV[..., 0:3]
+        J[..., 6:9] += dF_dV[..., 6:9]
+        J[..., 3:6] += dF_dV[..., 3:6] @ kin.Tw[n1]
+        J[..., 9:12] += dF_dV[..., 9:12] @ kin.Tw[n2]
+        return J
+    J = dF_dV.copy()
+    J[..., 3:6] = dF_dV[..., 3:6] @ kin.Tw[n1]
+    J[..., 9:12] = dF_dV[..., 9:12] @ kin.Tw[n2]
     return J

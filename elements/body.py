@@ -36,6 +36,9 @@ class RigidBodies(ElementFamily):
         self.s_local = self.m[:, None] * b
         Bx = rot.skew(b)
         self.J_local = Jcg - self.m[:, None, None] * (Bx @ Bx)
+        # every centre of mass on its node (s = 0): the s-terms of eq. 8.4 vanish
+        self.centered = not np.any(self.s_local)
+        self._mI = -self.m[:, None, None] * np.eye(3)
 
     def build_pattern(self):
         p = self.pattern = Pattern()
@@ -45,9 +48,10 @@ class RigidBodies(ElementFamily):
         p.add_res(ib)
         p.add_res(ic)
         p.add_jac(ib, ix)
-        p.add_jac(ib, ig)
-        p.add_jac(ic, ix)
         p.add_jac(ic, ig)
+        if not self.centered:
+            p.add_jac(ib, ig)
+            p.add_jac(ic, ix)
         return p
 
     def world_inertia(self, kin):
@@ -60,20 +64,24 @@ class RigidBodies(ElementFamily):
         kin = ctx.kin
         v, w = kin.v[self.node], kin.w[self.node]
         R = kin.R[self.node]
-        s = rot.matvec(R, self.s_local)
-        Jw = rot.matvec(R, rot.matvec(self.J_local, rot.mattvec(R, w)))
-        res = [-(self.m[:, None] * v + rot.cross(w, s)), -(rot.cross(s, v) + Jw)]
+        J = R @ self.J_local @ np.swapaxes(R, -1, -2)
+        Jw = rot.matvec(J, w)
+        if self.centered:
+            res = [-self.m[:, None] * v, -Jw]
+        else:
+            s = rot.matvec(R, self.s_local)
+            res = [-(self.m[:, None] * v + rot.cross(w, s)), -(rot.cross(s, v) + Jw)]
         if not want_jac:
             return res, None
-        J = R @ self.J_local @ np.swapaxes(R, -1, -2)
-        S = rot.skew(s)
         W = rot.skew(w)
-        I3 = np.eye(3)
-        Jbx, Jbg = chain(kin, self.node, dF_dv=-self.m[:, None, None] * I3,
-                         dF_dw=S, dF_dth=W @ S)
+        if self.centered:
+            _, Jcg = chain(kin, self.node, dF_dw=-J, dF_dth=rot.skew(Jw) - J @ W)
+            return res, [self._mI, Jcg]
+        S = rot.skew(s)
+        Jbx, Jbg = chain(kin, self.node, dF_dv=self._mI, dF_dw=S, dF_dth=W @ S)
         Jcx, Jcg = chain(kin, self.node, dF_dv=-S, dF_dw=-J,
                          dF_dth=-rot.skew(v) @ S + rot.skew(Jw) - J @ W)
-        return res, [Jbx, Jbg, Jcx, Jcg]
+        return res, [Jbx, Jcg, Jbg, Jcx]
 
     def node_momenta(self, kin):
         """Σ over bodies of (m ẋ + ω×s, s×ẋ + Jω) per node (consistent initial β, γ)."""
@@ -142,8 +150,9 @@ class Gravity(ElementFamily):
         p = self.pattern = Pattern()
         n, b = self.nodes, self.bodies
         p.add_res(n.ix[b.node])
-        p.add_res(n.ig[b.node])
-        p.add_jac(n.ig[b.node], n.ig[b.node])
+        if not b.centered:            # the moment s×g and its Jacobian exist only with offsets
+            p.add_res(n.ig[b.node])
+            p.add_jac(n.ig[b.node], n.ig[b.node])
         return p
 
     def g(self, t):
@@ -155,8 +164,11 @@ class Gravity(ElementFamily):
     def evaluate(self, ctx, want_jac):
         b = self.bodies
         g = self.g(ctx.t)
+        force = -b.m[:, None] * g
+        if b.centered:
+            return [force], ([] if want_jac else None)
         s = rot.matvec(ctx.kin.R[b.node], b.s_local)
-        res = [-b.m[:, None] * g, -rot.cross(s, np.broadcast_to(g, s.shape))]
+        res = [force, -rot.cross(s, np.broadcast_to(g, s.shape))]
         if not want_jac:
             return res, None
         _, Jg = chain(ctx.kin, b.node, dF_dth=-rot.skew(g) @ rot.skew(s))

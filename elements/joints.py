@@ -25,7 +25,7 @@ from mbdae.engine import rotations as rot
 from mbdae.engine.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.engine.tpldrive import VectorDriveArray
 from mbdae.engine.drives import DriveArray, NullDrive
-from .base import ElementFamily, gather, node_columns, distance_geometric_stiffness, chain12
+from .base import ElementFamily, node_columns, distance_geometric_stiffness, chain12
 
 NROWS = 15
 POS, ROT, VEL, AVEL, DOT, DIST = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), slice(12, 14), 14
@@ -81,6 +81,7 @@ class RigidJoints(ElementFamily):
             raise ValueError("a joint needs a second node")
         self.ground = self.n1 < 0
         self.any_ground = bool(self.ground.any())
+        self.ground_idx = np.flatnonzero(self.ground)
         self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
         self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
         self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
@@ -171,13 +172,13 @@ class RigidJoints(ElementFamily):
     def _geometry(self, ctx):
         kin, t = ctx.kin, ctx.t
         gs = self.gs
-        if self.any_ground:
-            x1 = gather(kin.x, self.n1, np.zeros(3))
-            R1 = gather(kin.R, self.n1, I3)
-            v1 = gather(kin.v, self.n1, np.zeros(3))
-            w1 = gather(kin.w, self.n1, np.zeros(3))
-        else:
-            x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
+        x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
+        if self.any_ground:          # the ground: at rest at the origin, identity frame
+            g = self.ground_idx
+            x1[g] = 0.0
+            R1[g] = I3
+            v1[g] = 0.0
+            w1[g] = 0.0
         x2, R2, v2, w2 = kin.x[self.n2], kin.R[self.n2], kin.v[self.n2], kin.w[self.n2]
         G = dict(x1=x1, R1=R1, v1=v1, w1=w1, x2=x2, R2=R2, v2=v2, w2=w2)
         G["f1"] = f1 = rot.matvec(R1, self.f1)
@@ -225,9 +226,10 @@ class RigidJoints(ElementFamily):
         if "pos" in gs or "vel" in gs:
             Bp = np.empty((ne, 3, 12))
             Bp[:, :, 0:3] = -Et
-            Bp[:, :, 3:6] = rot.cross(Et, b1[:, None, :])
+            # rows e_k × b = (Et b×)_k and a × e_k = -(Et a×)_k
+            Bp[:, :, 3:6] = Et @ rot.skew(b1)
             Bp[:, :, 6:9] = Et
-            Bp[:, :, 9:12] = rot.cross(f2[:, None, :], Et)
+            Bp[:, :, 9:12] = -Et @ rot.skew(f2)
         if "pos" in gs:
             g = gs["pos"]
             c[:, g] = rot.matvec(Et, d) - self.pos_drive.values(t)
@@ -250,10 +252,11 @@ class RigidJoints(ElementFamily):
             c[:, g] = rot.matvec(Et, wrel) - self.vel_drive.values(t)
             B[:, g] = Bp
             Cv[:, g] = Bp
-            C[:, g, 0:3] = -rot.cross(w1[:, None, :], Et)
-            C[:, g, 3:6] = rot.cross(Et, wrel[:, None, :])
-            C[:, g, 6:9] = rot.cross(w1[:, None, :], Et)
-            C[:, g, 9:12] = rot.cross(f2[:, None, :], rot.cross(Et, dw[:, None, :]))
+            Ew1 = Et @ rot.skew(w1)
+            C[:, g, 0:3] = Ew1
+            C[:, g, 3:6] = Et @ rot.skew(wrel)
+            C[:, g, 6:9] = -Ew1
+            C[:, g, 9:12] = -(Et @ rot.skew(dw)) @ rot.skew(f2)
         if "avel" in gs:
             g = gs["avel"]
             c[:, g] = rot.matvec(Ert, dw) - self.avel_drive.values(t)
@@ -261,7 +264,7 @@ class RigidJoints(ElementFamily):
             B[:, g, 9:12] = Ert
             Cv[:, g, 3:6] = -Ert
             Cv[:, g, 9:12] = Ert
-            C[:, g, 3:6] = rot.cross(Ert, dw[:, None, :])
+            C[:, g, 3:6] = Ert @ rot.skew(dw)
         if "dot" in gs:
             g = gs["dot"]
             e1, e2 = G["e1"], G["e2"]
@@ -371,8 +374,6 @@ class RigidJoints(ElementFamily):
             G1, G2 = kin.Tw[safe1], kin.Tw[self.n2]
         else:
             G1, G2 = kin.G[safe1], kin.G[self.n2]
-        if self.any_ground:
-            G1 = np.where(self.ground[:, None, None], I3, G1)
         # position-level rows: J = C_x on Δẋ, C_θ G on Δġ (the dCoef of T_θ cancels the 1/dCoef)
         Jc = C.copy()
         Jc[:, :, 3:6] = C[:, :, 3:6] @ G1

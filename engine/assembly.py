@@ -75,23 +75,6 @@ class Pattern:
         return (np.concatenate([R.ravel() for R, C in self.jac]),
                 np.concatenate([C.ravel() for R, C in self.jac]))
 
-    def gather_res(self, values):
-        if not self.res:
-            return np.zeros(0)
-        return np.concatenate([_flat(v, r.shape) for v, r in zip(values, self.res)])
-
-    def gather_jac(self, values):
-        if not self.jac:
-            return np.zeros(0)
-        return np.concatenate([_flat(v, R.shape) for v, (R, C) in zip(values, self.jac)])
-
-
-def _flat(v, shape):
-    """Values of a block as a flat array of the block's full shape."""
-    if isinstance(v, np.ndarray) and v.shape == shape:
-        return v.ravel()
-    return np.broadcast_to(np.asarray(v, float), shape).ravel()
-
 
 class SparseAssembler:
     """Fixed CSC pattern with a precomputed scatter map (one bincount per assembly)."""

@@ -95,6 +95,8 @@ class StructuralNodes:
         self.ib = np.where(self.dynamic[:, None], self.ix + 6, -1)
         self.ic = np.where(self.dynamic[:, None], self.ix + 9, -1)
         self.dyn = np.flatnonzero(self.dynamic)
+        self._ib_dyn, self._ic_dyn = self.ib[self.dyn], self.ic[self.dyn]
+        self._all_dynamic = bool(self.dynamic.all())
         self.wx = np.ones(n)
         self.wv = np.ones(n)
         for i, s in enumerate(self.specs):
@@ -155,8 +157,26 @@ class StructuralNodes:
         kin, y, yp, mode = ctx.kin, ctx.y, ctx.yp, ctx.mode
         n, d = self.n, self.dyn
         nd = len(d)
+        ib, ic = self._ib_dyn, self._ic_dyn
+        beta, gamma = y[ib], y[ic]
+        if mode not in ("ia_position", "ia_velocity"):
+            # regular steps and the derivatives phase: force row β̇, moment row γ̇ + ẋ×β and
+            # the β, γ parts of the momentum definitions (eqs. 8.1, 8.3)
+            betad, gammad = yp[ib], yp[ic]
+            vd = kin.v if self._all_dynamic else kin.v[d]
+            if self._all_dynamic:
+                res = [betad, gammad + rot.cross(vd, beta), beta, gamma]
+            else:
+                r0, r1 = np.zeros((n, 3)), np.zeros((n, 3))
+                r0[d] = betad
+                r1[d] = gammad + rot.cross(vd, beta)
+                res = [r0, r1, beta, gamma]
+            if not want_jac:
+                return res, None
+            dc = ctx.dcoef
+            dcI = dc * I3
+            return res, [0.0, 0.0, dcI, dcI, I3, I3, -rot.skew(beta), dc * rot.skew(vd)]
         zeros3 = np.zeros((n, 3))
-        beta, gamma = y[self.ib[d]], y[self.ic[d]]
         res = [zeros3, zeros3.copy(), np.zeros((nd, 3)), np.zeros((nd, 3))]
         jac = [0.0] * 8
         Ib = np.broadcast_to(I3, (nd, 3, 3))
@@ -173,29 +193,12 @@ class StructuralNodes:
         elif mode == "ia_velocity":
             res[0] = self.wv[:, None] * (kin.v - ctx.ia_v)
             res[1] = self.wv[:, None] * (kin.w - ctx.ia_w)
-            res[2], res[3] = yp[self.ib[d]], yp[self.ic[d]]
+            res[2], res[3] = yp[ib], yp[ic]
             if want_jac:
                 jac[0] = self.wv[:, None, None] * I3
                 jac[1] = self.wv[:, None, None] * kin.Tw
                 jac[2] = Ib
                 jac[3] = Ib
-        else:
-            betad, gammad = yp[self.ib[d]], yp[self.ic[d]]
-            vd = kin.v[d]
-            res[0] = np.zeros((n, 3))
-            res[0][d] = betad
-            res[1] = np.zeros((n, 3))
-            res[1][d] = gammad + rot.cross(vd, beta)
-            res[2] = beta
-            res[3] = gamma
-            if want_jac:
-                dc = ctx.dcoef
-                jac[2] = dc * Ib
-                jac[3] = dc * Ib
-                jac[4] = Ib
-                jac[5] = Ib
-                jac[6] = -rot.skew(beta)
-                jac[7] = dc * rot.skew(vd)
         return res, (jac if want_jac else None)
 
     # ------------------------------------------------------------------ output helpers

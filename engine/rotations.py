@@ -74,6 +74,12 @@ def cayley_G(g):
     return c[..., None, None] * (_I3 + 0.5 * skew(g))
 
 
+def cayley_G_inv(g):
+    """G(g)⁻¹ = I - ½ g× + ¼ g gᵀ (closed form: (I + ½g×)(I - ½g× + ¼ggᵀ) = (1 + g·g/4) I)."""
+    g = np.asarray(g, dtype=float)
+    return _I3 - 0.5 * skew(g) + 0.25 * g[..., :, None] * g[..., None, :]
+
+
 def cayley_inverse(R):
     """Gibbs-Rodrigues parameters of R: g = 4 ax(skw R) / (1 + tr R); requires rotation angle < π."""
     R = np.asarray(R, dtype=float)

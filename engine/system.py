@@ -56,6 +56,9 @@ class System:
         self.n = offset
         self.kind = np.concatenate(kinds)
         self.is_alg = self.kind == ALGEBRAIC
+        # Newton update weights (G1): ẏ += w_yp Δ, y += (dCoef w_yp + w_alg) Δ
+        self.diff_weight = (~self.is_alg).astype(float)
+        self.alg_weight = self.is_alg.astype(float)
         self.dim = np.concatenate(dims)
         self.row_label = np.concatenate(labs)
         self.row_what = whats
@@ -74,6 +77,23 @@ class System:
             self.jac_len.append(len(jr))
         rr = np.concatenate(rows_r)
         self.res_rows = np.where(rr >= 0, rr, self.n)          # discarded entries → slot n
+        # one buffer each for all residual and all Jacobian values; every block of every
+        # family writes its values (broadcast to the block's shape) into its own view
+        self._res_buffer = np.zeros(len(rr))
+        self._jac_buffer = np.zeros(sum(self.jac_len))
+        self._res_views, self._jac_views = [], []
+        ro = jo = 0
+        for fam in self.all_families:
+            views = []
+            for rows in fam.pattern.res:
+                views.append(self._res_buffer[ro:ro + rows.size].reshape(rows.shape))
+                ro += rows.size
+            self._res_views.append(views)
+            views = []
+            for R, C in fam.pattern.jac:
+                views.append(self._jac_buffer[jo:jo + R.size].reshape(R.shape))
+                jo += R.size
+            self._jac_views.append(views)
         self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
         self.jac_pattern_size = len(self.assembler.map)
 
@@ -103,26 +123,28 @@ class System:
         return f"{fam.name} {self.row_label[row]} ({self.row_what[row]}, {DIMENSIONS[self.dim[row]]})"
 
     # ------------------------------------------------------------------ assembly
-    def evaluate(self, state, dcoef, mode="regular", want_jac=True, ia=None):
+    def evaluate(self, state, dcoef, mode="regular", want_jac=True, ia=None, want_abs=True):
+        """(f, f̃, J): residual, Σ_e |f_e| per row (None unless want_abs; for relnorm and
+        sepnorm) and the iteration matrix f/ẏ + dCoef f/y (None unless want_jac)."""
         kin = self.kinematics(state, dcoef)
         ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode)
         if ia is not None:
             ctx.ia_x, ctx.ia_v, ctx.ia_w = ia
-        res_vals, jac_vals = [], []
-        for fam, nr, nj in zip(self.all_families, self.res_len, self.jac_len):
+        for fam, res_views, jac_views in zip(self.all_families, self._res_views, self._jac_views):
             if mode in IA_MODES and fam is not self.nodes and not fam.in_initial_assembly:
-                res_vals.append(np.zeros(nr))
-                if want_jac:
-                    jac_vals.append(np.zeros(nj))
+                for view in res_views + (jac_views if want_jac else []):
+                    view[...] = 0.0
                 continue
             res, jac = fam.evaluate(ctx, want_jac)
-            res_vals.append(fam.pattern.gather_res(res))
+            for view, values in zip(res_views, res, strict=True):
+                view[...] = values
             if want_jac:
-                jac_vals.append(fam.pattern.gather_jac(jac))
-        rv = np.concatenate(res_vals)
+                for view, values in zip(jac_views, jac, strict=True):
+                    view[...] = values
+        rv = self._res_buffer
         f = np.bincount(self.res_rows, weights=rv, minlength=self.n + 1)[:self.n]
-        fabs = np.bincount(self.res_rows, weights=np.abs(rv), minlength=self.n + 1)[:self.n]
-        J = self.assembler.matrix(np.concatenate(jac_vals)) if want_jac else None
+        fabs = np.bincount(self.res_rows, weights=np.abs(rv), minlength=self.n + 1)[:self.n] if want_abs else None
+        J = self.assembler.matrix(self._jac_buffer) if want_jac else None
         return f, fabs, J
 
     def family(self, cls):

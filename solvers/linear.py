@@ -81,11 +81,43 @@ class SuiteSparseSolver:
         return np.array(x).ravel()
 
 
+class KLUSolver:
+    """KLU (SuiteSparse) with the symbolic analysis kept while the pattern is fixed and
+    numeric refactorization (same pivot order) between full factorizations; see
+    solvers/klu.py for where the library comes from."""
+    name = "klu"
+
+    def __init__(self):
+        from .klu import KLUFactorization
+        self.klu = KLUFactorization()
+
+    @property
+    def factorizations(self):
+        return self.klu.full_factorizations + self.klu.refactorizations
+
+    @property
+    def symbolic_analyses(self):
+        return self.klu.analyses
+
+    def factor(self, A):
+        from .klu import KLUError
+        try:
+            self.klu.factor(A.indptr, A.indices, A.data)
+        except KLUError as err:
+            raise SingularMatrix(str(err)) from None
+
+    def solve(self, b):
+        return self.klu.solve(b)
+
+
 def available_linear_solvers():
     names = ["superlu"]
+    from .klu import load_klu
+    if load_klu() is not None:
+        names.append("klu")
     try:
         import kvxopt  # noqa: F401
-        names += ["klu", "umfpack"]
+        names += ["umfpack"]
     except ImportError:
         pass
     return names
@@ -97,7 +129,12 @@ def make_linear_solver(name="superlu"):
     name = (name or "superlu").lower()
     if name in ("superlu", "naive", "default"):
         return SuperLUSolver()
-    if name in ("klu", "umfpack"):
-        return SuiteSparseSolver(name)
+    if name == "klu":
+        try:
+            return KLUSolver()
+        except ImportError as err:
+            raise ValueError(f"linear solver 'klu' is not available: {err}") from None
+    if name in ("umfpack", "kvxopt-klu"):
+        return SuiteSparseSolver(name.replace("kvxopt-", ""))
     raise ValueError(f"linear solver '{name}' is not available (available: "
                      f"{', '.join(available_linear_solvers())})")

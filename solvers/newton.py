@@ -61,8 +61,7 @@ class NewtonRaphson:
         maxit = s.max_iterations if max_iterations is None else max_iterations
         test = s.test if test is None else test
         every = max(1, s.iterations_before_assembly) if s.modified else 1
-        alg = system.is_alg
-        diff = ~alg
+        want_abs = test in ("relnorm", "sepnorm")
         it = 0
         since_factor = 0
         prev_err = np.inf
@@ -70,7 +69,8 @@ class NewtonRaphson:
             reuse = (s.modified and self._factor_dcoef == dcoef and self._factor_mode == mode
                      and (it > 0 or s.reuse_across_steps) and since_factor < every)
             # after an update the residual is tested first; the Jacobian is built only if needed
-            f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=not reuse and it == 0, ia=ia)
+            f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=not reuse and it == 0, ia=ia,
+                                         want_abs=want_abs)
             if bias is not None:
                 f = f - bias
             try:
@@ -88,7 +88,7 @@ class NewtonRaphson:
             if reuse and err > s.refresh_contraction * prev_err:
                 reuse = False      # the kept factorization converges too slowly: rebuild it now
             if not reuse and J is None:
-                f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=True, ia=ia)
+                f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=True, ia=ia, want_abs=want_abs)
                 if bias is not None:
                     f = f - bias
             if not reuse:
@@ -107,9 +107,8 @@ class NewtonRaphson:
                 row, owner = self._worst(system, f)
                 raise SimulationDiverged(f"non-finite solution increment at iteration {it}; worst "
                                          f"equation {row}: {owner}")
-            state.yp[diff] += dx[diff]
-            state.y[diff] += dcoef * dx[diff]
-            state.y[alg] += dx[alg]
+            state.yp += system.diff_weight * dx
+            state.y += (dcoef * system.diff_weight + system.alg_weight) * dx
             it += 1
             since_factor += 1
             self.total_iterations += 1

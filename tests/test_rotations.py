@@ -61,6 +61,7 @@ def test_cayley_parameters():
         d[k] = eps
         W = (rot.cayley(g + d) - rot.cayley(g - d)) / (2 * eps) @ np.swapaxes(R, 1, 2)
         assert np.allclose(rot.ax(W), G[:, :, k], atol=1e-8)
+    assert np.allclose(rot.cayley_G_inv(g) @ G, np.eye(3), atol=1e-12)
 
 
 def test_dGg_dg_by_finite_differences():

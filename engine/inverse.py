@@ -42,9 +42,37 @@ import scipy.sparse.linalg as spla
 from . import rotations as rot
 from .system import System, State, Context
 from .inverse_terms import joint_terms, inertia_terms
+from .drives import Drive
+from .tpldrive import VectorDrive
 
 PROBLEM_TYPES = ("fully actuated collocated", "fully actuated non collocated",
                  "underdetermined underactuated collocated", "underdetermined fully actuated")
+
+
+class OrderDrive(Drive):
+    """A drive that contributes only to one derivative order: order k of the result is
+    `inner`'s value, the other orders are zero.  Used to give a prescribed motion its value,
+    rate and acceleration as three separate drives (MBDyn's total joints in inverse dynamics)."""
+    parameter_names = ()
+
+    def __init__(self, inner, order):
+        self.parameters = {}
+        self.inner = inner
+        self.order = int(order)
+
+    def _evaluate_single(self, t, order):
+        if order != self.order:
+            return 0.0 * np.asarray(t, float) if np.ndim(t) else 0.0
+        return self.inner.value(t)
+
+
+def explicit_derivatives(value, rate, acceleration):
+    """VectorDrive whose value, first and second derivatives are three given VectorDrives."""
+    terms = []
+    for k, vd in enumerate((value, rate, acceleration)):
+        if vd is not None:
+            terms += [(a, OrderDrive(d, k)) for a, d in vd.terms]
+    return VectorDrive(terms)
 
 
 class InverseDynamicsFailed(RuntimeError):
@@ -132,12 +160,16 @@ class InverseDynamicsProblem:
 
     roles: {joint label: (torque, prescribed_motion)}; default from model.inverse_flags
     (set by the deck reader or Model.inverse_dynamics_flags), else (True, True).
-    weights: (w_x, w_ẋ, w_ẍ) of the underdetermined problems."""
+    weights: (w_x, w_ẋ, w_ẍ) of the underdetermined problems (mass-weighted terms);
+    unit_weights: (u_x, u_ẋ), identity-weighted terms ½u_x|x - x_prev|² and
+    ½u_ẋ|ẋ - (x - x_prev)/h|²; acceleration_base: the 1 of (1 + w_ẍ)M in (6.60).  MBDyn's
+    `weights, w1, w2, ...` map to unit_weights = (w1_pos, w1_vel), weights = (w2_pos, w2_vel,
+    w1_acc + w2_acc), acceleration_base = 0 (its implementation, invdataman.cc)."""
 
     def __init__(self, model, times=None, problem_type="fully actuated collocated", roles=None,
                  weights=(1.0, 1.0, 1.0), initial_time=0.0, final_time=None, time_step=None,
                  tolerance=1e-10, max_iterations=20, output_prefix=None, output_precision=6,
-                 reuse_factorizations=True, **ignored):
+                 reuse_factorizations=True, unit_weights=(0.0, 0.0), acceleration_base=1.0):
         if problem_type not in PROBLEM_TYPES:
             raise ValueError(f"unknown inverse dynamics problem type '{problem_type}' "
                              f"(one of {', '.join(PROBLEM_TYPES)})")
@@ -149,6 +181,8 @@ class InverseDynamicsProblem:
         self.times = np.asarray(times, float)
         self.problem_type = problem_type
         self.weights = tuple(float(w) for w in weights)
+        self.unit_weights = tuple(float(w) for w in unit_weights)
+        self.acceleration_base = float(acceleration_base)
         self.tolerance = float(tolerance)
         self.max_iterations = int(max_iterations)
         self.output_prefix = output_prefix
@@ -358,14 +392,14 @@ class InverseDynamicsProblem:
                 M, _ = self.inertia(st)
                 grad = np.zeros(self.n)
                 H = sp.csr_matrix((self.n, self.n))
-                if wx:
+                ux = self.unit_weights[0]
+                if wx or ux:
                     d, dr = self._difference(x, R, prev["x"], prev["R"])
-                    Md = M @ d
+                    Md = (wx * (M @ d) + ux * d).reshape(-1, 6)
                     Gi = rot.gamma_inv(dr)               # ∂ log(R R0ᵀ)/∂θ = Γ⁻¹(d)
-                    Md6 = Md.reshape(-1, 6)
-                    Md6[:, 3:6] = rot.mattvec(Gi, Md6[:, 3:6])
-                    grad += wx * Md6.reshape(-1)
-                    H = H + wx * M
+                    Md[:, 3:6] = rot.mattvec(Gi, Md[:, 3:6])
+                    grad += Md.reshape(-1)
+                    H = H + wx * M + ux * sp.identity(self.n, format="csr")
                 E = self.ergonomy(st)
                 if E is not None:
                     grad += E[0]
@@ -398,9 +432,14 @@ class InverseDynamicsProblem:
             V = self._solve(A, rhs, "velocity subproblem", t)
             return V, A
         M, _ = self.inertia(st)
-        wv = self.weights[1]
+        wv, uv = self.weights[1], self.unit_weights[1]
         H = wv * M
         b = wv * (M @ prev["V"])
+        if uv:              # identity-weighted distance from the backward-difference velocity
+            h = t - prev["t"]
+            d, _ = self._difference(st.y[nodes.ix], st.R_ref, prev["x"], prev["R"])
+            H = H + uv * sp.identity(self.n, format="csr")
+            b = b + uv * d / h
         Rm = self.ergonomy(st, velocity_level=True)
         if Rm is not None:
             H = H + Rm
@@ -419,7 +458,7 @@ class InverseDynamicsProblem:
             return self._solve(A, rhs, "acceleration subproblem", t), T
         M, _ = self.inertia(st)
         wa = self.weights[2]
-        H = (1.0 + wa) * M
+        H = (self.acceleration_base + wa) * M
         b = wa * (M @ prev["A"])
         z = self._solve(self._kkt(H, A), np.concatenate([b, rhs]), "acceleration subproblem", t)
         return z[:self.n], T
@@ -448,8 +487,9 @@ class InverseDynamicsProblem:
         wall0 = _time.perf_counter()
         nodes = self.system.nodes
         x, R = nodes.x0.copy(), nodes.R0.copy()
+        h0 = self.times[1] - self.times[0] if len(self.times) > 1 else 1.0
         prev = dict(x=x.copy(), R=R.copy(), V=np.concatenate([nodes.v0, nodes.w0], axis=1).reshape(-1),
-                    A=np.zeros(self.n))
+                    A=np.zeros(self.n), t=self.times[0] - h0)
         out = {k: [] for k in ("x", "R", "v", "w", "a", "wd", "F", "M", "lam")}
         res = {k: [] for k in ("position", "velocity", "acceleration", "iterations")}
         writer = self._open_output()
@@ -481,7 +521,7 @@ class InverseDynamicsProblem:
                     out[k].append(np.array(v, copy=True))
                 if writer:
                     self._write(writer, step, st, lam, it, err)
-                prev = dict(x=x.copy(), R=R.copy(), V=V.copy(), A=Acc.copy())
+                prev = dict(x=x.copy(), R=R.copy(), V=V.copy(), A=Acc.copy(), t=t)
                 t_prev = t
         finally:
             if writer:

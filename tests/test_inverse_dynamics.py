@@ -263,6 +263,7 @@ def test_non_collocated_round_trip(non_collocated):
 # matrix and objective gradients by central finite differences of the objectives.
 
 from scipy.linalg import null_space
+import scipy.sparse as sp
 from mbdae.engine import rotations as rot
 from mbdae.engine.constitutive import LinearViscoelastic1D
 
@@ -315,10 +316,11 @@ def mass_distance(prob, M, xp, Rp):
     return fun
 
 
-def kkt_checks(prob, r, k, weights, extra_energy=None, extra_damping=None):
+def kkt_checks(prob, r, k, weights, extra_energy=None, extra_damping=None, unit=(0.0, 0.0), base=1.0):
     """Position, velocity (and, for the overcontrolled case, acceleration) KKT residuals at
     instant k: the projected gradients Zᵀ∇J and the constraint residuals."""
     wx, wv, wa = weights
+    ux, uv = unit
     st = prob.state(r.t[k], r.x[k], r.R[k], r.v[k], r.w[k])
     st0 = prob.state(r.t[k], r.x[k], r.R[k])
     T = prob.rows(st)
@@ -328,17 +330,21 @@ def kkt_checks(prob, r, k, weights, extra_energy=None, extra_damping=None):
     assert Z.shape[1] == prob.n - A.shape[0]
     M, _ = prob.inertia(st)
     fun = mass_distance(prob, M, r.x[k - 1], r.R[k - 1])
-    J = (lambda x, R: wx * fun(x, R) + (extra_energy(x, R) if extra_energy else 0.0))
+    unit_fun = mass_distance(prob, sp.identity(prob.n), r.x[k - 1], r.R[k - 1])
+    J = (lambda x, R: wx * fun(x, R) + ux * unit_fun(x, R) + (extra_energy(x, R) if extra_energy else 0.0))
     grad = objective_gradient(prob, st0, J)
     pos = np.abs(Z.T @ grad).max() / max(np.abs(grad).max(), 1e-300)
     V = np.concatenate([r.v[k], r.w[k]], axis=1).reshape(-1)
     Vp = np.concatenate([r.v[k - 1], r.w[k - 1]], axis=1).reshape(-1)
-    gv = wv * (M @ (V - Vp)) + (extra_damping(st0, V) if extra_damping else 0.0)
+    d = np.concatenate([r.x[k] - r.x[k - 1], rot.log_rotvec(r.R[k] @ np.swapaxes(r.R[k - 1], -1, -2))],
+                       axis=1).reshape(-1)
+    gv = wv * (M @ (V - Vp)) + uv * (V - d / (r.t[k] - r.t[k - 1])) \
+        + (extra_damping(st0, V) if extra_damping else 0.0)
     vel = np.abs(Z.T @ gv).max() / max(np.abs(gv).max(), 1e-300)
     feas = (np.abs(T["c"][kr & prob.pos_level]).max(), np.abs(A @ V + T["phi_t"][kr]).max())
     Acc = np.concatenate([r.a[k], r.wd[k]], axis=1).reshape(-1)
     Accp = np.concatenate([r.a[k - 1], r.wd[k - 1]], axis=1).reshape(-1)
-    ga = M @ ((1 + wa) * Acc - wa * Accp)
+    ga = M @ ((base + wa) * Acc - wa * Accp)
     acc = np.abs(Z.T @ ga).max() / max(np.abs(ga).max(), 1e-300)
     return pos, vel, acc, feas, np.abs(A @ Acc + T["conv"][kr]).max()
 
@@ -367,9 +373,11 @@ def test_underactuated_collocated_kkt_and_dynamics():
     assert np.ptp(thd) > 1e-2
 
 
-@pytest.mark.parametrize("ergonomy", [False, True])
-def test_overcontrolled_kkt_and_torques(ergonomy):
-    weights = (0.5, 1.0, 0.3)
+@pytest.mark.parametrize("ergonomy,mbdyn_weights", [(False, False), (True, False), (True, True)])
+def test_overcontrolled_kkt_and_torques(ergonomy, mbdyn_weights):
+    weights, unit, base = (0.5, 1.0, 0.3), (0.0, 0.0), 1.0
+    if mbdyn_weights:      # MBDyn's `weights, 0.2, 0., 1., 0.5, 1., 0.` (identity and mass terms)
+        weights, unit, base = (0.0, 0.5, 1.0), (0.2, 1.0), 0.0
     m = three_link("tip")
     E, ETA = 40.0, 2.0
     l0 = None
@@ -379,7 +387,7 @@ def test_overcontrolled_kkt_and_torques(ergonomy):
         l0 = float(np.linalg.norm(m.nodes[2].x - m.nodes[0].x))
     t = np.linspace(0.0, 0.4, 41)
     prob = InverseDynamicsProblem(m, t, problem_type="underdetermined fully actuated", weights=weights,
-                                  tolerance=1e-12)
+                                  unit_weights=unit, acceleration_base=base, tolerance=1e-12)
     r = prob.run()
     energy = damping = None
     if ergonomy:
@@ -390,7 +398,7 @@ def test_overcontrolled_kkt_and_torques(ergonomy):
             g = objective_gradient(prob, st0, length)       # ∂l/∂q
             return ETA / l0 * g * (g @ V)
     for k in (1, 20, 40):
-        pos, vel, acc, feas, accres = kkt_checks(prob, r, k, weights, energy, damping)
+        pos, vel, acc, feas, accres = kkt_checks(prob, r, k, weights, energy, damping, unit, base)
         assert pos < 1e-7 and vel < 1e-7 and acc < 1e-10, (k, pos, vel, acc)
         assert feas[0] < 1e-11 and feas[1] < 1e-11 and accres < 1e-10
     # the tip follows the prescribed path up to accelerations; torques by virtual work

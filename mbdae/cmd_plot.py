@@ -72,6 +72,11 @@ def make_figure(prefix, nodes, what):
         t, values, note = node_series(prefix, node, what)
         for k, ax in enumerate(axes):
             ax.plot(t, values[:, k], label=f"node {node}")
+    scale = max(max((np.max(np.abs(l.get_ydata())) for ax in axes for l in ax.lines), default=0.0), 1e-300)
+    for ax in axes:                     # a component that stays put (to rounding) is drawn flat
+        y = np.concatenate([l.get_ydata() for l in ax.lines])
+        if np.ptp(y) < 1e-9 * scale:
+            ax.set_ylim(np.mean(y) - 1e-3 * scale, np.mean(y) + 1e-3 * scale)
     for ax, comp in zip(axes, components):
         ax.set_ylabel(f"{comp} [{'deg or rad' if 'as written' in note else unit}]")
         ax.grid(True, alpha=0.3)

@@ -268,6 +268,9 @@ class InitialValueProblem:
         y = coef.b0 * yp
         for k in range(K):
             y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
+        extra = method.corrector_extra(yps, h)          # intermediate vectors (ss2/ss3/ss4)
+        if extra is not None:
+            y += extra
         y[alg] = self._predict_multipliers(hist, h)
         yp[alg] = 0.0
         st = State(hist[0].t + h, y, yp, hist[0].R.copy())
@@ -506,9 +509,9 @@ class InitialValueProblem:
             self.step += 1
             k_start += 1
             last_h = h_try
-            method.accepted()
             sysm.commit_rotations(st)
             self._push(hist, st, max(4, self.method.history))
+            method.accepted(hist)
             self.state = st
             self.write_output(st, self.step, h_try, it, err, solconv)
             # step control: grow back towards the nominal step after easy steps

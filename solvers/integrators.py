@@ -34,8 +34,18 @@ class Method:
         """Predicted ẏ_n from the history lists (newest first)."""
         return yps[0].copy()
 
-    def accepted(self):
-        """Called after each accepted regular step (for methods with internal phases)."""
+    @property
+    def nonlinear_order(self):
+        """Order on nonlinear problems (multistep methods: their order)."""
+        return self.order
+
+    def corrector_extra(self, yps, h):
+        """Additional known part of the corrector (methods with intermediate vectors), or None."""
+        return None
+
+    def accepted(self, hist=None):
+        """Called after each accepted regular step with the history (newest first), for
+        methods with internal phases or intermediate vectors."""
 
     def startup(self, k):
         """The method for regular step k after a (re)start: Crank-Nicolson first, as MBDyn."""
@@ -102,7 +112,7 @@ class Hope(MultistepMS):
         a = np.array([(4 - A) / 3, (A - 1) / 3])
         return Coefficients(a, h_prev * alpha * (4 - A) / 6, np.array([h_prev * alpha * A / 2, 0.0]))
 
-    def accepted(self):
+    def accepted(self, hist=None):
         self.cn_step = not self.cn_step
 
 
@@ -185,6 +195,38 @@ class Multistage(Method):
     def startup(self, k):
         return self                                # single-step: no starter
 
+    def butcher_tableau(self):
+        """Full Butcher tableau (a, b, c) with the explicit first stage."""
+        gamma, A, c = self.tableau()
+        S = len(c) + 1
+        a = np.zeros((S, S))
+        for s in range(S - 1):
+            a[s + 1, :s + 1] = A[s, :s + 1]
+            a[s + 1, s + 1] = gamma
+        return a, a[-1].copy(), np.concatenate([[0.0], c])
+
+    @property
+    def nonlinear_order(self):
+        """Order on nonlinear problems: the Runge-Kutta order conditions the tableau meets."""
+        return runge_kutta_order(*self.butcher_tableau())
+
+
+def runge_kutta_order(a, b, c, tol=1e-10):
+    """Highest p ≤ 5 such that the tableau meets every order condition (Butcher trees) up to p."""
+    Ac = a @ c
+    trees = {1: [(b.sum(), 1)], 2: [(b @ c, 1 / 2)],
+             3: [(b @ c ** 2, 1 / 3), (b @ Ac, 1 / 6)],
+             4: [(b @ c ** 3, 1 / 4), (b @ (c * Ac), 1 / 8), (b @ a @ c ** 2, 1 / 12), (b @ a @ Ac, 1 / 24)],
+             5: [(b @ c ** 4, 1 / 5), (b @ (c ** 2 * Ac), 1 / 10), (b @ Ac ** 2, 1 / 20),
+                 (b @ (c * (a @ c ** 2)), 1 / 15), (b @ (c * (a @ Ac)), 1 / 30), (b @ a @ c ** 3, 1 / 20),
+                 (b @ a @ (c * Ac), 1 / 40), (b @ a @ a @ c ** 2, 1 / 60), (b @ a @ a @ Ac, 1 / 120)]}
+    p = 0
+    for order in range(1, 6):
+        if any(abs(got - want) > tol for got, want in trees[order]):
+            break
+        p = order
+    return p
+
 
 def _poly_abs2_coefficients(p):
     """Coefficients in τ² of |P(iτ)|² for a real polynomial P (coefficients ascending in z)."""
@@ -215,7 +257,9 @@ class CompositeMSST(Multistage):
     general sub-step; `msstc` (conserving, 2nd order) or `mssth` (order n on linear
     problems).  Bathe is the n = 2 case of both.  The sub-step weights follow from the
     amplification polynomial (msst_weights).  MBDyn's own mssth uses non-trapezoidal
-    interior stages; this is the paper's trapezoidal form."""
+    interior stages; this is the paper's trapezoidal form, which has the paper's stability
+    function (order n on linear problems, `order`) but meets the nonlinear Runge-Kutta order
+    conditions only up to 3 for n = 4, 5 (`nonlinear_order`)."""
 
     def __init__(self, n, rho, family):
         if not 0.0 <= rho <= 1.0:
@@ -343,11 +387,131 @@ def esdirk43_kennedy_carpenter():
     return ESDIRK("dirk54", a, c, 4)
 
 
+def esdirk32_kennedy_carpenter():
+    """MBDyn `DIRK33`: ESDIRK3(2)4L[2]SA of Kennedy & Carpenter (NASA/TM-2016-219173, Table 16):
+    4 stages, 3rd order, stage order 2, L-stable, stiffly accurate, γ = 0.43586652150845899942
+    (the root of 6γ³ - 18γ² + 9γ - 1 that makes R(∞) = 0), c = (0, 2γ, 3/5, 1).  Given γ and c,
+    stage order 2 on the third stage and the three order conditions Σb = 1, Σbc = 1/2,
+    Σbc² = 1/3 on the last row fix every coefficient (Σb(Ac) = 1/6 then follows)."""
+    g = 0.43586652150845899941601945
+    c2 = 3 / 5
+    c = np.array([0.0, 2 * g, c2, 1.0])
+    a = np.zeros((4, 4))
+    a[1, :2] = [g, g]
+    a21 = c2 * (c2 - 2 * g) / (4 * g)                    # Σ_j a_2j c_j = c_2²/2
+    a[2, :3] = [c2 - a21 - g, a21, g]
+    M = np.array([[1.0, 1.0, 1.0], [0.0, c[1], c2], [0.0, c[1] ** 2, c2 ** 2]])
+    b012 = np.linalg.solve(M, [1 - g, 0.5 - g, 1 / 3 - g])
+    a[3] = np.concatenate([b012, [g]])
+    return ESDIRK("dirk33", a, c, 3)
+
+
+def esdirk3_5stage_kennedy_carpenter():
+    """MBDyn `DIRK43`: the 5-stage, 3rd-order, stage-order-2, L-stable, stiffly accurate ESDIRK
+    of Kennedy & Carpenter (NASA/TM-2016-219173, ESDIRK3(2)5L[2]SA; MBDyn's name
+    ESDIRK3(3)5L[2]SA), γ = 9/40, c = (0, 9/20, 9(2+√2)/40, 3/5, 1)."""
+    g = 9 / 40
+    s2 = np.sqrt(2.0)
+    a = np.zeros((5, 5))
+    a[1, :2] = [g, g]
+    a[2, :3] = [9 * (1 + s2) / 80, 9 * (1 + s2) / 80, g]
+    a[3, :4] = [(22 + 15 * s2) / (80 * (1 + s2)), (22 + 15 * s2) / (80 * (1 + s2)), -7 / (40 * (1 + s2)), g]
+    a[4, :5] = [(2398 + 1205 * s2) / (2835 * (4 + 3 * s2)), (2398 + 1205 * s2) / (2835 * (4 + 3 * s2)),
+                -2374 * (1 + 2 * s2) / (2835 * (5 + 3 * s2)), 5827 / 7560, g]
+    c = [0.0, 2 * g, 9 * (2 + s2) / 40, 3 / 5, 1.0]
+    return ESDIRK("dirk43", a, c, 3)
+
+
+# ------------------------------------------------------------------ single-step equivalents ss2/ss3/ss4
+class SingleStepSS(Method):
+    """MBDyn `ss2`, `ss3`, `ss4` (Zhang et al., spec/integrators.md §3.3): single-step forms of
+    ms2/ms3/ms4 that carry k-1 intermediate derivative vectors L_1 … L_{k-1} (L_k = ẏ):
+
+        y_n - y_{n-1}                     = h [γ_0 L_1,n + (1 - γ_0) L_1,n-1]
+        p_j L_j,n + (1 - p_j) L_j,n-1     = γ_0 L_{j+1},n + (1 - γ_0) L_{j+1},n-1,   j = 1 … k-1
+
+    with γ_0 = 1/(1+ρ∞) (so the derivative side is ∝ (ζ + ρ∞)^k, as ms_k) and p_j = 1/(1 - r_j)
+    for the roots r_j ≠ 1 of ms_k's first characteristic polynomial (a complex pair gives a
+    complex pair p_j, p̄_j: MBDyn's γ1, γ3 = γ̄1 of ss3).  Eliminating the L_j gives exactly
+    ms_k's recursion, so at a fixed step ss_k ≡ ms_k; it starts itself (L_j,0 = ẏ_0, the steady
+    state for a constant derivative: no Crank-Nicolson starter) and its coefficients depend
+    on h only, as MBDyn's, which lets it run on a variable step (then it is no longer ms_k)."""
+    variable_step = True
+
+    def __init__(self, k, rho=0.6):
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"ss{k}: rho_infinity must lie in [0, 1], got {rho}")
+        self.k, self.rho, self.name = k, float(rho), f"ss{k}"
+        lms = {2: MultistepMS, 3: MultistepMS3, 4: MultistepMS4}[k](self.rho).coefficients(1.0, 1.0)
+        char = np.concatenate([[1.0], -lms.a])                          # ζ^k - a_1 ζ^{k-1} - …
+        roots, _ = np.polydiv(char, [1.0, -1.0])                         # divide out ζ - 1
+        r = np.roots(roots) if len(roots) > 1 else np.array([])
+        r = r[np.argsort(np.abs(r.imag))]                                # real roots first, pairs adjacent
+        self.p = 1.0 / (1.0 - r.astype(complex))
+        self.q = 1.0 / (1.0 + self.rho)
+        self.levels = None                                               # L_1 … L_{k-1} at t_{n-1}
+
+    def startup(self, k):
+        return self
+
+    def _affine_levels(self, yp_prev):
+        """L_j,n = A_j + B_j ẏ_n for the unknown ẏ_n (j = 1 … k-1, from the innermost)."""
+        q, m = self.q, len(self.p)
+        A, B = [None] * m, [None] * m
+        inner_old, inner_A, inner_B = yp_prev, 0.0, 1.0                  # level k is ẏ itself
+        for j in range(m - 1, -1, -1):
+            p = self.p[j]
+            A[j] = (q * inner_A + (1 - q) * inner_old - (1 - p) * self.levels[j]) / p
+            B[j] = q * inner_B / p
+            inner_old, inner_A, inner_B = self.levels[j], A[j], B[j]
+        return A, B
+
+    def coefficients(self, h, h_prev):
+        B1 = self.q ** len(self.p) / np.prod(self.p)
+        return Coefficients(np.array([1.0]), h * self.q * float(np.real(B1)), np.array([0.0]))
+
+    def corrector_extra(self, yps, h):
+        """Part of y_n that depends on the intermediate vectors and ẏ_{n-1}: h[γ_0 A_1 + (1-γ_0) L_1,n-1]."""
+        if self.levels is None:
+            self.levels = [yps[0].astype(complex) for _ in self.p]
+        A, _ = self._affine_levels(yps[0])
+        extra = h * (self.q * A[0] + (1 - self.q) * self.levels[0])
+        return extra.real if np.isrealobj(yps[0]) else extra        # real: the pair p_j, p̄_j closes
+
+    def accepted(self, hist=None):
+        """Advance the intermediate vectors with the converged ẏ_n (hist[0]) and ẏ_{n-1} (hist[1])."""
+        if hist is None or self.levels is None or len(hist) < 2:
+            return
+        A, B = self._affine_levels(hist[1].yp)
+        self.levels = [a + b * hist[0].yp for a, b in zip(A, B)]
+
+
+METHOD_NAMES = ("crank nicolson", "implicit euler", "ms", "bdf", "hope", "ms3", "ms4", "ss2", "ss3", "ss4",
+                "bathe", "msstc3", "msstc4", "msstc5", "mssth3", "mssth4", "mssth5", "dirk33", "dirk43",
+                "dirk54")
+"""Every method make_method knows (MBDyn keywords; aliases aside)."""
+
+FIXED_RHO = {"crank nicolson": 1.0, "implicit euler": 0.0, "bdf": 0.0, "dirk33": 0.0, "dirk43": 0.0,
+             "dirk54": 0.0}
+"""Methods whose ρ∞ is fixed (no ρ∞ argument in MBDyn)."""
+
+
 def make_method(name="ms", rho=None):
-    """Method by MBDyn keyword: crank nicolson, implicit euler, ms (ms2), bdf, hope, ms3, ms4,
-    bathe, msstc3/4/5, mssth3/4/5, dirk54."""
+    """Method by MBDyn keyword (METHOD_NAMES): crank nicolson, implicit euler, ms (ms2), bdf,
+    hope, ms3, ms4, ss2, ss3, ss4, bathe, msstc3/4/5, mssth3/4/5, dirk33, dirk43, dirk54;
+    `rho` is ρ∞ (ignored by the methods of FIXED_RHO)."""
     key = " ".join(name.lower().replace("-", " ").split())
     r = 0.0 if rho is None else rho
+    if key in ("ss2", "ss3", "ss4"):
+        return SingleStepSS(int(key[2]), r)
+    if key == "dirk33":
+        return esdirk32_kennedy_carpenter()
+    if key == "dirk43":
+        return esdirk3_5stage_kennedy_carpenter()
+    if key in ("thirdorder", "third order", "tunable third order"):
+        raise ValueError("integration method 'thirdorder' is not available in mbdae: it solves the "
+                         "end point and an interior point together (a doubled system), which the "
+                         "engine's one-point Newton loop does not do")
     if key == "ms3":
         return MultistepMS3(r)
     if key == "ms4":
@@ -369,5 +533,4 @@ def make_method(name="ms", rho=None):
         return MultistepMS(0.0, "bdf")
     if key == "hope":
         return Hope(0.0 if rho is None else rho)
-    raise ValueError(f"integration method '{name}' is not available (crank nicolson, implicit "
-                     "euler, ms, bdf, hope, ms3, ms4, bathe, msstc3/4/5, mssth3/4/5, dirk54)")
+    raise ValueError(f"integration method '{name}' is not available ({', '.join(METHOD_NAMES)})")

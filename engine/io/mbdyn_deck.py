@@ -665,6 +665,8 @@ class Deck:
     def problem(self, output_prefix=None, **overrides):
         """An InitialValueProblem with the deck's settings (overrides win, e.g. final_time)."""
         from mbdae.engine.problem import InitialValueProblem, Settings
+        if "inverse_dynamics" in self.settings:
+            return self.inverse_problem(output_prefix, **overrides)
         s = dict(self.settings)
         s.update(overrides)
         if output_prefix is not None:
@@ -677,6 +679,10 @@ class Deck:
         kind, steps = self.abort_after or (None, None)
         if kind == "input":
             return None
+        if "inverse_dynamics" in self.settings:
+            results = self.inverse_problem(output_prefix, **overrides).run()
+            self.append_log(output_prefix)
+            return results
         if kind == "regularstep":
             s = {**self.settings, **overrides}
             overrides["final_time"] = min(s.get("final_time", 0.0),
@@ -693,6 +699,18 @@ class Deck:
             results = problem.run()
         self.append_log(problem.settings.output_prefix)
         return results
+
+    def inverse_problem(self, output_prefix=None, **overrides):
+        """An InverseDynamicsProblem (`problem: inverse dynamics`, manual §6.3) with the deck's
+        times, tolerance, problem type and weights."""
+        from mbdae.engine.inverse import InverseDynamicsProblem
+        s = {**self.settings, **overrides}
+        return InverseDynamicsProblem(
+            self.model, initial_time=s.get("initial_time", 0.0), final_time=s["final_time"],
+            time_step=s["time_step"], tolerance=s.get("tolerance", 1e-6),
+            max_iterations=s.get("max_iterations", 20),
+            output_prefix=output_prefix or s.get("output_prefix"),
+            output_precision=s.get("output_precision", 6), **s["inverse_dynamics"])
 
     def append_log(self, prefix):
         if prefix and self.log_lines:
@@ -1137,13 +1155,64 @@ class DeckReader:
     def card_problem(self, card, args):
         w = args.peek()
         kind = args.expect_keyword("initial value", "multistep", "inverse dynamics")
-        if kind == "inversedynamics":
-            raise w.error(not_supported("problem: inverse dynamics"))
         self.problem_name = "initialvalue"
+        if kind == "inversedynamics":
+            self.problem_name = "inversedynamics"
+            self.settings["inverse_dynamics"] = dict(problem_type="fully actuated collocated")
 
     # ------------------------------------------------------------------ initial value (manual §4.1)
     def read_problem_block(self, word):
+        if self.problem_name == "inversedynamics":
+            self.block_cards(word, "inversedynamics", INVERSE_CARDS, "inverse dynamics")
+            return
         self.block_cards(word, self.problem_name, PROBLEM_CARDS, "initial value")
+
+    # ------------------------------------------------------------------ inverse dynamics (§6.3)
+    def id_problem_type(self, card, args):
+        """`problem type: <type> [, weights, w1_pos, w2_pos, w1_vel, w2_vel [, w1_acc, w2_acc]]`
+        (spec §2.3).  MBDyn's w1 weights the identity-metric change of the coordinates, w2 the
+        mass-metric one; at the acceleration level it uses w1 + w2 on the mass metric only
+        (defaults w1 = 1, w2 = 0)."""
+        from mbdae.engine.inverse import PROBLEM_TYPES
+        w = args.peek()
+        kind = args.expect_keyword(*PROBLEM_TYPES)
+        name = next(n for n in PROBLEM_TYPES if normalize(n) == kind)
+        inv = self.settings["inverse_dynamics"]
+        inv["problem_type"] = name
+        vals = [1.0, 0.0] * 3
+        if args.is_keyword("weights"):
+            if not name.startswith("underdetermined"):
+                raise w.error("syntax error: weights apply to the underdetermined problem types only")
+            levels = 3 if name == "underdetermined fully actuated" else 2
+            vals = [args.real("a weight") for _ in range(2 * levels)] + [0.0, 0.0] * (3 - levels)
+        if name.startswith("underdetermined"):
+            inv.update(unit_weights=(vals[0], vals[2]), weights=(vals[1], vals[3], vals[4] + vals[5]),
+                       acceleration_base=0.0)
+
+    def id_max_iterations(self, card, args):
+        self.settings["max_iterations"] = max(args.integer("the maximum number of iterations"), 1)
+        if args.is_keyword("at most"):
+            self.note(card.name, "max iterations ..., at most: mbdae always requires convergence")
+
+    def read_inverse_derivatives(self, args, value, site):
+        """In inverse dynamics a total joint constraint reads two more template drives, the
+        imposed rate and acceleration (spec §2.3)."""
+        from mbdae.engine.inverse import explicit_derivatives
+        rate = self.read_tpl_vec3(args, "rel direction", site)
+        acc = self.read_tpl_vec3(args, "rel direction", site)
+        return explicit_derivatives(value, rate, acc)
+
+    def read_inverse_dynamics_flags(self, args, label):
+        """`inverse dynamics [, torque, b] [, prescribed motion, b] [, right hand side, b]
+        [, ergonomy, b]` after a joint (spec §2.3): the keyword resets torque and prescribed
+        motion to false before reading the flags."""
+        keys = {"torque": "torque", "prescribedmotion": "prescribed_motion",
+                "righthandside": "right_hand_side", "ergonomy": "ergonomy"}
+        flags = dict(torque=False, prescribed_motion=False)
+        while args.peek_keyword() in keys:
+            kw = args.expect_keyword("torque", "prescribed motion", "right hand side", "ergonomy")
+            flags[keys[kw]] = args.boolean()
+        self.model.inverse_dynamics_flags(label, **flags)
 
     def iv_initial_time(self, card, args):
         self.settings["initial_time"] = args.real("the initial time")
@@ -1238,8 +1307,10 @@ class DeckReader:
             rw = args.peek()
             alg = self.read_spectral_radius(args)
             if not isinstance(rho, Drive) and not isinstance(alg, Drive) and abs(alg - rho) > 1e-15:
-                raise rw.error(not_supported("an algebraic spectral radius different from the "
-                                             "differential one"))
+                # MBDyn integrates the multipliers only to predict them; mbdae solves them at t_n
+                self.note(rw, f"algebraic spectral radius {alg:g} ignored: mbdae solves the multipliers "
+                              "at the new time and predicts them by extrapolation, so they have no "
+                              "integration formula of their own")
         self.settings.update(method=method, rho=rho)
 
     def read_spectral_radius(self, args):
@@ -1701,7 +1772,7 @@ class DeckReader:
         self.count("rigid bodies", label, word)
         node_word = args.peek()
         node = self.structural_node(args)
-        if node.kind != "dynamic":
+        if node.kind != "dynamic" and self.problem_name != "inversedynamics":   # inverse: explicit mass
             raise node_word.error(f"Body({label}): Structural({node.label}) is static; a body needs a dynamic node")
         site = Site(node.frame, node.label)
         if args.is_keyword("variable mass"):
@@ -1874,6 +1945,8 @@ class DeckReader:
                 self.read_orientation_description(args)
                 self.note(ow, "joint orientation description: mbdae writes joint orientations "
                               "as Euler 1-2-3 angles")
+            elif kw == "inversedynamics":
+                self.read_inverse_dynamics_flags(args, label)
             else:
                 raise ow.error(not_supported(f"joint option '{ow.text}'"))
         m = self.model
@@ -2087,10 +2160,14 @@ class DeckReader:
         if args.is_keyword("position constraint"):
             out["position_status"] = self.read_statuses(args, ("inactive", "active", "position", "velocity"), pin)
             out["position_drive"] = self.read_tpl_vec3(args, "rel direction", pos_site)
+            if self.problem_name == "inversedynamics":
+                out["position_drive"] = self.read_inverse_derivatives(args, out["position_drive"], pos_site)
         if args.is_keyword("orientation constraint"):
             out["orientation_status"] = self.read_statuses(args, ("inactive", "active", "rotation",
                                                                   "angular velocity"), pin)
             out["orientation_drive"] = self.read_tpl_vec3(args, "rel direction", rot_site)
+            if self.problem_name == "inversedynamics":
+                out["orientation_drive"] = self.read_inverse_derivatives(args, out["orientation_drive"], rot_site)
         return out
 
     def read_statuses(self, args, words, pin):
@@ -2853,6 +2930,10 @@ PROBLEM_CARDS = _table([
     ("fictitious steps number", R.iv_dummy_steps_number),
     ("fictitious steps ratio", R.iv_dummy_steps_ratio),
 ])
+INVERSE_CARDS = {**PROBLEM_CARDS, **_table([
+    ("problem type", R.id_problem_type), ("max iterations", R.id_max_iterations),
+    ("modify residual test", R.cd_accepted_note), ("full residual test", R.cd_accepted_note),
+])}
 UNSUPPORTED_PROBLEM_CARDS = _table([
     ("modify residual test", None), ("enforce constraint equations", None), ("eigenanalysis", None),
     ("eigen analysis", None), ("real time", None), ("dummy steps tolerance", None),

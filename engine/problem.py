@@ -26,6 +26,7 @@ from .io.mbdyn_output import TextOutput, orientation_columns
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson
+from mbdae.solvers.stepcontrol import make_strategy
 from mbdae.elements.joints import RigidJoints
 
 
@@ -68,6 +69,7 @@ class Settings:
     progress: object = None              # None: only on a terminal
     keep_results: bool = True
     algebraic_predictor: str = "linear"     # "constant", "linear" or "quadratic" extrapolation
+    strategy: tuple = None                  # None: halving; ("factor", red, n_red, raise, n_raise, min_it[, max_it])
 
 
 @dataclass
@@ -135,6 +137,7 @@ class InitialValueProblem:
         self.method = make_method(s.method, s.rho)
         self.min_h = s.min_time_step if s.min_time_step is not None else s.time_step / 64
         self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
+        self.strategy = make_strategy(s.strategy, self.min_h, self.max_h, self.method)
         self.output = TextOutput(s.output_prefix, s.output_precision) if s.output_prefix else None
         self.state = None
         self.step = 0
@@ -498,8 +501,9 @@ class InitialValueProblem:
                     break
                 except (NoConvergence, SimulationDiverged) as e:
                     self.newton.invalidate()
-                    if h_try / 2 >= self.min_h * (1 - 1e-12):
-                        h_try /= 2
+                    h_next = self.strategy.after_failure(h_try)
+                    if h_next is not None:
+                        h_try = h_next
                         self.reductions += 1
                         self.log(f"# step {self.step + 1}: {e}; retrying with time step {h_try:g}")
                         continue
@@ -514,11 +518,7 @@ class InitialValueProblem:
             method.accepted(hist)
             self.state = st
             self.write_output(st, self.step, h_try, it, err, solconv)
-            # step control: grow back towards the nominal step after easy steps
-            if h_try < h:
-                h = h_try
-            elif h < self.max_h and it <= 3:
-                h = min(2 * h, self.max_h)
+            h = self.strategy.after_step(h, h_try, it)          # solvers/stepcontrol.py
             if progress and _time.perf_counter() - last_print > 1.0:
                 last_print = _time.perf_counter()
                 frac = (hist[0].t - s.initial_time) / (t_end - s.initial_time)

@@ -73,3 +73,62 @@ def test_fixed_step_method_restarts_when_the_step_changes():
     r = p.run()
     assert np.isclose(r.t[-1], 1.0)
     assert any("cannot change the time step" in l for l in p.log_lines)
+
+
+# ------------------------------------------------------------------ MBDyn's `strategy: factor`
+from mbdae.solvers.stepcontrol import FactorStrategy, make_strategy
+from mbdae.solvers.integrators import make_method
+
+
+def test_factor_strategy_rules():
+    """Reduction on failure with one last chance at the minimum step, then give up; raise
+    after enough easy steps, capped at the maximum; reduce after too many iterations."""
+    s = FactorStrategy(1e-3, 8e-3, 0.5, 2, 2.0, 1, 1, 5)
+    assert s.after_failure(3e-3) == 1.5e-3
+    assert s.after_failure(1.5e-3) == 1e-3            # 0.75e-3 < min: last chance at the minimum
+    assert s.after_failure(1e-3) is None              # nothing left
+    s = FactorStrategy(1e-3, 8e-3, 0.5, 2, 2.0, 1, 1, 5)
+    h = 2e-3
+    seq = []
+    for _ in range(8):                                # easy steps: raise every other step after 2
+        h = s.after_step(h, h, 1)
+        seq.append(h)
+    assert seq == [2e-3, 2e-3, 4e-3, 4e-3, 8e-3, 8e-3, 8e-3, 8e-3]
+    assert s.after_step(8e-3, 8e-3, 6) == 4e-3        # more than max iterations
+    assert s.after_step(4e-3, 4e-3, 3) == 4e-3        # between min and max: keep
+
+
+def test_factor_strategy_rejected_for_fixed_step_methods():
+    for name in ("ms3", "ms4"):
+        with pytest.raises(ValueError, match="cannot change the time step"):
+            make_strategy(("factor", 0.5, 1, 2.0, 1, 1), 1e-4, 1e-2, make_method(name, 0.6))
+        with pytest.raises(ValueError, match="cannot change the time step"):
+            InitialValueProblem(pendulum(), final_time=0.1, time_step=1e-2, method=name, rho=0.6,
+                                strategy=("factor", 0.5, 1, 2.0, 1, 1))
+
+
+@pytest.mark.parametrize("method", ["ms", "ss2", "bathe"])
+def test_factor_strategy_run_varies_the_step_and_stays_accurate(method, reference):
+    """Pendulum started at a step ten times smaller than allowed: `factor` raises it by 2
+    every 3 easy steps up to max time step; failures (1 Newton iteration allowed at a tight
+    tolerance would fail) are not needed here.  The error stays that of the largest step."""
+    h0, hmax = 1e-3, 8e-3
+    p = InitialValueProblem(pendulum(), final_time=1.0, time_step=h0, method=method, rho=0.6,
+                            max_time_step=hmax, strategy=("factor", 0.5, 2, 2.0, 2, 3))
+    r = p.run()
+    steps = np.diff(r.t)
+    assert np.isclose(steps[0], h0) and np.isclose(steps[:-1].max(), hmax)
+    assert np.isclose(r.t[-1], 1.0)
+    fixed = InitialValueProblem(pendulum(), final_time=1.0, time_step=hmax, method=method, rho=0.6).run()
+    assert abs(angle(r)[-1] - reference) <= 1.5 * abs(angle(fixed)[-1] - reference) + 1e-7
+
+
+def test_factor_strategy_reduces_failed_steps(reference):
+    h = 0.05
+    p = InitialValueProblem(pendulum(), final_time=1.0, time_step=h, method="ms", rho=0.6, max_iterations=1,
+                            tolerance=1e-7, test="relnorm", min_time_step=h / 64, max_time_step=h,
+                            strategy=("factor", 0.5, 3, 2.0, 3, 1))
+    r = p.run()
+    steps = np.diff(r.t)
+    assert p.stats["step_reductions"] > 0 and steps.min() < h / 2 and np.isclose(r.t[-1], 1.0)
+    assert any("retrying with time step" in l for l in p.log_lines)

@@ -178,3 +178,43 @@ def test_dirk54_order_conditions_and_l_stability():
     assert abs(amplification(m, -1e9)) < 1e-6
     w = np.logspace(-3, 4, 400)
     assert np.all(np.abs([amplification(m, 1j * x) for x in w]) <= 1 + 1e-10)
+
+
+# ------------------------------------------------------------------ deck keywords
+from mbdae.engine.io.mbdyn_deck import parse_deck
+
+DECK = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.01; time step: 1e-3; {lines}
+end: initial value;
+begin: control data; structural nodes: 1; rigid bodies: 1; end: control data;
+begin: nodes; structural: 1, dynamic, null, eye, null, null; end: nodes;
+begin: elements; body: 1, 1, 1., null, eye; end: elements;
+"""
+
+
+@pytest.mark.parametrize("line,method,rho", [("method: ss3, 0.6;", "ss3", 0.6), ("method: ss2, 0.;", "ss2", 0.0),
+                                             ("method: ss4, .3;", "ss4", 0.3), ("method: DIRK33;", "dirk33", 0.0),
+                                             ("method: dirk43;", "dirk43", 0.0), ("method: Bathe, 0.6;", "bathe", 0.6)])
+def test_deck_method_keywords(line, method, rho):
+    deck = parse_deck(DECK.format(lines=line), echo=lambda *a: None)
+    assert deck.settings["method"] == method and deck.settings["rho"] == rho
+    r = deck.run()                                      # the free body runs with that method
+    assert np.isclose(r.t[-1], 0.01)
+
+
+def test_deck_algebraic_spectral_radius_is_noted():
+    deck = parse_deck(DECK.format(lines="method: ms, 0.6, 0.2;"), echo=lambda *a: None)
+    assert deck.settings["rho"] == 0.6
+    assert any("algebraic spectral radius 0.2 ignored" in n for n in deck.notes)
+
+
+def test_deck_strategy_factor():
+    deck = parse_deck(DECK.format(lines="strategy: factor, .5, 2, 1.25, 3, 4, 10; max time step: 4e-3;"),
+                      echo=lambda *a: None)
+    assert deck.settings["strategy"] == ("factor", 0.5, 2, 1.25, 3, 4, 10)
+    deck = parse_deck(DECK.format(lines="strategy: factor, .5, 2, 1.25, 3, 4;"), echo=lambda *a: None)
+    assert deck.settings["strategy"] == ("factor", 0.5, 2, 1.25, 3, 4)
+    deck = parse_deck(DECK.format(lines="method: ms3, 0.6; strategy: factor, .5, 2, 1.25, 3, 4;"),
+                      echo=lambda *a: None)
+    with pytest.raises(ValueError, match="ms3 cannot change the time step"):
+        deck.run()

@@ -1245,11 +1245,19 @@ class DeckReader:
             args.boolean()
 
     def iv_strategy(self, card, args):
+        """`strategy: factor, reduction factor, steps before reduction, raise factor, steps
+        before raise, min iterations [, max iterations]` (manual §4.1.1; solvers/stepcontrol.py)."""
         w = args.peek()
         kind = args.expect_keyword("factor", "no change", "change")
-        if kind != "nochange":
-            raise w.error(not_supported(f"strategy: {w.text} (mbdae halves a failed step down to "
-                                        "'min time step' and grows it back; it has no MBDyn strategies)"))
+        if kind == "factor":
+            values = ["factor", args.real("the reduction factor"), args.integer("the steps before reduction"),
+                      args.real("the raise factor"), args.integer("the steps before raise"),
+                      args.integer("the minimum iterations")]
+            if args.more():
+                values.append(args.integer("the maximum iterations"))
+            self.settings["strategy"] = tuple(values)
+        elif kind != "nochange":
+            raise w.error(not_supported(f"strategy: {w.text} (mbdae has 'factor' and 'no change')"))
 
     def iv_tolerance(self, card, args):
         """`tolerance: {null|r} [, test, kind [, scale]] [, {null|s} [, test, kind]]` (§4.1.2)."""

@@ -28,6 +28,7 @@ class ComparisonCase:
     settings: dict = field(default_factory=dict)
     reference_method: tuple = ("dirk54", 0.0)
     reference_step: float = None
+    monitors: object = None          # optional: results -> {"energy": array, "constraint drift": array, …}
 
 
 def solves_per_step(method):
@@ -48,6 +49,8 @@ def run_one(case, name, rho, h, **settings):
                                    rho=rho, **opts)
         r = prob.run()
         row["observed"] = np.asarray(case.observe(r), float)
+        if case.monitors is not None:
+            row["series"] = (np.asarray(r.t), {k: np.asarray(v, float) for k, v in case.monitors(r).items()})
         row.update(steps=r.stats["steps"], newton_iterations=r.stats["newton_iterations"],
                    factorizations=r.stats["factorizations"])
     except (SimulationFailed, ValueError) as e:
@@ -156,6 +159,67 @@ def plot(rows, prefix, title=""):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
         path = f"{prefix}_{suffix}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def plot_costs(rows, prefix, title=""):
+    """Newton iterations and factorizations per step against the step, one line per method."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = list(dict.fromkeys((r["method"], r["rho"]) for r in rows))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    for i, key in enumerate(keys):
+        pts = sorted((r["h"], r["newton_iterations"] / r["steps"], r["factorizations"] / r["steps"])
+                     for r in rows if (r["method"], r["rho"]) == key and r["steps"])
+        if pts:
+            h, it, fa = zip(*pts)
+            style = "os^v<>"[i % 6] + ("-" if i % 2 == 0 else "--")
+            axes[0].semilogx(h, it, style, label=f"{key[0]} ρ∞={key[1]:g}")
+            axes[1].semilogx(h, fa, style)
+    axes[0].set_ylabel("Newton iterations per step")
+    axes[1].set_ylabel("factorizations per step")
+    for ax in axes:
+        ax.set_xlabel("time step h (s)")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path = f"{prefix}_costs.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_series(rows, prefix, title=""):
+    """Monitored series over time (energy, constraint drift, …) of the finest run of each
+    method; one PNG per series name.  Needs rows from a case with `monitors`."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    finest = {}
+    for r in rows:
+        key = (r["method"], r["rho"])
+        if "series" in r and (key not in finest or r["h"] < finest[key]["h"]):
+            finest[key] = r
+    names = list(dict.fromkeys(k for r in finest.values() for k in r["series"][1]))
+    paths = []
+    for name in names:
+        fig, ax = plt.subplots(figsize=(6.4, 4.8))
+        for i, (key, r) in enumerate(finest.items()):
+            t, series = r["series"]
+            if name in series:
+                ax.plot(t, series[name], "-" if i % 2 == 0 else "--", label=f"{key[0]} ρ∞={key[1]:g} h={r['h']:.3g}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(name)
+        ax.set_title(title)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        path = f"{prefix}_{name.replace(' ', '_')}.png"
         fig.tight_layout()
         fig.savefig(path, dpi=100)
         plt.close(fig)

@@ -15,6 +15,7 @@ import time
 from collections import Counter
 
 from mbdae import cmd_plot
+from mbdae import cmd_compare
 from mbdae.engine.io.mbdyn_deck import DeckError, DeckStop, read_deck
 
 
@@ -42,6 +43,7 @@ def build_parser():
                       help="MBDyn's reference outputs (folder with manifest.csv and visible/) to compare "
                            "with; default: mbdyn-ref next to the tree, 'none' to skip the comparison")
     cmd_plot.add_parser(sub, common)
+    cmd_compare.add_parser(sub, common)
     return p
 
 
@@ -160,6 +162,7 @@ def command_conformance(args):
 
 COMMANDS = {"run": command_run, "check": command_check, "conformance": command_conformance}
 COMMANDS["plot"] = cmd_plot.command
+COMMANDS["compare"] = cmd_compare.command_compare
 
 if __name__ == "__main__":
     sys.exit(main())

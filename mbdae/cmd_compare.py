@@ -1,0 +1,114 @@
+"""`mbdae compare`: one deck or Python case over methods × step sizes (× ρ∞) against a
+reference; CSV, Markdown and PNG plots, fitted orders printed (engine/compare.py).
+
+    python -m mbdae compare DECK.mbd --methods ms:0.6 bathe:0 dirk54 --steps 1e-3 5e-4 -o out/cmp
+    python -m mbdae compare case.py  --methods ms bdf --rho 0 0.6 --steps 1e-3 5e-4
+
+A Python case module defines `case()` returning an engine.compare.ComparisonCase (with
+optional `monitors(results) -> {"energy": …, "constraint drift": …}` for the time plots).
+For a deck the observed vector is the final position of every structural node; the
+reference is `--reference FILE` (numbers, whitespace separated) or an automatic run of
+`--reference-method` (default dirk54) at `--reference-step` (default: the finest step / 10).
+"""
+import importlib.util
+import os
+import sys
+
+import numpy as np
+
+from mbdae.engine import compare as cmp
+from mbdae.solvers.integrators import FIXED_RHO, make_method
+
+
+def add_parser(sub, common):
+    p = sub.add_parser("compare", parents=[common], help="compare integrators on a deck or Python case")
+    p.add_argument("target", help="MBDyn deck, or a Python module defining case()")
+    p.add_argument("--methods", nargs="+", default=["ms:0.6", "bdf", "bathe:0", "dirk54"],
+                   help="NAME[:RHO] items (default: ms:0.6 bdf bathe:0 dirk54)")
+    p.add_argument("--rho", type=float, nargs="+", help="ρ∞ values for methods given without one")
+    p.add_argument("--steps", type=float, nargs="+", required=True, help="base time steps")
+    p.add_argument("--no-equal-work", action="store_true",
+                   help="use the steps as given (default: base step × implicit solves per step)")
+    p.add_argument("--final-time", type=float, help="override the final time")
+    p.add_argument("--reference", help="file with the reference observed vector")
+    p.add_argument("--reference-method", default="dirk54", help="NAME[:RHO] of the automatic reference run")
+    p.add_argument("--reference-step", type=float, help="step of the automatic reference run")
+    p.add_argument("-o", "--output", dest="prefix", default="compare", help="output prefix (default: compare)")
+    return p
+
+
+def parse_methods(items, rhos):
+    out = []
+    for item in items:
+        name, _, rho = item.partition(":")
+        name = name.replace("_", " ")
+        make_method(name, 0.0)                         # unknown names fail here, clearly
+        key = make_method(name, 0.0).name
+        if rho:
+            out.append((name, float(rho)))
+        elif key in FIXED_RHO:
+            out.append((name, FIXED_RHO[key]))
+        else:
+            out += [(name, r) for r in (rhos or [0.6])]
+    return out
+
+
+def deck_case(path, final_time, reference_method, reference_step):
+    from mbdae.engine.io.mbdyn_deck import read_deck
+    quiet = lambda *a, **k: None                       # noqa: E731
+    deck = read_deck(path, echo=quiet)
+    settings = {k: v for k, v in deck.settings.items()
+                if k not in ("method", "rho", "time_step", "final_time", "output_prefix", "strategy")}
+    settings["progress"] = False
+    T = final_time if final_time is not None else deck.settings.get("final_time", 0.0)
+    return cmp.ComparisonCase(os.path.basename(path), lambda: read_deck(path, echo=quiet).model, T,
+                              lambda r: np.asarray(r.x[-1]).ravel(), settings=settings,
+                              reference_method=reference_method, reference_step=reference_step)
+
+
+def module_case(path):
+    spec = importlib.util.spec_from_file_location("mbdae_compare_case", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec.loader.exec_module(mod)
+    if not hasattr(mod, "case"):
+        raise ValueError(f"{path}: a Python case module must define case() returning a ComparisonCase")
+    return mod.case()
+
+
+def command_compare(args):
+    methods = parse_methods(args.methods, args.rho)
+    ref_name, _, ref_rho = args.reference_method.partition(":")
+    ref_method = (ref_name, float(ref_rho) if ref_rho else FIXED_RHO.get(make_method(ref_name, 0).name, 0.0))
+    ref_step = args.reference_step or min(args.steps) / 10
+    if args.target.endswith(".py"):
+        case = module_case(args.target)
+        if args.final_time is not None:
+            case.final_time = args.final_time
+        if case.reference is None:
+            case.reference_method = ref_method
+            case.reference_step = args.reference_step or case.reference_step or ref_step
+    else:
+        case = deck_case(args.target, args.final_time, ref_method, ref_step)
+    if args.reference:
+        case.reference = np.loadtxt(args.reference).ravel()
+    rows = cmp.compare(case, methods, args.steps, equal_work=not args.no_equal_work)
+    orders = cmp.fitted_orders(rows)
+    folder = os.path.dirname(args.prefix)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    cmp.write_csv(rows, args.prefix + ".csv")
+    table = cmp.markdown_table(rows, orders)
+    with open(args.prefix + ".md", "w") as f:
+        f.write(f"# {case.name}: integrators at t = {case.final_time:g}\n\n" + table)
+    files = [args.prefix + ".csv", args.prefix + ".md"]
+    try:
+        files += cmp.plot(rows, args.prefix, case.name)
+        files.append(cmp.plot_costs(rows, args.prefix, case.name))
+        files += cmp.plot_series(rows, args.prefix, case.name)
+    except ImportError:
+        print("mbdae: note: matplotlib is not installed: no plots", file=sys.stderr)
+    print(table)
+    print("observed orders: " + ", ".join(f"{m} ρ∞={r:g}: {p:.2f}" for (m, r), p in orders.items()))
+    print("written: " + " ".join(files))
+    return 0

@@ -190,9 +190,11 @@ class RigidJoints(ElementFamily):
         G["d"] = G["b1"] - f1
         if "rot" in gs:
             theta0 = self.rot_drive.values(t)
-            G["R0"] = rot.exp_rotvec(theta0)
             G["theta0"] = theta0
-            Ad = np.swapaxes(G["Er"], -1, -2) @ G["E2r"] @ np.swapaxes(G["R0"], -1, -2)
+            Ad = np.swapaxes(G["Er"], -1, -2) @ G["E2r"]
+            if not self.rot_drive.empty:            # no imposed rotation: R0 = I
+                G["R0"] = rot.exp_rotvec(theta0)
+                Ad = Ad @ np.swapaxes(G["R0"], -1, -2)
             G["Ad"] = Ad
             G["th"] = rot.log_rotvec(Ad)
         if "dot" in gs:

@@ -45,10 +45,10 @@ class Kinematics:
     def __init__(self, nodes, y, yp, R_ref, dcoef):
         g = y[nodes.ig]
         gd = yp[nodes.ig]
-        G = rot.cayley_G(g)
+        Rg, G = rot.cayley_R_G(g)
         self.x = y[nodes.ix]
         self.v = yp[nodes.ix]
-        self.R = rot.cayley(g) @ R_ref
+        self.R = Rg @ R_ref
         self.w = rot.matvec(G, gd)
         self.g = g
         self.gd = gd

@@ -59,19 +59,29 @@ def eye_like(shape):
     return np.broadcast_to(_I3, tuple(shape) + (3, 3)).copy()
 
 
-def cayley(g):
-    """R(g) = I + 4/(4 + g.g) (g× + ½ g×g×), g = 2 tan(φ/2) n (Gibbs-Rodrigues, G3)."""
+def _cayley_parts(g):
+    """c = 4/(4 + g·g) shaped for matrices, and g×."""
     g = np.asarray(g, dtype=float)
     c = 4.0 / (4.0 + np.einsum('...i,...i->...', g, g))
-    S = skew(g)
-    return _I3 + c[..., None, None] * (S + 0.5 * S @ S)
+    return c[..., None, None], skew(g)
+
+
+def cayley(g):
+    """R(g) = I + 4/(4 + g.g) (g× + ½ g×g×), g = 2 tan(φ/2) n (Gibbs-Rodrigues, G3)."""
+    c, S = _cayley_parts(g)
+    return _I3 + c * (S + 0.5 * S @ S)
 
 
 def cayley_G(g):
     """Tangent operator of the Gibbs-Rodrigues parameters: G(g) = 4/(4+g.g)(I + ½ g×) (manual eq. 10, line 4699)."""
-    g = np.asarray(g, dtype=float)
-    c = 4.0 / (4.0 + np.einsum('...i,...i->...', g, g))
-    return c[..., None, None] * (_I3 + 0.5 * skew(g))
+    c, S = _cayley_parts(g)
+    return c * (_I3 + 0.5 * S)
+
+
+def cayley_R_G(g):
+    """R(g) and G(g) together (one c and one g× for both)."""
+    c, S = _cayley_parts(g)
+    return _I3 + c * (S + 0.5 * S @ S), c * (_I3 + 0.5 * S)
 
 
 def cayley_G_inv(g):

@@ -174,6 +174,13 @@ class KLUFactorization:
         else:
             self.refactorizations += 1
 
+    def forget_pivots(self):
+        """Make the next factorization a full one (fresh partial pivoting), e.g. after Newton
+        failed with the current pivot order."""
+        if self.numeric:
+            self.lib.klu_l_free_numeric(ctypes.byref(self.numeric), ctypes.byref(self.common))
+        self.numeric = _ptr()
+
     def solve(self, b):
         x = np.array(b, dtype=np.float64, order="C")
         self.lib.klu_l_solve(self.symbolic, self.numeric, self.n, 1, x, ctypes.byref(self.common))

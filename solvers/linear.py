@@ -109,6 +109,9 @@ class KLUSolver:
     def solve(self, b):
         return self.klu.solve(b)
 
+    def forget_pivots(self):
+        self.klu.forget_pivots()
+
 
 def available_linear_solvers():
     names = ["superlu"]

@@ -46,7 +46,11 @@ class NewtonRaphson:
         return self.linear.factorizations
 
     def invalidate(self):
+        """Forget the kept factorization (and, for back ends that refactor with a kept pivot
+        order, that order too: after a failure the next factorization pivots afresh)."""
         self._factor_dcoef = None
+        if hasattr(self.linear, "forget_pivots"):
+            self.linear.forget_pivots()
 
     def _worst(self, system, f):
         row = int(np.argmax(np.abs(np.where(np.isfinite(f), f, np.inf))))

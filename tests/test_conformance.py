@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mbdae.cli import main
-from mbdae.engine.io.conformance import conformance, totals
+from mbdae.engine.io.conformance import conformance, totals, write_reports
 
 GOOD = """begin: data; problem: initial value; end: data;
 begin: initial value; initial time: 0.; final time: 0.01; time step: 1e-3; end: initial value;
@@ -129,3 +129,47 @@ def test_conformance_on_mbdyn_decks():
     assert imp.explanation.startswith("MBDyn: start-up transient")
     assert imp.worst_at == ".jnt label 1 column 2 t=0.02"
     assert not chain.motion_agrees and chain.explanation.startswith("MBDyn: derivatives phase")
+
+
+# decks of ../shared/mbdyn-tests that must parse and run to completion (the list grows with
+# each element family), those whose node motion agrees with MBDyn 1.7.3's within 1e-4
+# (positions / model size, rotations in rad) over the deck's whole run, and those whose
+# joint reactions agree too (engine/io/mbdyn_ref.py)
+MUST_RUN = [
+    "benchmarks/6barmech/6barmech", "benchmarks/srskm/srscm", "body/body", "body/bullet",
+    "body/chain15/chain15", "body/spinningbody", "body/spintop/spintop",
+    "joints/deformablehinge/deformabledisplacementjoint", "joints/deformablehinge/deformabledisplacementjoint0",
+    "joints/deformablehinge/deformabledisplacementjointoffset", "joints/drvdisp/drv", "joints/drvdisp/drvpin",
+    "joints/drvhinge/drv", "joints/flywheel/flywheel_drive", "joints/impdisp/imp", "joints/impdisp/imp0",
+    "joints/impdisp/imppin0", "joints/modal/two-beams/bauchau0", "joints/modal/two-beams/beam",
+    "joints/modal/two-beams/beam-force", "joints/modal/two-beams/rigid", "joints/modal/two-beams/rigid-force",
+    "joints/plane/output", "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity",
+    "joints/total/total", "joints/total/totalpin", "joints/total/totalvel",
+]
+MOTION_AGREES = [
+    "body/body", "body/bullet", "joints/deformablehinge/deformabledisplacementjoint0",
+    "joints/flywheel/flywheel_drive", "joints/impdisp/imp", "joints/modal/two-beams/beam-force",
+    "joints/modal/two-beams/rigid-force", "joints/plane/output", "joints/spherical/spherical",
+    "joints/total/piecewiseConstantVelocity", "joints/total/total", "joints/total/totalpin",
+    "joints/total/totalvel",
+]
+AGREES = ["body/body", "body/bullet", "joints/spherical/spherical"]
+
+
+@pytest.mark.slow
+def test_conformance_over_the_mbdyn_test_tree(tmp_path):
+    """The whole of ../shared/mbdyn-tests (234 decks; about half an hour): the decks of
+    MUST_RUN parse and run, and those of MOTION_AGREES / AGREES agree with MBDyn."""
+    if not os.environ.get("MBDAE_LONG"):
+        pytest.skip("long check (marked slow): run with MBDAE_LONG=1")
+    if not os.path.isdir(TESTS_DIR) or not os.path.isdir(REF_ROOT):
+        pytest.skip(f"MBDyn test decks or reference outputs not found under {SHARED} "
+                    "(../shared/mbdyn-tests and ../shared/mbdyn-ref relative to the repository)")
+    outcomes = conformance(TESTS_DIR, budget=120)
+    write_reports(outcomes, TESTS_DIR, str(tmp_path / "report"))
+    by_deck = {os.path.relpath(o.deck, TESTS_DIR): o for o in outcomes}
+    assert not [d for d in MUST_RUN if not by_deck[d].ran], [(d, by_deck[d].first_error) for d in MUST_RUN]
+    assert not [d for d in MOTION_AGREES if not by_deck[d].motion_agrees]
+    assert not [d for d in AGREES if not by_deck[d].agrees]
+    t = totals(outcomes)
+    assert t["found"] == 234 and t["ran"] >= len(MUST_RUN) and t["agree"] >= len(AGREES)

@@ -29,6 +29,9 @@ def node_series(prefix, node, what):
         if not os.path.exists(f"{prefix}.{ext}"):
             raise FileNotFoundError(f"{prefix}.{ext} not found (run `mbdae run DECK -o {prefix}` first)")
     found = blocks(read_lines(prefix + ".mov"))
+    if not found:
+        raise ValueError(f"{prefix}.mov has no node rows (was node output switched off, "
+                         "e.g. by `default output: none`?)")
     times = output_times(read_lines(prefix + ".out"))
     if len(times) < len(found):
         raise ValueError(f"{prefix}.out lists {len(times)} output steps but {prefix}.mov has {len(found)} blocks")

@@ -92,6 +92,10 @@ def test_plot_errors(run, tmp_path, capsys, monkeypatch):
     assert "node 7 is not in" in err and "(nodes: 1, 2)" in err
     assert main(["plot", str(tmp_path / "nothing"), "--node", "1"]) == 1
     assert "nothing.mov not found" in capsys.readouterr().err
+    open(tmp_path / "empty.mov", "w").close()
+    open(tmp_path / "empty.out", "w").write("Step 0 0 0 0 0 0 0 1\n")
+    assert main(["plot", str(tmp_path / "empty"), "--node", "1"]) == 1
+    assert "empty.mov has no node rows" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "matplotlib", None)              # as if not installed
     assert main(["plot", prefix, "--node", "1"]) == 1
     err = capsys.readouterr().err

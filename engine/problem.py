@@ -513,7 +513,7 @@ class InitialValueProblem:
             self.step += 1
             k_start += 1
             last_h = h_try
-            sysm.commit_rotations(st)
+            sysm.commit_rotations(st, self.newton.converged_kinematics)
             self._push(hist, st, max(4, self.method.history))
             method.accepted(hist)
             self.state = st

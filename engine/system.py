@@ -107,13 +107,16 @@ class System:
     def kinematics(self, state, dcoef=0.0):
         return Kinematics(self.nodes, state.y, state.yp, state.R_ref, dcoef)
 
-    def commit_rotations(self, state):
+    def commit_rotations(self, state, kin=None):
         """R_ref ← R(g) R_ref, g ← 0, ġ ← ω (after a converged step or phase, G3).  Families
-        with a `commit(system, state)` method store their own state first (incremental beams)."""
+        with a `commit(system, state)` method store their own state first (incremental beams).
+        `kin`: the kinematics of this very state when the caller has them (Newton's last
+        evaluation), to save recomputing them."""
         for fam in self.families:
             if hasattr(fam, "commit"):
                 fam.commit(self, state)
-        kin = self.kinematics(state)
+        if kin is None:
+            kin = self.kinematics(state)
         state.R_ref = kin.R
         state.y[self.nodes.ig] = 0.0
         state.yp[self.nodes.ig] = kin.w
@@ -126,7 +129,7 @@ class System:
     def evaluate(self, state, dcoef, mode="regular", want_jac=True, ia=None, want_abs=True):
         """(f, f̃, J): residual, Σ_e |f_e| per row (None unless want_abs; for relnorm and
         sepnorm) and the iteration matrix f/ẏ + dCoef f/y (None unless want_jac)."""
-        kin = self.kinematics(state, dcoef)
+        kin = self.last_kinematics = self.kinematics(state, dcoef)
         ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode)
         if ia is not None:
             ctx.ia_x, ctx.ia_v, ctx.ia_w = ia

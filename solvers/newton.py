@@ -38,6 +38,7 @@ class NewtonRaphson:
         self.settings = settings or NewtonSettings()
         self.linear = make_linear_solver(self.settings.linear_solver)
         self.total_iterations = 0
+        self.converged_kinematics = None
         self._factor_dcoef = None
         self._factor_mode = None
 
@@ -84,6 +85,8 @@ class NewtonRaphson:
                 raise SimulationDiverged(f"non-finite residual at iteration {it}; worst equation "
                                          f"{row}: {owner}") from None
             if err <= tol:
+                # the state is left exactly as last evaluated: its kinematics serve the commit
+                self.converged_kinematics = system.last_kinematics
                 return it, err, False
             if it >= maxit:
                 row, owner = self._worst(system, f)
@@ -119,4 +122,5 @@ class NewtonRaphson:
             prev_err = err
             if s.solution_tolerance > 0 and s.solution_test != "none":
                 if solution_error(s.solution_test, dx) <= s.solution_tolerance:
+                    self.converged_kinematics = None      # the state moved after the evaluation
                     return it, err, True

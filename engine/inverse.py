@@ -138,9 +138,14 @@ class _Factors:
         return self.lu.solve(np.asarray(b, float), trans="T" if transpose else "N")
 
 
-def _same(A, B):
-    return (A.shape == B.shape and A.nnz == B.nnz and np.array_equal(A.indptr, B.indptr)
-            and np.array_equal(A.indices, B.indices) and np.array_equal(A.data, B.data))
+def _same(A, B, rtol=1e-13):
+    """Same pattern and values equal to rounding (the reaction map of a satisfied rotation row
+    differs from its gradient by Γ⁻¹(θ) - I = O(|θ|), θ at the solver tolerance)."""
+    if not (A.shape == B.shape and A.nnz == B.nnz and np.array_equal(A.indptr, B.indptr)
+            and np.array_equal(A.indices, B.indices)):
+        return False
+    scale = np.abs(A.data).max(initial=0.0)
+    return bool(np.all(np.abs(A.data - B.data) <= rtol * scale))
 
 
 def _all_dynamic(model, keep):
@@ -161,15 +166,16 @@ class InverseDynamicsProblem:
     roles: {joint label: (torque, prescribed_motion)}; default from model.inverse_flags
     (set by the deck reader or Model.inverse_dynamics_flags), else (True, True).
     weights: (w_x, w_ẋ, w_ẍ) of the underdetermined problems (mass-weighted terms);
-    unit_weights: (u_x, u_ẋ), identity-weighted terms ½u_x|x - x_prev|² and
-    ½u_ẋ|ẋ - (x - x_prev)/h|²; acceleration_base: the 1 of (1 + w_ẍ)M in (6.60).  MBDyn's
-    `weights, w1, w2, ...` map to unit_weights = (w1_pos, w1_vel), weights = (w2_pos, w2_vel,
-    w1_acc + w2_acc), acceleration_base = 0 (its implementation, invdataman.cc)."""
+    unit_weights: (u_x, u_ẋ, u_ẍ), identity-weighted terms ½u_x|x - x_prev|²,
+    ½u_ẋ|ẋ - (x - x_prev)/h|² and ½u_ẍ|ẍ - (ẋ - ẋ_prev)/h|²; acceleration_base: the 1 of
+    (1 + w_ẍ)M in (6.60).  MBDyn's `weights, w1, w2, ...` map to unit_weights = w1 and
+    weights = w2 per level, acceleration_base = 0 (checked against MBDyn 1.7.3's outputs of
+    the planar_3link decks: positions and velocities agree to 1e-8)."""
 
     def __init__(self, model, times=None, problem_type="fully actuated collocated", roles=None,
                  weights=(1.0, 1.0, 1.0), initial_time=0.0, final_time=None, time_step=None,
                  tolerance=1e-10, max_iterations=20, output_prefix=None, output_precision=6,
-                 reuse_factorizations=True, unit_weights=(0.0, 0.0), acceleration_base=1.0):
+                 reuse_factorizations=True, unit_weights=(0.0, 0.0, 0.0), acceleration_base=1.0):
         if problem_type not in PROBLEM_TYPES:
             raise ValueError(f"unknown inverse dynamics problem type '{problem_type}' "
                              f"(one of {', '.join(PROBLEM_TYPES)})")
@@ -181,7 +187,7 @@ class InverseDynamicsProblem:
         self.times = np.asarray(times, float)
         self.problem_type = problem_type
         self.weights = tuple(float(w) for w in weights)
-        self.unit_weights = tuple(float(w) for w in unit_weights)
+        self.unit_weights = tuple(float(w) for w in unit_weights) + (0.0,) * (3 - len(unit_weights))
         self.acceleration_base = float(acceleration_base)
         self.tolerance = float(tolerance)
         self.max_iterations = int(max_iterations)
@@ -301,7 +307,8 @@ class InverseDynamicsProblem:
         keep = cols >= 0
         r = np.broadcast_to(np.arange(len(i))[:, None], cols.shape)
         A = sp.csr_matrix((C[keep], (r[keep], cols[keep])), shape=(len(i), self.n))
-        return dict(c=T["c"][i, u], A=A, phi_t=T["phi_t"][i, u], conv=T["conv"][i, u], G=T["G"])
+        B = sp.csr_matrix((T["B"][i, u][keep], (r[keep], cols[keep])), shape=(len(i), self.n))
+        return dict(c=T["c"][i, u], A=A, B=B, phi_t=T["phi_t"][i, u], conv=T["conv"][i, u], G=T["G"])
 
     def constraint_stiffness(self, G, rows, lam):
         """Σ λ_r ∂(φ_r/x)ᵀ/∂x of the rows `rows` (mask) with multipliers lam (n×n, sparse):
@@ -457,20 +464,27 @@ class InverseDynamicsProblem:
         if not self.problem_type.startswith("underdetermined"):
             return self._solve(A, rhs, "acceleration subproblem", t), T
         M, _ = self.inertia(st)
-        wa = self.weights[2]
+        wa, ua = self.weights[2], self.unit_weights[2]
         H = (self.acceleration_base + wa) * M
         b = wa * (M @ prev["A"])
+        if ua:              # identity-weighted distance from the backward-difference acceleration
+            nodes = self.system.nodes
+            V = np.concatenate([st.yp[nodes.ix], st.yp[nodes.ig]], axis=1).reshape(-1)
+            H = H + ua * sp.identity(self.n, format="csr")
+            b = b + ua * (V - prev["V"]) / (t - prev["t"])
         z = self._solve(self._kkt(H, A), np.concatenate([b, rhs]), "acceleration subproblem", t)
         return z[:self.n], T
 
     def dynamics(self, st, Acc, T):
         """Multipliers of the dynamics rows: Dᵀλ = f - M ẍ - h (6.40/6.42); for the
-        underactuated collocated case, ẍ and λ together from (6.56)."""
+        underactuated collocated case, ẍ and λ together from (6.56).  D is the joints' reaction
+        map (the gradient φ/x with the rotation rows' multipliers redefined as couples, eq.
+        9.15), as in the forward problem; it equals φ/x where the rotation rows are satisfied."""
         t = st.t
         M, h = self.inertia(st)
         f = self.forces(st)
         dr = self.dyn_rows
-        D = T["A"][dr]
+        D = T["B"][dr]     # reaction map: rotation rows carry the couple in the joint frame (eq. 9.15)
         lam = np.zeros(len(dr))
         if self.problem_type == "underdetermined underactuated collocated":
             z = self._solve(self._kkt(M, D), np.concatenate([f - h, -T["conv"][dr]]),
@@ -576,6 +590,15 @@ class InverseDynamicsProblem:
         ctx = Context(s2.t, s2.y, s2.yp, self.system.kinematics(s2), 0.0, "regular")
         for labels, vals in self.joints.output_groups(ctx):
             w.rows("jnt", labels, vals)
+        for sysm in (self.rhs_system, self.ergo_system):      # deformable joints, rods
+            if sysm is None:
+                continue
+            s3 = self._transfer(st, sysm)
+            c3 = Context(s3.t, s3.y, s3.yp, sysm.kinematics(s3), 0.0, "regular")
+            for fam in sysm.families:
+                if hasattr(fam, "output_groups"):
+                    for labels, vals in fam.output_groups(c3):
+                        w.rows("jnt", labels, vals)
         w.flush()
 
 

@@ -1170,9 +1170,9 @@ class DeckReader:
     # ------------------------------------------------------------------ inverse dynamics (§6.3)
     def id_problem_type(self, card, args):
         """`problem type: <type> [, weights, w1_pos, w2_pos, w1_vel, w2_vel [, w1_acc, w2_acc]]`
-        (spec §2.3).  MBDyn's w1 weights the identity-metric change of the coordinates, w2 the
-        mass-metric one; at the acceleration level it uses w1 + w2 on the mass metric only
-        (defaults w1 = 1, w2 = 0)."""
+        (spec §2.3).  Per level MBDyn's w1 weights the identity-metric distance from the
+        backward difference of the previous level (x_prev, (x - x_prev)/h, (ẋ - ẋ_prev)/h), w2
+        the mass-metric distance from the previous value (defaults w1 = 1, w2 = 0)."""
         from mbdae.engine.inverse import PROBLEM_TYPES
         w = args.peek()
         kind = args.expect_keyword(*PROBLEM_TYPES)
@@ -1186,7 +1186,7 @@ class DeckReader:
             levels = 3 if name == "underdetermined fully actuated" else 2
             vals = [args.real("a weight") for _ in range(2 * levels)] + [0.0, 0.0] * (3 - levels)
         if name.startswith("underdetermined"):
-            inv.update(unit_weights=(vals[0], vals[2]), weights=(vals[1], vals[3], vals[4] + vals[5]),
+            inv.update(unit_weights=(vals[0], vals[2], vals[4]), weights=(vals[1], vals[3], vals[5]),
                        acceleration_base=0.0)
 
     def id_max_iterations(self, card, args):

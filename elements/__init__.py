@@ -5,6 +5,7 @@ from .rod import Rods
 from .joints import RigidJoints
 from .userforce import UserForces
 from .deformable import DeformableJoints
+from .viscous_body import ViscousBodies
 from .beam import Beams3, Beams2
 
-FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, Beams3, Beams2]
+FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, ViscousBodies, Beams3, Beams2]

@@ -1,72 +1,138 @@
-"""Deformable hinge and deformable displacement joint, attached variants (manual §9.2.2 and
-§9.2.3): 3-D linear (visco)elastic laws between two nodes, no unknowns of their own.
+"""Deformable joints (manual §9.2.2-9.2.5): internal loads between two nodes from a 1-D,
+3-D or 6-D constitutive law of their relative motion, in the attached and invariant
+variants.  No unknowns of their own.
 
-* deformable hinge: θ = exp⁻¹((R1 R1h)ᵀ R2 R2h) (less an imposed θ0(t)) and
-  ω = (R1 R1h)ᵀ(ω2 - ω1) in the node-1 hinge frame; couple m̃ = K θ + C ω; node 2 receives
-  -R1h m̃, node 1 the opposite.
-* deformable displacement joint: d̃ = (R1 R1h)ᵀ(x2 + f2 - x1 - f1) (less d0(t)) and its rate
-  d̃̇ = (R1 R1h)ᵀ(ḋ - ω1×d); force F̃ = K d̃ + C d̃̇ along the node-1 frame; node 2 receives
-  -R1h F̃ at f2, node 1 the opposite at the same point, so the pair is moment-free.
+Strain measures, collected in one 6-vector ε = [d̃; θ] with rates ε̇ = [d̃̇; ω̄]:
 
-The strain measures are exactly the rigid-joint rows (position/velocity, rotation/angular
-velocity) of elements.joints, so the family reuses their geometry, reaction maps and
-geometric stiffness with the law's output in place of the multipliers."""
+* relative rotation θ = ax(exp⁻¹(R1hᵀ R2h)), R_ih = R_i R̃_ih (eqs. 9.247-9.248), the same in
+  both variants (eq. 9.292);
+* relative displacement d = x2 + f2 - x1 - f1 (eq. 9.318) seen in the law frame R_f:
+  d̃ = R_fᵀ d, d̃̇ = R_fᵀ(ḋ - ω_f × d) (attached eqs. 9.320-9.321, invariant 9.333-9.334);
+* relative angular velocity ω̄ = R_fᵀ(ω2 - ω1) (eqs. 9.252, 9.293).
+
+The law frame R_f is R1h ("attached", the frame of node 1) or the mid frame
+R̂ = R1h exp(θ/2) ("invariant", eqs. 9.263-9.264), whose virtual rotation is
+θ̂ = Îᵀθ1 + Îθ2 (eq. 9.286) and angular velocity ω̂ = Îᵀω1 + Îω2 (eq. 9.302), with
+Î = R̂(I + R̃)⁻¹R̂ᵀ (eq. 9.283).  In closed form Î = ½(I - u×), where u = tan(|θ|/4) n is the
+half-angle tangent vector of R̃ in the global frame (n the unit axis of θ): the eigenvalues
+of (I + exp(φ×))⁻¹ are ½ and ½(1 ∓ i tan(|φ|/2)).
+
+Loads from the virtual work δL = δεᵀ f(ε - ε0(t), ε̇) with the virtual strains
+δd̃ = R_fᵀ(δd + d × θ_f) (eqs. 9.324, 9.335) and R_fᵀ(θ2 - θ1) for the rotation part (eqs.
+9.257, 9.304): node 2 receives -R_f F̃ and -R_f M̃ (+ the moment of the force), node 1 the
+opposite with the moment about its own position (eqs. 9.327, 9.343, 9.351, 9.357).  The
+types use parts of ε: hinge θ (3-D law), displacement joint d̃ (3-D), deformable joint
+[d̃; θ] (6-D, coupled), axial joint the component of θ about axis 3 of R1h (1-D, eq. 9.364,
+attached only).  The Jacobian is exact for this residual (the manual's updated-updated
+forms drop some terms): the rotation strain uses δθ = Γ(θ)⁻¹R1hᵀ(θ2 - θ1) and the
+geometric stiffness includes the perturbation of Î (eq. 9.287) through u."""
 from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine import rotations as rot
+from mbdae.engine import constitutive as cl
 from mbdae.engine.assembly import Pattern
 from .base import ElementFamily, node_columns, chain12
-from .joints import RigidJoints, JointSpec, NROWS
+
+I3 = np.eye(3)
+# strain components of the 6-vector [d̃; θ] each type uses, and its law dimension
+COMPONENTS = {
+    "deformable hinge": (3, 4, 5),
+    "deformable displacement joint": (0, 1, 2),
+    "deformable joint": (0, 1, 2, 3, 4, 5),
+    "deformable axial joint": (5,),
+}
 
 
 @dataclass
 class DeformableSpec:
     label: int
-    type: str                    # "deformable hinge" | "deformable displacement joint"
+    type: str                    # a key of COMPONENTS
     node1: int
     node2: int
-    law: object                  # constitutive.LinearLaw3D
+    law: object                  # constitutive.Law (1/3/6-D), LinearLaw3D or a 1-D rod law
     f1: np.ndarray = field(default_factory=lambda: np.zeros(3))
     f2: np.ndarray = field(default_factory=lambda: np.zeros(3))
     R1h: np.ndarray = field(default_factory=lambda: np.eye(3))
     R2h: np.ndarray = field(default_factory=lambda: np.eye(3))
-    prestrain: object = None     # VectorDrive of the imposed relative rotation/displacement
+    prestrain: object = None     # VectorDrive of the imposed strain (LinearLaw3D laws only)
     output: bool = True
+    invariant: bool = False      # law in the mid frame R̂ (eqs. 9.263-9.264)
+
+
+def as_law(spec):
+    """The spec's law as a constitutive.Law of the type's dimension (prestrain included)."""
+    dim = len(COMPONENTS[spec.type])
+    law = spec.law
+    where = f"{spec.type} {spec.label}"
+    if isinstance(law, cl.Law):
+        if law.dim != dim:
+            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a {law.dim}-D one")
+        if spec.prestrain is not None:
+            raise ValueError(f"{where}: give the prestrain in the constitutive law")
+        return law
+    if isinstance(law, cl.LinearLaw3D):
+        if dim != 3:
+            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a 3-D one")
+        return cl.Law(3, law.K, law.C, prestrain=cl.TemplateDrive.of(spec.prestrain, 3), name="linear law")
+    if isinstance(law, (cl.LinearElastic1D, cl.LinearViscous1D, cl.LinearViscoelastic1D)):
+        if dim != 1:
+            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a 1-D one")
+        pre = law.prestrain
+        terms = [] if pre is None else [(np.ones(1), pre if hasattr(pre, "value") else cl.ConstDrive(float(pre)))]
+        return cl.Law(1, law.stiffness, law.viscosity, prestrain=cl.TemplateDrive(1, terms), name="linear law")
+    raise ValueError(f"{where}: unsupported constitutive law {type(law).__name__}")
+
+
+def half_tangent_coefs(s):
+    """τ(s) = tan(s/4)/s and τ'(s)/s, with series near s = 0 (u = τ(|θ|) θ)."""
+    small = s < 1e-3
+    p = np.where(small, 1.0, s)
+    x2 = (s / 4.0) ** 2
+    t = np.tan(p / 4.0)
+    tau = np.where(small, 0.25 * (1.0 + x2 / 3.0 + 2.0 * x2 * x2 / 15.0), t / p)
+    dtau = np.where(small, (2.0 / 3.0 + 8.0 * x2 / 15.0) / 64.0,
+                    (p * (1.0 + t * t) / 4.0 - t) / (p * p * p))
+    return tau, dtau
 
 
 class DeformableJoints(ElementFamily):
     name = "deformable joint"
-    TYPES = ("deformable hinge", "deformable displacement joint")
+    TYPES = tuple(COMPONENTS)
 
     def __init__(self, specs, nodes):
         super().__init__(specs, nodes)
         S = self.specs
+        ne = self.ne
         for s in S:
-            if s.type not in self.TYPES:
+            if s.type not in COMPONENTS:
                 raise ValueError(f"{s.type} {s.label}: unknown deformable joint type")
             if s.node1 is None or s.node2 is None:
                 raise ValueError(f"{s.type} {s.label}: needs two nodes")
-        self.hinge = np.array([s.type == "deformable hinge" for s in S])
-        geometry = []
-        for s in S:
-            active = np.zeros(NROWS, bool)
-            if s.type == "deformable hinge":
-                active[3:6] = active[9:12] = True
-                geometry.append(JointSpec(s.label, s.type, s.node1, s.node2, R1r=s.R1h, R2r=s.R2h,
-                                          active=active, rot_drive=s.prestrain))
-            else:
-                active[0:3] = active[6:9] = True
-                geometry.append(JointSpec(s.label, s.type, s.node1, s.node2, f1=s.f1, f2=s.f2, R1h=s.R1h,
-                                          active=active, pos_drive=s.prestrain))
-        self.geo = RigidJoints(geometry, nodes)
-        self.geo.set_offset(0)                   # row groups only; the family owns no unknowns
-        self.n1, self.n2, self.ground = self.geo.n1, self.geo.n2, self.geo.ground
-        self.K = np.array([s.law.K for s in S]).reshape(-1, 3, 3)
-        self.C = np.array([s.law.C for s in S]).reshape(-1, 3, 3)
-        gs = self.geo.gs
-        self.strain = {"pos": "vel", "rot": "avel"}     # strain group -> its rate group
-        self.sel = {g: (~self.hinge if g in ("pos", "vel") else self.hinge) for g in gs}
+            if s.invariant and s.type == "deformable axial joint":
+                raise ValueError(f"deformable axial joint {s.label}: only the attached variant exists")
+        self.types = [s.type for s in S]
+        self.n1 = self.node_index([s.node1 for s in S])
+        self.n2 = self.node_index([s.node2 for s in S])
+        self.ground = self.n1 < 0
+        self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
+        self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
+        self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
+        self.R2h = np.array([s.R2h for s in S], float).reshape(ne, 3, 3)
+        self.inv = np.array([bool(s.invariant) for s in S])
+        self.any_inv = bool(self.inv.any())
+        self.use = np.zeros((ne, 6), bool)          # strain components each instance uses
+        for i, s in enumerate(S):
+            self.use[i, list(COMPONENTS[s.type])] = True
+        laws = [as_law(s) for s in S]
+        # one vectorized law evaluation per law dimension (at most three groups)
+        self.groups = []
+        for dim in (1, 3, 6):
+            idx = np.array([i for i, l in enumerate(laws) if l.dim == dim], np.int64)
+            if len(idx):
+                comp = np.array([COMPONENTS[S[i].type] for i in idx], np.int64)
+                self.groups.append((idx, comp, cl.Laws([laws[i] for i in idx])))
+        self.viscous = np.array([l.viscous for l in laws])
 
     def build_pattern(self):
         p = self.pattern = Pattern()
@@ -77,56 +143,165 @@ class DeformableJoints(ElementFamily):
         p.add_jac(self.node_rows, self.node_rows)
         return p
 
-    def _law(self, ctx):
-        """Geometry, rows and the law output λ placed in the strain-group slots."""
-        geo, gs = self.geo, self.geo.gs
-        G = geo._geometry(ctx)
-        c, B, C, Cv = geo._rows(G, ctx)
-        lam = np.zeros_like(c)
-        for g, rate in self.strain.items():
-            if g in gs:
-                m = self.sel[g][:, None]
-                val = rot.matvec(self.K, c[:, gs[g]]) + rot.matvec(self.C, c[:, gs[rate]])
-                lam[:, gs[g]] = np.where(m, val, 0.0)
-        return G, c, B, C, Cv, lam
+    # ------------------------------------------------------------------ kinematics
+    def _geometry(self, kin):
+        """Strains, rates and their maps: G dict with eps, epsd (ne, 6), B (virtual strain =
+        ∂ε̇/∂(v, ω)), C = ∂ε/∂(x, θ), Cr = ∂ε̇/∂(x, θ) (ne, 6, 12), frame data for the loads."""
+        ne = self.ne
+        x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
+        x2, R2, v2, w2 = kin.x[self.n2], kin.R[self.n2], kin.v[self.n2], kin.w[self.n2]
+        f1 = rot.matvec(R1, self.f1)
+        f2 = rot.matvec(R2, self.f2)
+        E1 = R1 @ self.R1h                                   # R1h of eq. 9.248a (global)
+        E2 = R2 @ self.R2h
+        th = rot.log_rotvec(np.swapaxes(E1, -1, -2) @ E2)    # eq. 9.247
+        Gi = rot.gamma_inv(th)
+        d = x2 + f2 - x1 - f1                                # eq. 9.318
+        dd = v2 + rot.cross(w2, f2) - v1 - rot.cross(w1, f1)  # eq. 9.319
+        dw = w2 - w1
+        P1 = np.broadcast_to(I3, (ne, 3, 3)).copy()          # θ_f = P1 θ1 + P2 θ2
+        P2 = np.zeros((ne, 3, 3))
+        Rf = E1.copy()
+        wf = w1.copy()
+        U1 = U2 = None
+        if self.any_inv:
+            k = self.inv
+            s = np.linalg.norm(th[k], axis=-1)
+            tau, dtau = half_tangent_coefs(s)
+            thk = th[k]
+            Rf[k] = E1[k] @ rot.exp_rotvec(0.5 * thk)         # R̂ = R1h R̃ (eq. 9.264a)
+            u = rot.matvec(E1[k], tau[:, None] * thk)        # Î = ½(I - u×)
+            ux = rot.skew(u)
+            P1[k] = 0.5 * (I3 + ux)                          # Îᵀ
+            P2[k] = 0.5 * (I3 - ux)                          # Î
+            wf[k] = rot.matvec(P1[k], w1[k]) + rot.matvec(P2[k], w2[k])   # eq. 9.302
+            # δu = U1 θ1 + U2 θ2: u = R1h τ θ, δθ = Γ⁻¹R1hᵀ(θ2 - θ1)
+            W = tau[:, None, None] * I3 + dtau[:, None, None] * np.einsum('ni,nj->nij', thk, thk)
+            D = E1[k] @ W @ Gi[k] @ np.swapaxes(E1[k], -1, -2)
+            U1 = np.zeros((ne, 3, 3))
+            U2 = np.zeros((ne, 3, 3))
+            U1[k] = -ux - D
+            U2[k] = D
+        Rft = np.swapaxes(Rf, -1, -2)
+        s_vec = dd - rot.cross(wf, d)
+        eps = np.concatenate([rot.matvec(Rft, d), th], axis=1)
+        epsd = np.concatenate([rot.matvec(Rft, s_vec), rot.matvec(Rft, dw)], axis=1)
+        f1x, f2x, dx = rot.skew(f1), rot.skew(f2), rot.skew(d)
+        B = np.zeros((ne, 6, 12))
+        B[:, 0:3, 0:3] = -Rft
+        B[:, 0:3, 3:6] = Rft @ (f1x + dx @ P1)
+        B[:, 0:3, 6:9] = Rft
+        B[:, 0:3, 9:12] = Rft @ (dx @ P2 - f2x)
+        B[:, 3:6, 3:6] = -Rft
+        B[:, 3:6, 9:12] = Rft
+        C = B.copy()
+        GiE = Gi @ np.swapaxes(E1, -1, -2)
+        C[:, 3:6, 3:6] = -GiE
+        C[:, 3:6, 9:12] = GiE
+        wfx, sx, dwx = rot.skew(wf), rot.skew(s_vec), rot.skew(dw)
+        Cr = np.zeros((ne, 6, 12))
+        Cr[:, 0:3, 0:3] = Rft @ wfx
+        Cr[:, 0:3, 6:9] = -Cr[:, 0:3, 0:3]
+        a1 = rot.skew(w1) @ f1x - wfx @ f1x + sx @ P1
+        a2 = wfx @ f2x - rot.skew(w2) @ f2x + sx @ P2
+        if U1 is not None:
+            h = 0.5 * dx @ dwx
+            a1 = a1 + h @ U1
+            a2 = a2 + h @ U2
+        Cr[:, 0:3, 3:6] = Rft @ a1
+        Cr[:, 0:3, 9:12] = Rft @ a2
+        Cr[:, 3:6, 3:6] = Rft @ dwx @ P1
+        Cr[:, 3:6, 9:12] = Rft @ dwx @ P2
+        return dict(eps=eps, epsd=epsd, B=B, C=C, Cr=Cr, Rf=Rf, P1=P1, P2=P2, U1=U1, U2=U2,
+                    f1=f1, f2=f2, d=d, E1=E1, th=th)
 
+    def _law(self, t, eps, epsd):
+        """Law output scattered on the 6 strain slots: f (ne, 6), ∂f/∂ε, ∂f/∂ε̇ (ne, 6, 6)."""
+        ne = self.ne
+        f = np.zeros((ne, 6))
+        A = np.zeros((ne, 6, 6))
+        Ad = np.zeros((ne, 6, 6))
+        for idx, comp, laws in self.groups:
+            fi, Ai, Adi = laws.evaluate(eps[idx[:, None], comp], epsd[idx[:, None], comp], t)
+            f[idx[:, None], comp] = fi
+            r, c = idx[:, None, None], comp[:, :, None]
+            A[r, c, comp[:, None, :]] = Ai
+            Ad[r, c, comp[:, None, :]] = Adi
+        return f, A, Ad
+
+    def _geometric_stiffness(self, G, f):
+        """K = ∂(Bᵀ f)/∂(x1, θ1, x2, θ2) at fixed law output f (ne, 12, 12)."""
+        Rf, P1, P2 = G["Rf"], G["P1"], G["P2"]
+        F = rot.matvec(Rf, f[:, 0:3])
+        M = rot.matvec(Rf, f[:, 3:6])
+        Fx, Mx = rot.skew(F), rot.skew(M)
+        f1x, f2x, dx = rot.skew(G["f1"]), rot.skew(G["f2"]), rot.skew(G["d"])
+        P1t, P2t = np.swapaxes(P1, -1, -2), np.swapaxes(P2, -1, -2)
+        K = np.zeros((self.ne, 12, 12))
+        K[:, 0:3, 3:6] = Fx @ P1
+        K[:, 0:3, 9:12] = Fx @ P2
+        K[:, 6:9, 3:6] = -K[:, 0:3, 3:6]
+        K[:, 6:9, 9:12] = -K[:, 0:3, 9:12]
+        dF = dx @ Fx
+        Fa = f1x @ Fx + P1t @ dF + Mx                 # r_θ1 through θ_f
+        Fb = -f2x @ Fx + P2t @ dF - Mx                # r_θ2 through θ_f
+        K[:, 3:6, 0:3] = -P1t @ Fx
+        K[:, 3:6, 6:9] = P1t @ Fx
+        K[:, 3:6, 3:6] = Fa @ P1 - Fx @ f1x + P1t @ Fx @ f1x
+        K[:, 3:6, 9:12] = Fa @ P2 - P1t @ Fx @ f2x
+        K[:, 9:12, 0:3] = -P2t @ Fx
+        K[:, 9:12, 6:9] = P2t @ Fx
+        K[:, 9:12, 3:6] = Fb @ P1 + P2t @ Fx @ f1x
+        K[:, 9:12, 9:12] = Fb @ P2 + Fx @ f2x - P2t @ Fx @ f2x
+        if G["U1"] is not None:                       # δÎ (eq. 9.287) through δu
+            h = 0.5 * rot.skew(rot.cross(F, G["d"]))
+            K[:, 3:6, 3:6] += h @ G["U1"]
+            K[:, 3:6, 9:12] += h @ G["U2"]
+            K[:, 9:12, 3:6] -= h @ G["U1"]
+            K[:, 9:12, 9:12] -= h @ G["U2"]
+        return K
+
+    # ------------------------------------------------------------------ evaluation
     def evaluate(self, ctx, want_jac):
-        G, c, B, C, Cv, lam = self._law(ctx)
-        res = [np.einsum('nrq,nr->nq', B, lam)]
+        G = self._geometry(ctx.kin)
+        f, A, Ad = self._law(ctx.t, G["eps"], G["epsd"])
+        B = G["B"]
+        Bt = np.swapaxes(B, 1, 2)
+        res = [np.einsum('nrq,nr->nq', B, f)]
         if not want_jac:
             return res, None
-        gs = self.geo.gs
-        dq = self.geo._geometric_stiffness(G, lam)
-        dV = np.zeros_like(dq)
-        for g, rate in self.strain.items():
-            if g not in gs:
-                continue
-            m = self.sel[g][:, None, None]
-            Bt = np.swapaxes(B[:, gs[g]], 1, 2)                   # (ne, 12, 3)
-            dlam_dq = self.K @ C[:, gs[g]] + self.C @ C[:, gs[rate]]
-            dlam_dV = self.C @ Cv[:, gs[rate]]
-            dq += np.where(m, Bt @ dlam_dq, 0.0)
-            dV += np.where(m, Bt @ dlam_dV, 0.0)
+        dq = Bt @ (A @ G["C"] + Ad @ G["Cr"]) + self._geometric_stiffness(G, f)
+        dV = Bt @ Ad @ B
         return res, [chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dq, dF_dV=dV)]
 
+    def loads(self, ctx):
+        """(G, F, M): the law's force and couple in the global frame, R_f F̃ and R_f M̃."""
+        G = self._geometry(ctx.kin)
+        f, _, _ = self._law(ctx.t, G["eps"], G["epsd"])
+        return G, f, rot.matvec(G["Rf"], f[:, 0:3]), rot.matvec(G["Rf"], f[:, 3:6])
+
     def output_groups(self, ctx):
-        """.jnt rows: force/couple on node 2 (local, global), then the strain (relative
-        orientation in Euler 1-2-3 degrees, or displacement) and its rate."""
-        G, c, B, C, Cv, lam = self._law(ctx)
-        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], lam)
-        gs = self.geo.gs
+        """.jnt rows as MBDyn writes them (spec §8.6): the law's force and couple in the law
+        frame, then in the global frame, then the strain (relative rotation in Euler 1-2-3
+        degrees, displacement, axial angle) and, for viscous laws, its rate."""
+        G, f, F, M = self.loads(ctx)
+        base = np.concatenate([f[:, 0:3], f[:, 3:6], F, M], axis=1)
+        euler = np.degrees(rot.R_to_euler123(rot.exp_rotvec(G["th"])))
+        eps, epsd = G["eps"], G["epsd"]
         out = []
-        for hinge, kind in ((True, "rot"), (False, "pos")):
-            sel = (self.hinge == hinge) & np.array([s.output for s in self.specs])
-            if not sel.any() or kind not in gs:
-                continue
-            frame = G["Er"] if hinge else G["E"]
-            F, M = load2[:, 0:3], load2[:, 3:6]
-            base = np.concatenate([rot.mattvec(frame, F), rot.mattvec(frame, M), F, M], axis=1)
-            if hinge:
-                strain = np.degrees(rot.R_to_euler123(rot.exp_rotvec(c[:, gs["rot"]])))
-            else:
-                strain = c[:, gs["pos"]]
-            rate = c[:, gs[self.strain[kind]]]
-            out.append((self.labels[sel], np.concatenate([base, strain, rate], axis=1)[sel]))
+        outmask = np.array([s.output for s in self.specs], bool)
+        for t in dict.fromkeys(self.types):
+            for visc in (False, True):
+                sel = np.array([ty == t for ty in self.types]) & outmask & (self.viscous == visc)
+                if not sel.any():
+                    continue
+                if t == "deformable hinge":
+                    cols = [euler] + ([epsd[:, 3:6]] if visc else [])
+                elif t == "deformable displacement joint":
+                    cols = [eps[:, 0:3]] + ([epsd[:, 0:3]] if visc else [])
+                elif t == "deformable joint":
+                    cols = [eps[:, 0:3], euler] + ([epsd] if visc else [])
+                else:
+                    cols = [eps[:, 5:6]] + ([epsd[:, 5:6]] if visc else [])
+                out.append((self.labels[sel], np.concatenate([base] + cols, axis=1)[sel]))
         return out

@@ -66,6 +66,7 @@ class Model:
         self.rods = []
         self.user_forces = []
         self.deformable = []
+        self.viscous_bodies = []
         self.beams = []
         self.gravity_vector = None
         self.gravity_drive = None
@@ -122,23 +123,49 @@ class Model:
         return label
 
     def deformable_hinge(self, label, node1, node2, law, orientation1=None, orientation2=None,
-                         prestrain=None):
-        """Deformable hinge, attached (§9.2.2): couple from a 3-D law of the relative rotation
-        and angular velocity in the node-1 hinge frame."""
+                         prestrain=None, invariant=False):
+        """Deformable hinge (§9.2.2): couple from a 3-D law of the relative rotation and angular
+        velocity, in the node-1 hinge frame (invariant: in the mid frame, eq. 9.263)."""
         from mbdae.elements.deformable import DeformableSpec
         self.deformable.append(DeformableSpec(label, "deformable hinge", node1, node2, law,
                                               R1h=_mat(orientation1), R2h=_mat(orientation2),
-                                              prestrain=_vector_drive(prestrain)))
+                                              prestrain=_vector_drive(prestrain), invariant=invariant))
         return label
 
     def deformable_displacement_joint(self, label, node1, node2, law, offset1=None, orientation1=None,
-                                      offset2=None, orientation2=None, prestrain=None):
-        """Deformable displacement joint, attached (§9.2.3): force from a 3-D law of the relative
-        displacement of the offset points and its rate, in the node-1 frame."""
+                                      offset2=None, orientation2=None, prestrain=None, invariant=False):
+        """Deformable displacement joint (§9.2.3): force from a 3-D law of the relative
+        displacement of the offset points and its rate, in the node-1 frame (invariant: mid frame)."""
         from mbdae.elements.deformable import DeformableSpec
         self.deformable.append(DeformableSpec(label, "deformable displacement joint", node1, node2, law,
                                               f1=_vec(offset1), f2=_vec(offset2), R1h=_mat(orientation1),
-                                              R2h=_mat(orientation2), prestrain=_vector_drive(prestrain)))
+                                              R2h=_mat(orientation2), prestrain=_vector_drive(prestrain),
+                                              invariant=invariant))
+        return label
+
+    def deformable_joint(self, label, node1, node2, law, offset1=None, orientation1=None,
+                         offset2=None, orientation2=None, invariant=False):
+        """Deformable joint (§9.2.4): force and couple from a 6-D law (constitutive.Law of
+        dimension 6) of [relative displacement; relative rotation] and their rates."""
+        from mbdae.elements.deformable import DeformableSpec
+        self.deformable.append(DeformableSpec(label, "deformable joint", node1, node2, law,
+                                              f1=_vec(offset1), f2=_vec(offset2), R1h=_mat(orientation1),
+                                              R2h=_mat(orientation2), invariant=invariant))
+        return label
+
+    def deformable_axial_joint(self, label, node1, node2, law, orientation1=None, orientation2=None):
+        """Deformable axial joint (§9.2.5): couple about axis 3 of the node-1 hinge frame from a
+        1-D law of the relative rotation about that axis and its rate."""
+        from mbdae.elements.deformable import DeformableSpec
+        self.deformable.append(DeformableSpec(label, "deformable axial joint", node1, node2, law,
+                                              R1h=_mat(orientation1), R2h=_mat(orientation2)))
+        return label
+
+    def viscous_body(self, label, node, law, offset=None, orientation=None):
+        """Viscous body (§9.3): force and couple on a node from a 6-D law of the absolute
+        velocity of the offset point and the angular velocity, in the frame R R_h."""
+        from mbdae.elements.viscous_body import ViscousBodySpec
+        self.viscous_bodies.append(ViscousBodySpec(label, node, law, _vec(offset), _mat(orientation)))
         return label
 
     def beam3(self, label, node1, node2, node3, law, law2=None, offsets=None, node_orientations=None,
@@ -386,6 +413,9 @@ def build_families(model, nodes):
         fams.append(Rods(model.rods, nodes))
     if model.deformable:
         fams.append(DeformableJoints(model.deformable, nodes))
+    if getattr(model, "viscous_bodies", None):
+        from mbdae.elements.viscous_body import ViscousBodies
+        fams.append(ViscousBodies(model.viscous_bodies, nodes))
     beams = getattr(model, "beams", [])
     if beams:
         from mbdae.elements.beam import Beams3, Beams2

@@ -222,3 +222,52 @@ def beam2_incremental_model(rng):
 
 SAMPLES["beam3"].append(beam3_incremental_model)
 SAMPLES["beam2"].append(beam2_incremental_model)
+
+
+def deformable_all_model(rng):
+    """Every deformable joint type, attached and invariant, with offsets, hinge frames,
+    coupled 6-D laws, a nonlinear (cubic) law, prestrain and drive-scaled laws."""
+    from mbdae.engine import constitutive as cl
+    m = Model()
+    _nodes(m, rng, 4)
+    v = lambda: rng.normal(size=3)
+    R = lambda: rand_R(rng)
+    K6 = rng.normal(size=(6, 6))
+    C6 = rng.normal(size=(6, 6))
+    K3 = rng.normal(size=(3, 3))
+    law6 = cl.linear_viscoelastic(6, K6 @ K6.T + np.eye(6), C6 @ C6.T,
+                                  prestrain=cl.TemplateDrive(6, [(0.1 * rng.normal(size=6), LinearDrive(0.1, 0.3))]))
+    cubic3 = cl.cubic_elastic(3, [3.0, 2.0, 1.0], [0.5, 0.2, 0.3], [4.0, 1.0, 2.0])
+    visc3 = cl.scaled(cl.linear_viscoelastic(3, K3 @ K3.T + np.eye(3), np.diag([0.3, 0.2, 0.5])),
+                      SineDrive(0.0, 2.0, 0.5, "forever", 1.0))
+    for inv in (False, True):
+        base = 10 * inv
+        m.deformable_joint(base + 1, 1, 2, law6, offset1=v(), orientation1=R(), offset2=v(), orientation2=R(),
+                           invariant=inv)
+        m.deformable_joint(base + 2, 3, 4, cl.linear_viscous(6, np.diag([1.0, 2.0, 3.0, 0.4, 0.5, 0.6])),
+                           offset1=v(), invariant=inv)
+        m.deformable_hinge(base + 3, 2, 3, cubic3, orientation1=R(), orientation2=R(), invariant=inv)
+        m.deformable_hinge(base + 4, 4, 1, visc3, orientation1=R(), invariant=inv)
+        m.deformable_displacement_joint(base + 5, 1, 3, visc3, offset1=v(), orientation1=R(), offset2=v(),
+                                        orientation2=R(), invariant=inv)
+        m.deformable_displacement_joint(base + 6, 2, 4, cubic3, offset1=v(), offset2=v(), invariant=inv)
+    m.deformable_axial_joint(21, 1, 4, cl.linear_viscoelastic(1, 7.0, 0.4), orientation1=R(), orientation2=R())
+    m.deformable_axial_joint(22, 2, 3, LinearViscoelastic1D(3.0, 0.2, LinearDrive(0.1, 0.2)))
+    return m
+
+
+SAMPLES["deformable joint"].insert(0, deformable_all_model)   # first: also the action = reaction and objectivity checks
+
+
+def viscous_body_model(rng):
+    from mbdae.engine import constitutive as cl
+    m = Model()
+    _nodes(m, rng, 2)
+    C = rng.normal(size=(6, 6))
+    m.viscous_body(1, 1, cl.linear_viscous(6, C @ C.T), offset=rng.normal(size=3), orientation=rand_R(rng))
+    m.viscous_body(2, 2, cl.scaled(cl.linear_viscous(6, rng.normal(size=(6, 6))), LinearDrive(1.0, 0.5)))
+    m.viscous_body(3, 1, cl.linear_viscous(6, 2.0), offset=rng.normal(size=3))
+    return m
+
+
+SAMPLES["viscous body"] = [viscous_body_model]

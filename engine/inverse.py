@@ -148,13 +148,22 @@ def _same(A, B, rtol=1e-13):
     return bool(np.all(np.abs(A.data - B.data) <= rtol * scale))
 
 
+ELEMENT_LISTS = ("bodies", "forces", "joints", "rods", "user_forces", "deformable", "beams")
+
+
 def _all_dynamic(model, keep):
     """Copy of the model with every node dynamic (bodies on static nodes are allowed in
     inverse dynamics: the mass matrix is explicit) and only the element lists in `keep`."""
     m = copy(model)
     m.nodes = [replace(s, kind="dynamic") for s in model.nodes]
-    for name in ("bodies", "forces", "joints", "rods", "user_forces", "deformable"):
-        setattr(m, name, list(keep.get(name, [])))
+    for name, value in vars(model).items():
+        if isinstance(value, list) and name not in ("nodes", "dummy_nodes"):
+            if value and name not in ELEMENT_LISTS:
+                raise ValueError(f"inverse dynamics does not handle the model's {name} yet")
+            setattr(m, name, list(keep.get(name, [])))
+    # beams in their objective (total) form: the subproblems see each instant's configuration
+    # alone, without the incremental form's committed section frames
+    m.beams = [replace(s, interpolation="total") for s in getattr(m, "beams", [])]
     if "gravity" not in keep:
         m.gravity_vector = None
     return m
@@ -203,8 +212,10 @@ class InverseDynamicsProblem:
     def _build(self, model, roles, flags):
         from mbdae.elements.joints import RigidJoints, ROW_NAME
         from mbdae.elements.body import RigidBodies
-        ergo = lambda s: bool(flags.get(s.label, {}).get("ergonomy", False))
-        rhs = lambda s: bool(flags.get(s.label, {}).get("right hand side", True))
+        # flags by label (MBDyn's joint namespace: joints, rods, deformable joints); beams by
+        # ("beam", label)
+        ergo = lambda s, k=None: bool(flags.get(k or s.label, {}).get("ergonomy", False))
+        rhs = lambda s, k=None: bool(flags.get(k or s.label, {}).get("right hand side", True))
         lists = dict(bodies=model.bodies, joints=model.joints)
         self.system = System(_all_dynamic(model, lists))
         sysm = self.system
@@ -216,14 +227,17 @@ class InverseDynamicsProblem:
         self.nn = nodes.n
         self.n = 6 * nodes.n
         self.perm = np.concatenate([nodes.ix, nodes.ig], axis=1).reshape(-1)
+        beams = getattr(model, "beams", [])
         rhs_lists = dict(bodies=model.bodies, forces=model.forces, user_forces=model.user_forces,
                          rods=[s for s in model.rods if rhs(s)],
-                         deformable=[s for s in model.deformable if rhs(s)])
+                         deformable=[s for s in model.deformable if rhs(s)],
+                         beams=[s for s in beams if rhs(s, ("beam", s.label))])
         if model.gravity_vector is not None:
             rhs_lists["gravity"] = True
         self.rhs_system = System(_all_dynamic(model, rhs_lists))
         ergo_lists = dict(rods=[s for s in model.rods if ergo(s)],
-                          deformable=[s for s in model.deformable if ergo(s)])
+                          deformable=[s for s in model.deformable if ergo(s)],
+                          beams=[s for s in beams if ergo(s, ("beam", s.label))])
         self.ergo_system = System(_all_dynamic(model, ergo_lists)) if any(ergo_lists.values()) else None
         # joint rows: active entries of the compact row axis, in the family's order
         J = self.joints
@@ -590,15 +604,20 @@ class InverseDynamicsProblem:
         ctx = Context(s2.t, s2.y, s2.yp, self.system.kinematics(s2), 0.0, "regular")
         for labels, vals in self.joints.output_groups(ctx):
             w.rows("jnt", labels, vals)
-        for sysm in (self.rhs_system, self.ergo_system):      # deformable joints, rods
+        done = set()
+        for sysm in (self.rhs_system, self.ergo_system):      # deformable joints, rods, beams
             if sysm is None:
                 continue
             s3 = self._transfer(st, sysm)
             c3 = Context(s3.t, s3.y, s3.yp, sysm.kinematics(s3), 0.0, "regular")
             for fam in sysm.families:
                 if hasattr(fam, "output_groups"):
+                    ext = getattr(fam, "output_file", "jnt")
                     for labels, vals in fam.output_groups(c3):
-                        w.rows("jnt", labels, vals)
+                        keep = np.array([(ext, int(l)) not in done for l in labels], bool)
+                        done.update((ext, int(l)) for l in labels)
+                        if keep.any():
+                            w.rows(ext, np.asarray(labels)[keep], np.asarray(vals)[keep])
         w.flush()
 
 

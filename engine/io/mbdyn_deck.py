@@ -1202,13 +1202,13 @@ class DeckReader:
         acc = self.read_tpl_vec3(args, "rel direction", site)
         return explicit_derivatives(value, rate, acc)
 
-    def read_inverse_dynamics_flags(self, args, label):
+    def read_inverse_dynamics_flags(self, args, label, joint=True):
         """`inverse dynamics [, torque, b] [, prescribed motion, b] [, right hand side, b]
-        [, ergonomy, b]` after a joint (spec §2.3): the keyword resets torque and prescribed
-        motion to false before reading the flags."""
+        [, ergonomy, b]` after a joint or beam (spec §2.3): for joints the keyword resets
+        torque and prescribed motion to false before reading the flags."""
         keys = {"torque": "torque", "prescribedmotion": "prescribed_motion",
                 "righthandside": "right_hand_side", "ergonomy": "ergonomy"}
-        flags = dict(torque=False, prescribed_motion=False)
+        flags = dict(torque=False, prescribed_motion=False) if joint else {}
         while args.peek_keyword() in keys:
             kw = args.expect_keyword("torque", "prescribed motion", "right hand side", "ergonomy")
             flags[keys[kw]] = args.boolean()
@@ -1482,6 +1482,9 @@ class DeckReader:
 
     def cd_counter(self, card, args):
         family = COUNTERS[card.key]
+        if not args.more():          # `beams: ;` (every entry commented out): MBDyn reads 0
+            self.declared[family] = 0
+            return
         n = args.integer(f"the number of {family}")
         if n < 0:
             raise card.args[0].error(f"the number of {family} must not be negative")
@@ -2313,9 +2316,11 @@ class DeckReader:
         while args.more():
             ow = args.peek()
             kw = args.expect_keyword("output", "custom output", "piezoelectric actuator",
-                                     what="'output' or ';'")
+                                     "inverse dynamics", what="'output' or ';'")
             if kw == "output":
                 output = self.read_output_flag(args, "beams")
+            elif kw == "inversedynamics":
+                self.read_inverse_dynamics_flags(args, ("beam", label), joint=False)
             elif kw == "customoutput":
                 while args.more() and args.peek_keyword() != "output":
                     args.take("a custom output flag")

@@ -148,7 +148,7 @@ def _same(A, B, rtol=1e-13):
     return bool(np.all(np.abs(A.data - B.data) <= rtol * scale))
 
 
-ELEMENT_LISTS = ("bodies", "forces", "joints", "rods", "user_forces", "deformable", "beams")
+ELEMENT_LISTS = ("bodies", "forces", "joints", "rods", "user_forces", "deformable", "beams", "viscous_bodies")
 
 
 def _all_dynamic(model, keep):
@@ -231,13 +231,15 @@ class InverseDynamicsProblem:
         rhs_lists = dict(bodies=model.bodies, forces=model.forces, user_forces=model.user_forces,
                          rods=[s for s in model.rods if rhs(s)],
                          deformable=[s for s in model.deformable if rhs(s)],
-                         beams=[s for s in beams if rhs(s, ("beam", s.label))])
+                         beams=[s for s in beams if rhs(s, ("beam", s.label))],
+                         viscous_bodies=[s for s in getattr(model, "viscous_bodies", []) if rhs(s)])
         if model.gravity_vector is not None:
             rhs_lists["gravity"] = True
         self.rhs_system = System(_all_dynamic(model, rhs_lists))
         ergo_lists = dict(rods=[s for s in model.rods if ergo(s)],
                           deformable=[s for s in model.deformable if ergo(s)],
-                          beams=[s for s in beams if ergo(s, ("beam", s.label))])
+                          beams=[s for s in beams if ergo(s, ("beam", s.label))],
+                          viscous_bodies=[s for s in getattr(model, "viscous_bodies", []) if ergo(s)])
         self.ergo_system = System(_all_dynamic(model, ergo_lists)) if any(ergo_lists.values()) else None
         # joint rows: active entries of the compact row axis, in the family's order
         J = self.joints

@@ -53,35 +53,77 @@ def _mv(A, v):
     return (A @ v[..., None])[..., 0]
 
 
+# [2 sinφ n, 1 + 2 cos φ] = E.ravel() @ _AX_TRACE for a rotation matrix E (angle φ, axis n)
+_AX_TRACE = np.zeros((9, 4))
+_AX_TRACE[[7, 2, 3], [0, 1, 2]] = 1.0
+_AX_TRACE[[5, 6, 1], [0, 1, 2]] = -1.0
+_AX_TRACE[[0, 4, 8], 3] = 1.0
+# series in φ² (powers 0..3) of a = sinφ/φ, b = (1-cosφ)/φ², c = (φ-sinφ)/φ³ and of
+# (db/dφ)/φ, (dc/dφ)/φ; used below φ = 0.05 (truncation below 1e-16)
+_SERIES = np.array([[1.0, -1 / 6, 1 / 120, -1 / 5040],
+                    [1 / 2, -1 / 24, 1 / 720, -1 / 40320],
+                    [1 / 6, -1 / 120, 1 / 5040, -1 / 362880],
+                    [-1 / 12, 1 / 180, -1 / 6720, 1 / 453600],
+                    [-1 / 60, 1 / 1260, -1 / 60480, 1 / 4989600]]).T
+_SMALL2 = 0.05 ** 2
+
+
+def _log_rotvec(E):
+    """Rotation vector of E (…,3,3) (manual ch. 4.2) with few array operations; angles
+    beyond arccos(-0.9) go to rotations.log_rotvec (robust near π)."""
+    v = E.reshape(E.shape[:-2] + (9,)) @ _AX_TRACE
+    cphi = 0.5 * (v[..., 3] - 1.0)
+    if np.any(cphi < -0.9):
+        return rot.log_rotvec(E)
+    sn = 0.5 * v[..., 0:3]                                              # sin φ n
+    sphi = np.sqrt(np.einsum('...i,...i->...', sn, sn))
+    phi = np.arctan2(sphi, cphi)
+    p2 = phi * phi
+    k = np.where(phi < 0.05, 1.0 + p2 * (1 / 6 + p2 * (7 / 360 + p2 * (31 / 15120 + p2 * 127 / 604800))),
+                 phi / np.where(phi < 0.05, 1.0, sphi))                 # φ / sin φ
+    return sn * k[..., None]
+
+
+def _series(p2):
+    """_SERIES evaluated at φ² = p2 by Horner's rule, (…, 5)."""
+    x = p2[..., None]
+    return ((_SERIES[3] * x + _SERIES[2]) * x + _SERIES[1]) * x + _SERIES[0]
+
+
+def _coefficients(phi):
+    """a, b, c, (db/dφ)/φ, (dc/dφ)/φ of _SERIES as (…, 5)."""
+    p2 = np.einsum('...i,...i->...', phi, phi)
+    small = p2 < _SMALL2
+    if small.all():
+        return _series(p2)
+    q = np.sqrt(np.where(small, 1.0, p2))
+    sq, cq = np.sin(q), np.cos(q)
+    omc = 1.0 - cq
+    qms = q - sq
+    q2 = q * q
+    out = np.stack([sq / q, omc / q2, qms / (q2 * q), (q * sq - 2.0 * omc) / (q2 * q2),
+                    (omc * q - 3.0 * qms) / (q2 * q2 * q)], axis=-1)
+    if small.any():
+        out = np.where(small[..., None], _series(p2), out)
+    return out
+
+
 def _exp_gamma(phi):
     """exp(φ×), Γ(φ) (manual eq. 4.8; δR Rᵀ = (Γ δφ)×) and what dΓ needs: φ×, φ×φ×, the
-    coefficients b = (1-cos φ)/φ², c = (φ-sin φ)/φ³ and (db/dφ)/φ, (dc/dφ)/φ (series below 0.05)."""
-    p2 = np.einsum('...i,...i->...', phi, phi)
-    p = np.sqrt(p2)
-    small = p < 0.05
-    q = np.where(small, 1.0, p)
-    sq, cq = np.sin(q), np.cos(q)
-    p4, p6 = p2 * p2, p2 * p2 * p2
-    a = np.where(small, 1.0 - p2 / 6.0 + p4 / 120.0 - p6 / 5040.0, sq / q)
-    b = np.where(small, 0.5 - p2 / 24.0 + p4 / 720.0 - p6 / 40320.0, (1.0 - cq) / (q * q))
-    c = np.where(small, 1.0 / 6.0 - p2 / 120.0 + p4 / 5040.0 - p6 / 362880.0, (q - sq) / q ** 3)
-    bp = np.where(small, -1.0 / 12.0 + p2 / 180.0 - p4 / 6720.0 + p6 / 453600.0,
-                  (q * sq - 2.0 * (1.0 - cq)) / q ** 4)
-    cp = np.where(small, -1.0 / 60.0 + p2 / 1260.0 - p4 / 60480.0 + p6 / 4989600.0,
-                  ((1.0 - cq) * q - 3.0 * (q - sq)) / q ** 5)
+    coefficients b = (1-cos φ)/φ², c = (φ-sin φ)/φ³ and (db/dφ)/φ, (dc/dφ)/φ."""
+    co = _coefficients(phi)[..., None, None]
+    a, b, c = co[..., 0, :, :], co[..., 1, :, :], co[..., 2, :, :]
     S = rot.skew(phi)
     S2 = S @ S
-    e = lambda v: v[..., None, None]
-    return I3 + e(a) * S + e(b) * S2, I3 + e(b) * S + e(c) * S2, (S, S2, b, c, bp, cp)
+    return I3 + a * S + b * S2, I3 + b * S + c * S2, (S, S2, b, c, co[..., 3, :, :], co[..., 4, :, :])
 
 
 def _gamma_derivative(parts, phi, d):
     """d/dτ Γ(φ + τ d) at τ = 0 (…,3,3), from the parts returned by _exp_gamma."""
     S, S2, b, c, bp, cp = parts
-    pd = np.einsum('...i,...i->...', phi, d)
+    pd = np.einsum('...i,...i->...', phi, d)[..., None, None]
     A = rot.skew(d)
-    e = lambda v: v[..., None, None]
-    return e(bp * pd) * S + e(b) * A + e(cp * pd) * S2 + e(c) * (A @ S + S @ A)
+    return (bp * pd) * S + b * A + (cp * pd) * S2 + c * (A @ S + S @ A)
 
 
 def _cayley_G_derivative(g, c, d):
@@ -166,6 +208,11 @@ class _Beams(ElementFamily):
         self.dNs = self.dN * self.dsinv[..., None]                      # dN/ds (ne, NP, NN)
         self.S = np.concatenate([S0[:, :NP], self.dNs], axis=1)         # (ne, 2 NP, NN)
         self.S_sub = np.ascontiguousarray(self.S[:, :, self.sub])
+        self.SJ = np.ascontiguousarray(self.S.reshape(ne, 2, NP, NN).swapaxes(1, 2))   # (ne, NP, [N, dN], NN)
+        self.I_expanded = self._expand(np.broadcast_to(I3, (ne, NN, 3, 3)))
+        self.N_expanded = np.ascontiguousarray(self.I_expanded[0, :, 0:3])   # [N_Jk I]_k (NP, 3, 3NN)
+        self.dN_expanded = np.ascontiguousarray(self.I_expanded[:, :, 3:6])  # [dN_Jk I]_k (ne, NP, 3, 3NN)
+        self.MW = np.einsum('ij,ab->iajb', self.W, np.eye(6))           # W_iJ I6 as (NN, 6, NP, 6)
         Rint = geo["R"]
         Rsec = Rint.copy()
         for i, s in enumerate(S):
@@ -194,10 +241,8 @@ class _Beams(ElementFamily):
         rows = np.concatenate([ix, ig], axis=-1)                        # (ne, NN, 6)
         self.rows = rows.reshape(ne, 6 * NN)
         p.add_res(self.rows)
-        # Jacobian blocks (node i rows, node k columns): x columns and rotation columns
-        R = np.broadcast_to(rows[:, :, None, :], (ne, NN, NN, 6))
-        p.add_jac(R, np.broadcast_to(ix[:, None, :, :], (ne, NN, NN, 3)))
-        p.add_jac(R, np.broadcast_to(ig[:, None, :, :], (ne, NN, NN, 3)))
+        # Jacobian: rows (node i: force, moment), columns (x of every node, then g of every node)
+        p.add_jac(self.rows, np.concatenate([ix.reshape(ne, 3 * NN), ig.reshape(ne, 3 * NN)], axis=-1))
         return p
 
     # ------------------------------------------------------------------ kinematics
@@ -220,7 +265,7 @@ class _Beams(ElementFamily):
             Rb = R @ self.Rh if self.has_Rh else R                      # R̄_k
             Rr = Rb[:, self.REF]
             E = Rb[:, self.sub] @ np.swapaxes(Rr, -1, -2)[:, None]      # R̄_k R̄_rᵀ, k ≠ r
-            phi = rot.log_rotvec(E)
+            phi = _log_rotvec(E)
             pj = self.S_sub @ phi if S is self.S else S[:, :, self.sub] @ phi
             phiJ, dphiJ = pj[:, :NP], pj[:, NP:]
             expJ, G, parts = _exp_gamma(phiJ)
@@ -293,7 +338,7 @@ class _Beams(ElementFamily):
         res = -sFQ
         res[..., 3:6] += rot.cross(st["xh"], sF)
         st.update(strain=strain, rate=rate, f=fl, D=D, Dv=Dv, FM=FM, sF=sF,
-                  res=res.reshape(ne, 6 * self.NN), RJt=RJt)
+                  res=res.reshape(ne, 6 * self.NN))
         return st
 
     # ------------------------------------------------------------------ residual and Jacobian
@@ -305,92 +350,100 @@ class _Beams(ElementFamily):
         return res, self._jacobian(ctx, st)
 
     @staticmethod
-    def _spatial(RJ, RJt, D):
-        """R D Rᵀ by 3×3 blocks, returned as left and right 6×3 halves [C11; C21], [C12; C22]."""
+    def _spatial(RJ, D):
+        """C = R D Rᵀ with R = diag(R_J, R_J), returned as its 6×3 halves [C11; C21], [C12; C22]
+        (one 6×6 product per point: fewer, larger matrix products are faster than 3×3 blocks)."""
         ne, NP = D.shape[:2]
-        Db = D.reshape(ne, NP, 2, 3, 2, 3).swapaxes(3, 4)               # (ne,NP,2,2,3,3)
-        C = RJ[:, :, None, None] @ Db @ RJt[:, :, None, None]
-        return C[:, :, :, 0].reshape(ne, NP, 6, 3), C[:, :, :, 1].reshape(ne, NP, 6, 3)
+        R6 = np.zeros((ne, NP, 6, 6))
+        R6[..., 0:3, 0:3] = RJ
+        R6[..., 3:6, 3:6] = RJ
+        C = R6 @ D @ np.swapaxes(R6, -1, -2)
+        return C[..., 0:3], C[..., 3:6]
+
+    def _expand(self, M):
+        """Per-node 3×3 matrices M_k (ne,NN,3,3) → (ne,NP,6,3NN): rows [N_Jk M_k; dN_Jk M_k],
+        columns by node k."""
+        ne, NN, NP = self.ne, self.NN, self.NP
+        return (self.SJ[:, :, :, None, :, None] * np.swapaxes(M, 1, 2)[:, None, None]).reshape(ne, NP, 6, 3 * NN)
+
+    def _by_node(self, X, M):
+        """Column blocks X_Jk (ne,NP,6,3NN) times per-node M_k (ne,NN,3,3), same layout."""
+        ne, NN, NP = self.ne, self.NN, self.NP
+        Xk = np.swapaxes(X.reshape(ne, NP, 6, NN, 3), 2, 3)
+        return np.swapaxes(Xk @ M[:, None], 2, 3).reshape(ne, NP, 6, 3 * NN)
 
     def _jacobian(self, ctx, st):
-        """Blocks ∂(node i rows)/∂(node k columns) from the first variations of the section
-        loads: θ(ξ_J) = Σ A_Jk θ_k, θ'(ξ_J) = Σ B_Jk θ_k with A_Jk = N_Jk Γ_J H_k,
-        B_Jk = (N_Jk dΓ_J + dN_Jk Γ_J) H_k (H_k = Γ(φ_k)⁻¹; incremental: G, dG, G(g_k)⁻¹), and
-        δF_J = -F_J×θ_J + C11(δp'_J + p'_J×θ_J) + C12 θ'_J, δM_J likewise with C21, C22
-        (C = R D Rᵀ).  The total form's reference node gets θ_J = exp(φ_J)θ_r - Σ_k A_Jk E_k θ_r."""
+        """Element matrix on the Newton increments, rows (node i: force, moment), columns
+        (Δẋ_k for all k, then Δġ_k for all k).
+
+        Rotation field: θ(ξ_J) = Σ A_Jk θ_k, θ'(ξ_J) = Σ B_Jk θ_k with A_Jk = N_Jk Γ_J H_k,
+        B_Jk = (N_Jk dΓ_J + dN_Jk Γ_J) H_k (H_k = Γ(φ_k)⁻¹; incremental: G, dG, G(g_k)⁻¹); the
+        total form's reference node gets exp(φ_J) - Σ_k A_Jk E_k (and k_J× exp(φ_J) - Σ_k B_Jk E_k).
+        Section loads: δF_J = -F_J×θ_J + C11(δp'_J + p'_J×θ_J) + C12 θ'_J, δM_J likewise with
+        C21, C22 (C = R D Rᵀ; viscous terms from δε̇, δκ̇ with C^v = R D_v Rᵀ).  Node i rows:
+        Σ_J W_iJ [δF_J; δM_J + (p_J - x_i)×δF_J - F_J×(δp_J - δx_i)], one 18×12 by 12×18
+        product per element.  The node chain rule (G8: dCoef on Δẋ, T_θ = dCoef G on Δġ, T_ω on
+        the velocity part) is applied to the per-node factors H_k before expansion."""
         ne, NN, NP = self.ne, self.NN, self.NP
-        N = self.N[None, :, :, None, None]                              # (1,NP,NN,1,1)
-        dN = self.dNs[..., None, None]                                  # (ne,NP,NN,1,1)
-        RJ, RJt, L, FM = st["R"], st["RJt"], st["L"], st["FM"]
-        Cl, Cr = self._spatial(RJ, RJt, st["D"])
+        dc = ctx.dcoef
+        kin = ctx.kin
+        RJ, L, FM = st["R"], st["L"], st["FM"]
+        Cl, Cr = self._spatial(RJ, st["D"])
         FMx = rot.skew(FM).reshape(ne, NP, 6, 3)                        # [F×; M×]
         TU = Cl @ rot.skew(L) - FMx                                     # multiplies θ_J
         if self.viscous:
-            Clv, Crv = self._spatial(RJ, RJt, st["Dv"])
+            Clv, Crv = self._spatial(RJ, st["Dv"])
             TU = TU + Clv @ rot.skew(st["a"]) + Crv @ rot.skew(st["dwJ"])
             Cx = Cl - Clv @ rot.skew(st["wJ"])                          # multiplies δp'_J
         else:
             Cx = Cl
+        G = st["G"]
+        Tth = kin.Tth[self.nidx]                                        # (ne, NN, 3, 3)
         if self.incremental:
-            G = st["G"]
             MG = _cayley_G_derivative(st["gJ"], st["cJ"], st["dgJ"])
-            H = rot.cayley_G_inv(st["g"])                               # (ne, NN, 3, 3)
+            HT = dc * self.I_expanded                                   # G(g_k)⁻¹ T_θk = dCoef I
         else:
-            G = st["G"]
             MG = _gamma_derivative(st["parts"], st["phiJ"], st["dphiJ"])
-            H = np.zeros((ne, NN, 3, 3))
-            H[:, self.sub] = rot.gamma_inv(st["phi"])
-        blocks = [TU @ G + Cr @ MG, Cr @ G, Cx]
+            H = rot.gamma_inv(st["phi"])                                # (ne, NN-1, 3, 3)
+            Hf = np.zeros((ne, NN, 3, 3))
+            Hf[:, self.sub] = H @ Tth[:, self.sub]
+            HT = self._expand(Hf)
+        PQ = np.concatenate([TU @ G + Cr @ MG, Cr @ G], axis=-1)       # (ne, NP, 6, 6)
+        V = PQ @ HT                                                     # Δġ columns (ne, NP, 6, 3NN)
         if not self.incremental:
-            blocks.append(TU + Cr @ rot.skew(st["k"]))                 # reference node: × exp(φ_J)
-        if self.viscous:
-            blocks += [Clv, Crv]
-        big = np.concatenate(blocks, axis=-1)                           # (ne, NP, 6, 3 m)
-        # moment about the reference node: rows 3:6 += p̂_J × rows 0:3
-        big[:, :, 3:6] += rot.skew(st["ph"]) @ big[:, :, 0:3]
-        PQ, Cx = big[..., 0:6], big[..., 6:9]
-        NH = np.concatenate([N * H[:, None], dN * H[:, None]], axis=-2)  # (ne,NP,NN,6,3)
-        V = PQ[:, :, None] @ NH                                         # rotation-field part, θ_k columns
-        if not self.incremental:
-            HE = (H[:, self.sub] @ st["E"]).reshape(ne, NN - 1, 9)
+            r = self.REF
+            HE = (H @ st["E"]).reshape(ne, NN - 1, 9)
             SHE = (self.S_sub @ HE).reshape(ne, 2, NP, 3, 3).swapaxes(1, 2).reshape(ne, NP, 6, 3)
-            V[:, :, self.REF] = big[..., 9:12] @ st["expJ"] - PQ @ SHE
-        X = dN * Cx[:, :, None]                                         # δx_k columns
-        X[..., 3:6, :] -= N * FMx[:, :, None, 0:3]                      # -F_J × δp_J
-        if self.has_offsets:
-            O = rot.skew(st["o"])[:, None]                              # δp, δp' = -N O θ
-            V -= X @ O
-            if self.viscous:                                            # δṗ_k = -ω_k×(o_k×θ_k)
-                V -= dN * (big[:, :, None, :, -6:-3] @ (rot.skew(st["w"])[:, None] @ O))
-        Y = np.concatenate([X, V], axis=-1).reshape(ne, NP, NN * 36)
-        Jq = self._node_rows(Y, st, True)
-        kin = ctx.kin
-        Tth = kin.Tth[self.nidx][:, None]                               # (ne, 1, NN, 3, 3)
-        Jx = ctx.dcoef * Jq[..., 0:3]
-        Jg = Jq[..., 3:6] @ Tth
+            P0 = TU + Cr @ rot.skew(st["k"])
+            V[..., 3 * r:3 * r + 3] = (P0 @ st["expJ"] - PQ @ SHE) @ Tth[:, None, r]
+        # Δẋ columns: δp'_J = Σ dN_Jk δx_k through Cx, -F_J × δp_J on the moment rows
+        X = Cx @ self.dN_expanded                                       # (ne, NP, 6, 3NN)
+        X[:, :, 3:6] -= FMx[:, :, 0:3] @ self.N_expanded
+        if self.has_offsets:                                            # δy_k = δx_k - O_k θ_k
+            O = rot.skew(st["o"])
+            V -= self._by_node(X, O @ Tth)
+        Xc = dc * X
         if self.viscous:
-            # velocity columns: δṗ'_J = Σ dN_Jk (δv_k - O_k δω_k), δω_J = Σ N_Jk δω_k
-            Clv, Crv = big[..., -6:-3], big[..., -3:]
-            Xv = dN * Clv[:, :, None]
-            Wv = N * (Clv @ rot.skew(L))[:, :, None] + dN * Crv[:, :, None]
-            if self.has_offsets:
-                Wv -= Xv @ O
-            Jv = self._node_rows(np.concatenate([Xv, Wv], axis=-1).reshape(ne, NP, NN * 36), st, False)
-            Jx += Jv[..., 0:3]
-            Jg += Jv[..., 3:6] @ kin.Tw[self.nidx][:, None]
-        return [Jx, Jg]
-
-    def _node_rows(self, Y, st, position):
-        """-Σ_J W_iJ Y_Jk with the moment rows moved from the reference node to node i
-        (-x̂_i × force rows) and, for position columns, the arm variation (ΣW F)× δx_i."""
-        ne, NN = self.ne, self.NN
-        WY = (self.Wt @ Y).reshape(ne, NN, NN, 6, 6)
-        J = -WY
-        J[..., 3:6, :] += rot.skew(st["xh"])[:, :, None] @ WY[..., 0:3, :]
-        if position:
-            k = np.arange(NN)
-            J[:, k, k, 3:6, 0:3] -= rot.skew(st["sF"])
-        return J
+            # velocity columns: δṗ'_J = Σ dN_Jk (δv_k - O_k δω_k), δω_J = Σ N_Jk δω_k, δω'_J
+            Tw = kin.Tw[self.nidx]
+            Xv = Clv @ self.dN_expanded
+            PQv = np.concatenate([Clv @ rot.skew(L), Crv], axis=-1)
+            V += PQv @ self._expand(Tw)
+            if self.has_offsets:                                        # δṗ_k = -ω_k×(o_k×θ_k) - o_k×δω_k
+                V -= self._by_node(Xv, O @ Tw + rot.skew(st["w"]) @ O @ Tth)
+            Xc += Xv
+        Y = np.concatenate([Xc, V], axis=-1).reshape(ne, NP * 6, NN * 6)
+        # node rows: W_iJ [[I, 0], [(p_J - x_i)×, I]]
+        Mb = np.empty((ne, NN, 6, NP, 6))
+        Mb[...] = self.MW
+        arm = rot.skew(st["ph"][:, None] - st["xh"][:, :, None])        # (ne, NN, NP, 3, 3)
+        Mb[:, :, 3:6, :, 0:3] = self.W[None, :, None, :, None] * np.swapaxes(arm, 2, 3)
+        J = -(Mb.reshape(ne, NN * 6, NP * 6) @ Y)
+        Jd = J.reshape(ne, NN, 6, 2, NN, 3)
+        sFx = dc * rot.skew(st["sF"])
+        for k in range(NN):                                             # + (Σ_J W_kJ F_J) × δx_k
+            Jd[:, k, 3:6, 0, k] -= sFx[:, k]
+        return [J]
 
     def commit(self, system, state):
         """After a converged step or phase, before the nodes' increments are reset (G3): the

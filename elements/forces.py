@@ -52,11 +52,25 @@ class StructuralForces(ElementFamily):
         p.add_jac(rows, np.concatenate([ig1, ig2], axis=1))
         return p
 
+    def _drive_values(self, t):
+        """F̃(t) (n, 3).  The drives' DriveArray returns the same array object while t is
+        unchanged, so the sparse product is redone only when the drive values change (once
+        per time step instead of once per Newton iteration)."""
+        vd = self.value
+        if vd.empty:
+            return vd.values(t)
+        d = vd.array.values(t)
+        if d is not getattr(self, "_last_drive_values", None):
+            P = vd.values(t)
+            P.flags.writeable = False
+            self._last_drive_values, self._last_P = d, P
+        return self._last_P
+
     def applied(self, ctx):
         """Value vector P (global) and offsets o1, o2 (global)."""
         kin = ctx.kin
         R1 = kin.R[self.n1]
-        P = self.value.values(ctx.t)
+        P = self._drive_values(ctx.t)
         P = np.where(self.follower[:, None], rot.matvec(R1, P), P)
         o1 = rot.matvec(R1, self.o1)
         o2 = rot.matvec(kin.R[np.maximum(self.n2, 0)], self.o2)

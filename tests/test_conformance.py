@@ -112,7 +112,7 @@ TESTS_DIR = os.path.join(SHARED, "mbdyn-tests")
 REF_ROOT = os.path.join(SHARED, "mbdyn-ref")
 
 
-def test_conformance_on_mbdyn_decks():
+def test_conformance_on_mbdyn_decks(tmp_path):
     """A few quick real decks through the conformance machinery with MBDyn 1.7.3's outputs:
     body/body agrees in full; imp's node motion agrees and its reactions differ only at the
     first kept step, named as MBDyn's start-up; chain15's difference is named as MBDyn's
@@ -121,7 +121,8 @@ def test_conformance_on_mbdyn_decks():
     if not all(os.path.isfile(os.path.join(TESTS_DIR, d)) for d in decks) or not os.path.isdir(REF_ROOT):
         pytest.skip(f"MBDyn test decks or reference outputs not found under {SHARED} "
                     "(../shared/mbdyn-tests and ../shared/mbdyn-ref relative to the repository)")
-    out = {os.path.relpath(o.deck, TESTS_DIR): o for o in conformance(TESTS_DIR, budget=120, decks=decks)}
+    out = {os.path.relpath(o.deck, TESTS_DIR): o
+           for o in conformance(TESTS_DIR, budget=120, decks=decks, scratch=str(tmp_path))}
     assert totals(out.values()) == dict(found=3, parsed=3, ran=3, compared=3, agree=1, motion_agree=2)
     body, imp, chain = out["body/body"], out["joints/impdisp/imp"], out["body/chain15/chain15"]
     assert body.agrees and body.compared_steps == 50 and body.position < 1e-6
@@ -136,24 +137,30 @@ def test_conformance_on_mbdyn_decks():
 # (positions / model size, rotations in rad) over the deck's whole run, and those whose
 # joint reactions agree too (engine/io/mbdyn_ref.py)
 MUST_RUN = [
-    "benchmarks/6barmech/6barmech", "benchmarks/srskm/srscm", "body/body", "body/bullet",
-    "body/chain15/chain15", "body/spinningbody", "body/spintop/spintop",
-    "joints/deformablehinge/deformabledisplacementjoint", "joints/deformablehinge/deformabledisplacementjoint0",
-    "joints/deformablehinge/deformabledisplacementjointoffset", "joints/drvdisp/drv", "joints/drvdisp/drvpin",
-    "joints/drvhinge/drv", "joints/flywheel/flywheel_drive", "joints/impdisp/imp", "joints/impdisp/imp0",
-    "joints/impdisp/imppin0", "joints/modal/two-beams/bauchau0", "joints/modal/two-beams/beam",
-    "joints/modal/two-beams/beam-force", "joints/modal/two-beams/rigid", "joints/modal/two-beams/rigid-force",
-    "joints/plane/output", "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity",
-    "joints/total/total", "joints/total/totalpin", "joints/total/totalvel",
+    "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl", "benchmarks/6barmech/6barmech",
+    "benchmarks/srskm/srscm", "body/body", "body/bullet", "body/chain15/chain15", "body/spinningbody",
+    "body/spintop/spintop", "joints/deformablehinge/deformabledisplacementjoint",
+    "joints/deformablehinge/deformabledisplacementjoint0",
+    "joints/deformablehinge/deformabledisplacementjointoffset", "joints/drvdisp/drv",
+    "joints/drvdisp/drvpin", "joints/drvhinge/drv", "joints/flywheel/flywheel_drive",
+    "joints/impdisp/imp", "joints/impdisp/imp0", "joints/impdisp/imppin0",
+    "joints/modal/two-beams/bauchau0", "joints/modal/two-beams/beam",
+    "joints/modal/two-beams/beam-force", "joints/modal/two-beams/rigid",
+    "joints/modal/two-beams/rigid-force", "joints/plane/output", "joints/rod/rodwithoffset2",
+    "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity", "joints/total/total",
+    "joints/total/totalpin", "joints/total/totalvel", "stiff/Swing4"
 ]
 MOTION_AGREES = [
-    "body/body", "body/bullet", "joints/deformablehinge/deformabledisplacementjoint0",
-    "joints/flywheel/flywheel_drive", "joints/impdisp/imp", "joints/modal/two-beams/beam-force",
-    "joints/modal/two-beams/rigid-force", "joints/plane/output", "joints/spherical/spherical",
-    "joints/total/piecewiseConstantVelocity", "joints/total/total", "joints/total/totalpin",
-    "joints/total/totalvel",
+    "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl", "body/body", "body/bullet",
+    "joints/deformablehinge/deformabledisplacementjoint0", "joints/flywheel/flywheel_drive",
+    "joints/impdisp/imp", "joints/modal/two-beams/beam-force", "joints/modal/two-beams/rigid-force",
+    "joints/plane/output", "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity",
+    "joints/total/total", "joints/total/totalpin", "joints/total/totalvel", "stiff/Swing4"
 ]
-AGREES = ["body/body", "body/bullet", "joints/spherical/spherical"]
+AGREES = [
+    "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl", "body/body", "body/bullet",
+    "joints/deformablehinge/deformabledisplacementjoint0", "joints/spherical/spherical"
+]
 
 
 @pytest.mark.slow
@@ -165,7 +172,7 @@ def test_conformance_over_the_mbdyn_test_tree(tmp_path):
     if not os.path.isdir(TESTS_DIR) or not os.path.isdir(REF_ROOT):
         pytest.skip(f"MBDyn test decks or reference outputs not found under {SHARED} "
                     "(../shared/mbdyn-tests and ../shared/mbdyn-ref relative to the repository)")
-    outcomes = conformance(TESTS_DIR, budget=120)
+    outcomes = conformance(TESTS_DIR, budget=120, scratch=str(tmp_path))
     write_reports(outcomes, TESTS_DIR, str(tmp_path / "report"))
     by_deck = {os.path.relpath(o.deck, TESTS_DIR): o for o in outcomes}
     assert not [d for d in MUST_RUN if not by_deck[d].ran], [(d, by_deck[d].first_error) for d in MUST_RUN]

@@ -177,8 +177,9 @@ def test_unsupported_element_names_the_type(tmp_path):
 def test_unsupported_problem_keyword(tmp_path):
     text = deck_text(problem="    eigenanalysis: 0.;")
     expect_error(tmp_path, text, "eigenanalysis", "not supported yet: eigenanalysis (at 'eigenanalysis')")
-    text = deck_text(control="    structural nodes: 1;\n    model: static;")
-    expect_error(tmp_path, text, "model", "not supported yet: model (static models) (at 'model')")
+    text = deck_text(control="    structural nodes: 1;\n    rigid body kinematics: const;")
+    expect_error(tmp_path, text, "rigid body kinematics",
+                 "not supported yet: rigid body kinematics (moving-frame models) (at 'rigid body kinematics')")
 
 
 def test_syntax_error_says_what_was_expected(tmp_path):
@@ -490,6 +491,49 @@ def test_deformable_joints_and_3d_laws(tmp_path):
     assert visc.law.viscous and not np.any(visc.law.K)
 
 
+def test_deformable_joint_family_keywords_and_static_model(tmp_path):
+    """`deformable joint` (6-D law), the `invariant` forms, `deformable axial joint` (1-D law),
+    `viscous body` (6-D viscous law, offset and frame), and `model: static` in control data
+    (dynamic nodes become static, bodies become weights)."""
+    nodes = ("    structural: 1, static, null, eye, null, null;\n"
+             "    structural: 2, dynamic, 1., 0., 0., eye, null, null;")
+    elements = """\
+    body: 1, 2, 3., null, eye;
+    gravity: uniform, 0., 0., -1., const, 9.81;
+    joint: 1, deformable joint, 1, null, hinge, euler123, 0., 0., pi/2, 2, null,
+        linear viscoelastic generic, diag, 1., 2., 3., 4., 5., 6., proportional, .1;
+    joint: 2, invariant deformable joint, 1, 0.5, 0., 0., 2, null, linear elastic, 7.;
+    joint: 3, invariant deformable hinge, 1, 2, linear elastic isotropic, 2.;
+    joint: 4, invariant deformable displacement joint, 1, null, 2, null, linear elastic, 3.;
+    joint: 5, deformable axial joint, 1, orientation, euler123, pi/2, 0., 0., 2, linear viscoelastic, 8., .2;
+    joint: 6, viscous body, 2, position, 0., 0.1, 0., orientation, euler123, 0., 0., pi/2,
+        linear viscous generic, diag, 1., 1., 1., .5, .5, .5;"""
+    control = "    structural nodes: 2;\n    rigid bodies: 1;\n    joints: 6;\n    gravity;\n    model: static;"
+    d = parse(deck_text(nodes=nodes, elements=elements, control=control), tmp_path)
+    m = d.model
+    six, inv6, hinge, disp, axial = m.deformable
+    assert [s.type for s in m.deformable] == ["deformable joint", "deformable joint", "deformable hinge",
+                                              "deformable displacement joint", "deformable axial joint"]
+    assert [s.invariant for s in m.deformable] == [False, True, True, True, False]
+    np.testing.assert_allclose(six.law.K, np.diag([1., 2., 3., 4., 5., 6.]))
+    np.testing.assert_allclose(six.law.C, 0.1 * np.diag([1., 2., 3., 4., 5., 6.]))
+    np.testing.assert_allclose(six.R1h, R_z(math.pi / 2), atol=1e-15)
+    np.testing.assert_allclose(inv6.law.K, 7.0 * np.eye(6))
+    np.testing.assert_allclose(inv6.f1, [0.5, 0.0, 0.0])
+    assert (axial.law.stiffness, axial.law.viscosity) == (8.0, 0.2)
+    np.testing.assert_allclose(axial.R1h[:, 2], [0.0, -1.0, 0.0], atol=1e-15)
+    vb, = m.viscous_bodies
+    np.testing.assert_allclose(vb.offset, [0.0, 0.1, 0.0])
+    np.testing.assert_allclose(vb.Rh, R_z(math.pi / 2), atol=1e-15)
+    np.testing.assert_allclose(vb.law.C, np.diag([1., 1., 1., .5, .5, .5]))
+    assert [n.kind for n in m.nodes] == ["static", "static"] and not m.bodies
+    weight, = m.forces                                  # model: static turns the body into its weight
+    np.testing.assert_allclose(weight.value.value(0.0), [0.0, 0.0, -3.0 * 9.81])
+    bad = deck_text(nodes=nodes, control="    structural nodes: 2;\n    joints: 1;",
+                    elements="    joint: 6, viscous body, 2, null, linear elastic, 1.;")
+    expect_error(tmp_path, bad, "linear elastic", "viscous body: the constitutive law must be viscous (at 'linear elastic')")
+
+
 # =========================================================================== command line
 
 SMALL_RUN = deck_text(final="0.05", control="    structural nodes: 1;\n    rigid bodies: 1;\n    gravity;",
@@ -588,7 +632,14 @@ AGREEING_DECKS = [
     ("joints/modal/two-beams/bauchau0", 10.0),
     ("joints/modal/two-beams/rigid-force", 5.0),
     ("joints/modal/two-beams/rigid", 4.1),    # unstable flapping equilibrium: rounding grows ×2.7/s
-    ("joints/deformablehinge/deformabledisplacementjoint0", 0.5),
+    ("joints/deformablehinge/deformabledisplacementjoint0", 1.0),
+    ("joints/deformablehinge/deformablejoint", 1.0),
+    ("joints/deformablehinge/deformablejoint2", 1.0),
+    ("joints/deformablehinge/deformablejoint-beam", 1.0),
+    ("joints/deformablehinge/deformableaxialjoint", 1.0),
+    ("joints/deformablehinge/invariantdeformablehinge", 1.0),
+    ("joints/viscousbody/viscousbody", None),
+    ("benchmarks/andrewssqueezer/andrewssqueezer_assembler", None),     # model: static
 ]
 
 
@@ -596,7 +647,12 @@ AGREEING_DECKS = [
 # every kept step after t0 ("all") or after the first one ("after start-up": MBDyn's
 # multipliers start from zero or from its derivatives phase, see mbdyn_ref.explain)
 REACTIONS_AGREE = {"joints/spherical/spherical": "all", "joints/total/piecewiseConstantVelocity": "all",
-                   "body/spintop/spintop": "after start-up", "joints/impdisp/imp": "after start-up"}
+                   "body/spintop/spintop": "after start-up", "joints/impdisp/imp": "after start-up",
+                   **{f"joints/deformablehinge/{d}": "all" for d in (
+                       "deformabledisplacementjoint0", "deformablejoint", "deformablejoint2", "deformablejoint-beam",
+                       "deformableaxialjoint", "invariantdeformablehinge")},
+                   "joints/viscousbody/viscousbody": "all",
+                   "benchmarks/andrewssqueezer/andrewssqueezer_assembler": "all"}
 
 
 @pytest.mark.parametrize("deck_name,final_time", AGREEING_DECKS, ids=[d for d, _ in AGREEING_DECKS])

@@ -584,8 +584,7 @@ UNSUPPORTED_ELEMENTS = (
     "stream motion output", "rtai output", "gust")
 UNSUPPORTED_JOINTS = (
     "revolute rotation", "cardano pin", "cardano rotation", "universal pin", "universal rotation",
-    "plane rotation", "gimbal rotation", "invariant deformable hinge", "deformable joint",
-    "invariant deformable joint", "deformable axial joint", "viscous body", "modal", "beam slider",
+    "plane rotation", "gimbal rotation", "modal", "beam slider",
     "brake", "screw", "plane displacement", "plane displacement pin", "linear velocity",
     "angular velocity", "linear acceleration", "angular acceleration", "imposed orientation",
     "kinematic", "offset displacement joint", "rigid body displacement joint", "point contact",
@@ -795,6 +794,9 @@ class DeckReader:
                                       f"'{_shown(card.name.text)}' outside any block")
         if not self.exited:
             self.finish()
+        if getattr(self, "static_model", False):      # `model: static`: static nodes, no inertia
+            from mbdae.engine.static import static_model
+            self.model = static_model(self.model)
         return Deck(self.path, self.model, self.settings, self.notes, self.title, self.abort_after,
                     self.remarks, self.log_lines, self.summary())
 
@@ -1502,6 +1504,13 @@ class DeckReader:
     def cd_skip_initial_joint_assembly(self, card, args):
         self.settings["skip_initial_assembly"] = True
 
+    def cd_model(self, card, args):
+        """`model: static;` (manual §5.2): every dynamic node becomes static and inertia is
+        dropped (weights become forces, engine/static.py static_model); each time step then
+        solves a static equilibrium at the loads of its time."""
+        args.expect_keyword("static")
+        self.static_model = True
+
     def cd_initial_stiffness(self, card, args):
         p = args.real("the position stiffness")
         v = args.real("the velocity stiffness") if args.more() else p
@@ -1942,7 +1951,8 @@ class DeckReader:
             if jtype in {normalize(j) for j in UNSUPPORTED_JOINTS}:
                 raise tw.error(not_supported(f"{_shown(tw.text)} (joint)"))
             raise tw.error(f"syntax error: unknown joint type '{tw.text}'")
-        before = (len(self.model.joints), len(self.model.rods), len(self.model.deformable))
+        before = (len(self.model.joints), len(self.model.rods), len(self.model.deformable),
+                  len(self.model.viscous_bodies))
         reader(self, label, args, tw)
         output = "joints" in self.default_output
         while args.more():
@@ -1961,7 +1971,8 @@ class DeckReader:
             else:
                 raise ow.error(not_supported(f"joint option '{ow.text}'"))
         m = self.model
-        for spec in m.joints[before[0]:] + m.rods[before[1]:] + m.deformable[before[2]:]:
+        for spec in (m.joints[before[0]:] + m.rods[before[1]:] + m.deformable[before[2]:]
+                     + m.viscous_bodies[before[3]:]):
             spec.output = output
 
     # -- shared pieces
@@ -2254,9 +2265,9 @@ class DeckReader:
     def j_rod_with_offset(self, label, args, tw):
         self.j_rod(label, args, tw, with_offset=True)
 
-    def j_deformable_hinge(self, label, args, tw):
-        """`deformable hinge` (manual §8.12.14): offsets are ignored, a 3-D law of the relative
-        rotation in the node-1 hinge frame."""
+    def hinge_sites_without_offsets(self, args):
+        """`<node1> [, position, <f1>] [, orientation, <R1h>], <node2> [, position, <f2>]
+        [, orientation, <R2h>]`: the head of the deformable hinge and axial joint (offsets ignored)."""
         n1, s1 = self.node_site(args)
         if args.is_keyword("position"):
             self.read_vec3(args, "rel position", s1)
@@ -2265,15 +2276,57 @@ class DeckReader:
         if args.is_keyword("position"):
             self.read_vec3(args, "rel position", s2)
         R2h = self.hinge(args, s2)
-        law, prestrain = self.read_law_3d(args)
-        self.model.deformable_hinge(label, n1.label, n2.label, law, R1h, R2h, prestrain)
+        return n1, R1h, n2, R2h
 
-    def j_deformable_displacement_joint(self, label, args, tw):
-        """`deformable displacement joint` (manual §8.12.13): a 3-D law of the relative position
-        of the offset points in the node-1 hinge frame."""
+    def j_deformable_hinge(self, label, args, tw, invariant=False):
+        """`[invariant] deformable hinge` (manual §8.12.14, §8.12.28): offsets are ignored, a 3-D
+        law of the relative rotation in the node-1 hinge frame (invariant: the mid frame)."""
+        n1, R1h, n2, R2h = self.hinge_sites_without_offsets(args)
+        law, prestrain = self.read_law_3d(args)
+        self.model.deformable_hinge(label, n1.label, n2.label, law, R1h, R2h, prestrain, invariant=invariant)
+
+    def j_invariant_deformable_hinge(self, label, args, tw):
+        self.j_deformable_hinge(label, args, tw, invariant=True)
+
+    def j_deformable_displacement_joint(self, label, args, tw, invariant=False):
+        """`[invariant] deformable displacement joint` (manual §8.12.13): a 3-D law of the
+        relative position of the offset points in the node-1 hinge frame (invariant: mid frame)."""
         n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
         law, prestrain = self.read_law_3d(args)
-        self.model.deformable_displacement_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, prestrain)
+        self.model.deformable_displacement_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, prestrain,
+                                                 invariant=invariant)
+
+    def j_invariant_deformable_displacement_joint(self, label, args, tw):
+        self.j_deformable_displacement_joint(label, args, tw, invariant=True)
+
+    def j_deformable_joint(self, label, args, tw, invariant=False):
+        """`[invariant] deformable joint` (manual §8.12.15): a 6-D law of the relative
+        displacement and rotation (and rates) in the node-1 hinge frame (invariant: mid frame)."""
+        n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
+        law = self.read_law_6d(args)
+        self.model.deformable_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, invariant=invariant)
+
+    def j_invariant_deformable_joint(self, label, args, tw):
+        self.j_deformable_joint(label, args, tw, invariant=True)
+
+    def j_deformable_axial_joint(self, label, args, tw):
+        """`deformable axial joint` (manual §8.12.11): a 1-D law of the relative rotation about
+        axis 3 of the node-1 hinge frame; offsets are ignored."""
+        n1, R1h, n2, R2h = self.hinge_sites_without_offsets(args)
+        law = self.read_law_1d(args)
+        self.model.deformable_axial_joint(label, n1.label, n2.label, law, R1h, R2h)
+
+    def j_viscous_body(self, label, args, tw):
+        """`viscous body, <node>, [position,] <f> [, orientation, <R>], <6-D viscous law>`
+        (manual §8.12.54)."""
+        n, site = self.node_site(args)
+        f = self.offset(args, site)
+        Rh = self.hinge(args, site)
+        lw = args.peek()
+        law = self.read_law_6d(args)
+        if law.elastic:
+            raise lw.error("viscous body: the constitutive law must be viscous")
+        self.model.viscous_body(label, n.label, law, f, Rh)
 
     # ------------------------------------------------------------------ beams (§8.3)
     def beam3(self, card, args):
@@ -2972,14 +3025,14 @@ CONTROL_CARDS = _table(
         ("use automatic differentiation", R.cd_accepted_note),
         ("finite difference jacobian meter", R.cd_accepted_note),
         ("linear solver", R.iv_linear_solver), ("solver", R.iv_linear_solver),
-        ("threads", R.iv_threads),
+        ("threads", R.iv_threads), ("model", R.cd_model),
     ])
 UNSUPPORTED_CONTROL_CARDS = _table([
     ("use", "only joints take part in mbdae's initial assembly"),
     ("initial assembly of deformable and force elements", "only joints take part in mbdae's initial assembly"),
     ("make restart file", None), ("load restart file", None),
     ("output meter", "use 'output frequency'"), ("default scale", "residual scaling"),
-    ("model", "static models"), ("rigid body kinematics", "moving-frame models"), ("jacobian check", None),
+    ("rigid body kinematics", "moving-frame models"), ("jacobian check", None),
 ])
 UNSUPPORTED_CARDS = {"initial value": UNSUPPORTED_PROBLEM_CARDS, "control data": UNSUPPORTED_CONTROL_CARDS}
 NODE_CARDS = _table([("structural", R.node_structural), ("output", R.node_output)]
@@ -3006,6 +3059,10 @@ JOINT_READERS = _table([
     ("deformable hinge", R.j_deformable_hinge),
     ("deformable displacement joint", R.j_deformable_displacement_joint),
     ("deformable displacement hinge", R.j_deformable_displacement_joint),
+    ("invariant deformable hinge", R.j_invariant_deformable_hinge),
+    ("invariant deformable displacement joint", R.j_invariant_deformable_displacement_joint),
+    ("deformable joint", R.j_deformable_joint), ("invariant deformable joint", R.j_invariant_deformable_joint),
+    ("deformable axial joint", R.j_deformable_axial_joint), ("viscous body", R.j_viscous_body),
 ])
 DRIVE_READERS = _table([
     ("const", R.d_const), ("null", R.d_null), ("zero", R.d_null), ("unit", R.d_unit), ("one", R.d_unit),

@@ -97,6 +97,8 @@ class InverseDynamicsResults:
     row_name: list = None
     residuals: dict = field(default_factory=dict)   # per step: max |ψ - α| etc.
     stats: dict = field(default_factory=dict)
+    torque_only: np.ndarray = None    # rows of `torque`-only joints (ϑ)
+    dynamics_rows: np.ndarray = None  # rows of the dynamics subproblem (φ ∪ ϑ)
 
     def joint(self, label):
         k = int(np.flatnonzero(self.joint_labels == label)[0])
@@ -106,9 +108,13 @@ class InverseDynamicsResults:
         return int(np.flatnonzero(self.node_labels == label)[0])
 
     def torque_table(self):
-        """(labels, names, values (steps, rows)) of the multipliers of the rows of joints marked
-        `torque` (the actuator forces/couples along the rows' directions)."""
-        return self.row_joint, self.row_name, self.multipliers
+        """(joint labels, row names, values (steps, rows)): the multipliers of the actuator
+        rows, i.e. of the joints marked `torque` only (ϑ); in a collocated problem, where every
+        row is both, of all the dynamics rows.  A rotation row's value is the couple about its
+        axis, a position row's the force along it (what the joint applies to its node 2)."""
+        sel = self.torque_only if self.torque_only.any() else self.dynamics_rows
+        # the multiplier enters the node equations as Bᵀλ, so the applied load is -λ
+        return self.row_joint[sel], [n for n, k in zip(self.row_name, sel) if k], -self.multipliers[:, sel]
 
 
 class _Factors:
@@ -565,7 +571,8 @@ class InverseDynamicsProblem:
         return InverseDynamicsResults(self.times, arr["x"], arr["R"], arr["v"], arr["w"], arr["a"], arr["wd"],
                                       self.joints.labels, arr["F"], arr["M"], nodes.labels.copy(),
                                       arr["lam"], self.row_joint, self.row_name,
-                                      {k: np.array(v) for k, v in res.items()}, stats)
+                                      {k: np.array(v) for k, v in res.items()}, stats,
+                                      self.dyn_rows & ~self.kin_rows, self.dyn_rows.copy())
 
     # ------------------------------------------------------------------ output
     def _multiplier_state(self, st, lam):

@@ -234,6 +234,10 @@ def test_non_collocated_path_and_torques(non_collocated):
     tau = np.stack([r.joint(lab)[1][:, 2] for lab in (11, 12, 13)], -1)
     ref = newton_euler_torques(phi, phid, phidd)
     assert np.max(np.abs(tau - ref)) < 1e-8 * np.max(np.abs(ref))
+    # the API's actuator table: the rotation rows of the torque joints, same values
+    labels, names, values = r.torque_table()
+    assert list(labels) == [11, 12, 13] and all(n.endswith("rotation z") for n in names)
+    assert np.allclose(values, tau, rtol=0, atol=1e-12 * np.abs(tau).max())
     # the prescribing joint carries no load in the dynamics (μ = 0, manual §6.3.5)
     F20, M20 = r.joint(20)
     assert np.max(np.abs(F20)) == 0.0 and np.max(np.abs(M20)) == 0.0

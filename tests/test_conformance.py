@@ -148,18 +148,20 @@ MUST_RUN = [
     "joints/modal/two-beams/beam-force", "joints/modal/two-beams/rigid",
     "joints/modal/two-beams/rigid-force", "joints/plane/output", "joints/rod/rodwithoffset2",
     "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity", "joints/total/total",
-    "joints/total/totalpin", "joints/total/totalvel", "stiff/Swing4"
+    "joints/total/totalpin", "joints/total/totalvel", "joints/viscousbody/viscousbody", "stiff/Swing4"
 ]
 MOTION_AGREES = [
     "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl", "body/body", "body/bullet",
     "joints/deformablehinge/deformabledisplacementjoint0", "joints/flywheel/flywheel_drive",
     "joints/impdisp/imp", "joints/modal/two-beams/beam-force", "joints/modal/two-beams/rigid-force",
     "joints/plane/output", "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity",
-    "joints/total/total", "joints/total/totalpin", "joints/total/totalvel", "stiff/Swing4"
+    "joints/total/total", "joints/total/totalpin", "joints/total/totalvel",
+    "joints/viscousbody/viscousbody", "stiff/Swing4"
 ]
 AGREES = [
     "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl", "body/body", "body/bullet",
-    "joints/deformablehinge/deformabledisplacementjoint0", "joints/spherical/spherical"
+    "joints/deformablehinge/deformabledisplacementjoint0", "joints/spherical/spherical",
+    "joints/viscousbody/viscousbody"
 ]
 
 

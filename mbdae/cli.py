@@ -4,6 +4,7 @@
     python -m mbdae check DECK                              # read only: model summary
     python -m mbdae plot PREFIX --node N --what x|v|w|euler # PNG of a node's motion
     python -m mbdae conformance DIR [--budget S] [-o PREFIX] [--ref REF] # every deck: table
+    python -m mbdae compare TARGET --steps H... [--methods M[:RHO]...]  # integrator bench
 
 Errors in the deck or in the run are one line on stderr and exit code 1; `--debug` shows
 the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
@@ -24,7 +25,7 @@ def build_parser():
     common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     p = argparse.ArgumentParser(prog="mbdae", description="Run MBDyn input decks with the mbdae engine.")
     p.add_argument("--debug", dest="debug_first", action="store_true", help="show tracebacks on errors")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{run,check}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,check,conformance,plot,compare}")
     run = sub.add_parser("run", parents=[common], help="read and run a deck (like mbdyn -f DECK)")
     run.add_argument("deck", help="MBDyn input file")
     run.add_argument("-o", "--output", dest="prefix",

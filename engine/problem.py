@@ -48,6 +48,7 @@ class Settings:
     solution_tolerance: float = 0.0
     solution_test: str = "none"
     max_iterations: int = 20
+    max_iterations_at_most: bool = False    # accept a step after max_iterations if the error fell
     modified_newton: bool = False
     iterations_before_assembly: int = 2
     reuse_factorization_across_steps: bool = False
@@ -130,7 +131,8 @@ class InitialValueProblem:
         self.system = System(model)
         self.newton = NewtonRaphson(NewtonSettings(
             tolerance=s.tolerance, test=s.test, solution_tolerance=s.solution_tolerance,
-            solution_test=s.solution_test, max_iterations=s.max_iterations, modified=s.modified_newton,
+            solution_test=s.solution_test, max_iterations=s.max_iterations, at_most=s.max_iterations_at_most,
+            modified=s.modified_newton,
             iterations_before_assembly=s.iterations_before_assembly,
             reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver,
             refresh_contraction=s.refresh_contraction))
@@ -465,7 +467,8 @@ class InitialValueProblem:
         wall = _time.perf_counter() - wall0
         stats = dict(wall_time=wall, steps=self.step, newton_iterations=self.newton.total_iterations,
                      factorizations=self.newton.factorizations, unknowns=self.system.n,
-                     step_reductions=getattr(self, "reductions", 0))
+                     step_reductions=getattr(self, "reductions", 0),
+                     unconverged_steps=self.newton.accepted_unconverged)
         self.stats = stats
         if self.results is not None:
             self.results.stats = stats
@@ -511,6 +514,9 @@ class InitialValueProblem:
                     self.log("# " + msg)
                     raise SimulationFailed(msg) from None
             self.step += 1
+            if err > s.tolerance and not solconv:
+                self.log(f"# step {self.step}: accepted after {it} iterations with error {err:g} "
+                         f"(max iterations, at most)")
             k_start += 1
             last_h = h_try
             sysm.commit_rotations(st, self.newton.converged_kinematics)

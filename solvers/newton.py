@@ -19,6 +19,8 @@ class NewtonSettings:
     solution_tolerance: float = 0.0
     solution_test: str = "none"
     max_iterations: int = 20
+    at_most: bool = False                  # MBDyn's `max iterations: n, at most`: after n
+                                           # iterations accept the step if the residual decreased
     modified: bool = False
     iterations_before_assembly: int = 1
     reuse_across_steps: bool = False
@@ -39,6 +41,7 @@ class NewtonRaphson:
         self.linear = make_linear_solver(self.settings.linear_solver)
         self.total_iterations = 0
         self.converged_kinematics = None
+        self.accepted_unconverged = 0          # steps accepted by `at most` without converging
         self._factor_dcoef = None
         self._factor_mode = None
 
@@ -84,8 +87,14 @@ class NewtonRaphson:
                 row, owner = self._worst(system, f)
                 raise SimulationDiverged(f"non-finite residual at iteration {it}; worst equation "
                                          f"{row}: {owner}") from None
+            if it == 0:
+                first_err = err
             if err <= tol:
                 # the state is left exactly as last evaluated: its kinematics serve the commit
+                self.converged_kinematics = system.last_kinematics
+                return it, err, False
+            if it >= maxit and s.at_most and mode == "regular" and err < first_err:
+                self.accepted_unconverged += 1
                 self.converged_kinematics = system.last_kinematics
                 return it, err, False
             if it >= maxit:

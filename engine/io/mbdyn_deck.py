@@ -1285,9 +1285,8 @@ class DeckReader:
     def iv_max_iterations(self, card, args):
         n = args.integer("the maximum number of iterations")
         self.settings["max_iterations"] = max(n, 1)
-        w = args.peek()
         if args.is_keyword("at most"):
-            raise w.error(not_supported("max iterations: ..., at most"))
+            self.settings["max_iterations_at_most"] = True
 
     def iv_method(self, card, args):
         """`method: {ms | hope | ms3 | ms4 | Bathe | msst*}, rho [, rho_alg]`, `crank nicolson`,

@@ -138,9 +138,11 @@ class _Beams(ElementFamily):
 
     Evaluation is batched over all instances with a fixed number of numpy calls: node
     quantities are interpolated by one matrix product with the per-instance rows
-    [N(ξ_J); dN/ds(ξ_J)], and the Jacobian is built from 3×3 blocks per (point, node) pair.
-    The state of the last residual evaluation is kept and reused by a Jacobian evaluation
-    at the same node poses and time (Newton tests the residual before building J)."""
+    [N(ξ_J); dN/ds(ξ_J)]; the Jacobian is built per evaluation point as 6 × 6NN section-load
+    variations (per-node 3×3 factors expanded by the shape functions) and mapped to the node
+    rows by one (6NN × 6NP)(6NP × 6NN) product per element.  The state of the last residual
+    evaluation is kept and reused by a Jacobian evaluation at the same node poses and time
+    (Newton tests the residual before building J); commit() drops it."""
     NN = 3
     XI = ()
     REF = 1
@@ -197,7 +199,7 @@ class _Beams(ElementFamily):
         # initial configuration: metric ds/dξ, section frames, reference strains
         x0, R0 = nodes.x0[self.nidx], nodes.R0[self.nidx]
         self.Csec = self.S = None
-        self.incremental, incremental = False, self.incremental
+        self.incremental, incremental = False, self.incremental      # the initial geometry: total form
         S0 = np.concatenate([np.broadcast_to(self.N, (ne, NP, NN)), np.broadcast_to(self.dN, (ne, NP, NN))], axis=1)
         geo = self._geometry(x0, R0, None, S0)
         self.incremental = incremental

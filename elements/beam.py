@@ -210,7 +210,9 @@ class _Beams(ElementFamily):
         self.dNs = self.dN * self.dsinv[..., None]                      # dN/ds (ne, NP, NN)
         self.S = np.concatenate([S0[:, :NP], self.dNs], axis=1)         # (ne, 2 NP, NN)
         self.S_sub = np.ascontiguousarray(self.S[:, :, self.sub])
-        self.SJ = np.ascontiguousarray(self.S.reshape(ne, 2, NP, NN).swapaxes(1, 2))   # (ne, NP, [N, dN], NN)
+        SJ = self.S.reshape(ne, 2, NP, NN).swapaxes(1, 2)               # (ne, NP, [N, dN], NN)
+        self.S_spread = np.ascontiguousarray(np.broadcast_to(
+            SJ[:, :, :, None, :, None], (ne, NP, 2, 3, NN, 3))).reshape(ne, NP, 2, 3, 3 * NN)
         self.I_expanded = self._expand(np.broadcast_to(I3, (ne, NN, 3, 3)))
         self.N_expanded = np.ascontiguousarray(self.I_expanded[0, :, 0:3])   # [N_Jk I]_k (NP, 3, 3NN)
         self.dN_expanded = np.ascontiguousarray(self.I_expanded[:, :, 3:6])  # [dN_Jk I]_k (ne, NP, 3, 3NN)
@@ -364,9 +366,10 @@ class _Beams(ElementFamily):
 
     def _expand(self, M):
         """Per-node 3×3 matrices M_k (ne,NN,3,3) → (ne,NP,6,3NN): rows [N_Jk M_k; dN_Jk M_k],
-        columns by node k."""
+        columns by node k (one product with the shape functions spread over (2, 3, 3NN))."""
         ne, NN, NP = self.ne, self.NN, self.NP
-        return (self.SJ[:, :, :, None, :, None] * np.swapaxes(M, 1, 2)[:, None, None]).reshape(ne, NP, 6, 3 * NN)
+        Mc = np.swapaxes(M, 1, 2).reshape(ne, 1, 1, 3, 3 * NN)
+        return (self.S_spread * Mc).reshape(ne, NP, 6, 3 * NN)
 
     def _by_node(self, X, M):
         """Column blocks X_Jk (ne,NP,6,3NN) times per-node M_k (ne,NN,3,3), same layout."""

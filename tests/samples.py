@@ -224,6 +224,22 @@ SAMPLES["beam3"].append(beam3_incremental_model)
 SAMPLES["beam2"].append(beam2_incremental_model)
 
 
+def _plain_linear_laws(m, rng):
+    """Only plain linear section laws (elastic and viscoelastic, no drive, no prestrain): the
+    beams' direct matrix-product path."""
+    from mbdae.engine import constitutive as cl
+    K = rng.normal(size=(6, 6))
+    C = rng.normal(size=(6, 6))
+    laws = [cl.beam_section(10.0, 5.0, 6.0, 2.0, 3.0, 4.0), cl.linear_viscoelastic(6, K @ K.T + np.eye(6), C @ C.T)]
+    for k, b in enumerate(m.beams):
+        b.laws = [laws[(k + j) % 2] for j in range(len(b.laws))]
+    return m
+
+
+SAMPLES["beam3"].append(lambda rng: _plain_linear_laws(beam3_model(rng), rng))
+SAMPLES["beam2"].append(lambda rng: _plain_linear_laws(beam2_incremental_model(rng), rng))
+
+
 def deformable_all_model(rng):
     """Every deformable joint type, attached and invariant, with offsets, hinge frames,
     coupled 6-D laws, a nonlinear (cubic) law, prestrain and drive-scaled laws."""
@@ -271,3 +287,37 @@ def viscous_body_model(rng):
 
 
 SAMPLES["viscous body"] = [viscous_body_model]
+
+
+def driven_model(rng):
+    """Driven elements (elements/driven.py) at the sample time t = 0.37: joints 2 (spherical
+    hinge), 4 (total joint) and rod 5 active, joints 3 (distance), 6 (revolute hinge), rod 7 and
+    force 8 inactive; joint 4 starts "inactive" with an offset{1} hint, so its hint is applied
+    at the first evaluation and the checks see the joint after re-taking its offset."""
+    from mbdae.engine.drives import StepDrive
+    m = Model()
+    _nodes(m, rng, 4)
+    v = lambda: rng.normal(size=3)
+    on = lambda: StepDrive(0.2, 1.0, 0.0)          # 1 after t = 0.2
+    off = lambda: StepDrive(0.3, -1.0, 1.0)        # 0 after t = 0.3
+    m.spherical_hinge(2, 1, 2, offset1=v(), offset2=v())
+    m.driven(2, on())
+    m.distance(3, 2, 3, length=1.3, offset1=v(), offset2=v())
+    m.driven(3, off())
+    m.total_joint(4, 3, 4, offset1=v(), position_orientation1=rand_R(rng), offset2=v(),
+                  position_status=("active", "active", "inactive"),
+                  orientation_status=("active", "inactive", "active"))
+    m.driven(4, on(), hints=("offset{1}",), initial_state=False)
+    m.revolute_hinge(6, 1, 4, offset1=v(), orientation1=rand_R(rng), offset2=v(), orientation2=rand_R(rng))
+    m.driven(6, off())
+    m.rod(5, 1, 3, LinearViscoelastic1D(80.0, 2.0), offset1=v(), offset2=v())
+    m.driven(5, on())
+    m.rod(7, 2, 4, LinearViscoelastic1D(30.0, 1.0), length=1.7)
+    m.driven(7, off())
+    m.force(8, 2, VectorDrive.constant(v()), "follower", offset=v())
+    m.driven(8, off(), kind="force")
+    m.force(9, 3, VectorDrive.constant(v()), "follower", offset=v())
+    return m
+
+
+SAMPLES["driven"] = [driven_model]

@@ -210,9 +210,10 @@ class RigidJoints(ElementFamily):
         G["Er"] = G["R1"] @ self.R1r                # rotation frame of node 1
         G["E2r"] = G["R2"] @ self.R2r
 
-    def _rows(self, G, ctx):
+    def _rows(self, G, ctx, want_C=True):
         """Constraint values c (ne,u), reaction map B (ne,u,12), position gradient C
-        (ne,u,12) and velocity gradient Cv (ne,u,12), on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2)."""
+        (ne,u,12) and velocity gradient Cv (ne,u,12), on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2).
+        want_C False: C's rotation-row blocks (Γ⁻¹, only the Jacobian needs them) are skipped."""
         t = ctx.t
         ne, nu, gs = self.ne, len(self.used), self.gs
         E, b1, d, f1, f2 = G["E"], G["b1"], G["d"], G["f1"], G["f2"]
@@ -241,9 +242,10 @@ class RigidJoints(ElementFamily):
         if "rot" in gs:       # exp⁻¹ form with the redefined multiplier (eq. 9.15)
             g = gs["rot"]
             c[:, g] = G["th"]
-            Gi = rot.gamma_inv(G["th"]) @ Ert
-            C[:, g, 3:6] = -Gi
-            C[:, g, 9:12] = Gi
+            if want_C:
+                Gi = rot.gamma_inv(G["th"]) @ Ert
+                C[:, g, 3:6] = -Gi
+                C[:, g, 9:12] = Gi
             B[:, g, 3:6] = -Ert
             B[:, g, 9:12] = Ert
         w1, w2 = G["w1"], G["w2"]
@@ -346,9 +348,9 @@ class RigidJoints(ElementFamily):
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, ctx, want_jac):
         G = self._geometry(ctx)
-        c, B, C, Cv = self._rows(G, ctx)
-        lam = self._lambda(ctx)
         mode = ctx.mode
+        c, B, C, Cv = self._rows(G, ctx, want_C=want_jac or mode in ("ia_velocity", "derivatives"))
+        lam = self._lambda(ctx)
         dc = ctx.dcoef
         pos_rows = self.upos
         vel_rows = ~pos_rows

@@ -369,6 +369,31 @@ class Model:
                 f[key] = bool(val)
         return label
 
+    def driven(self, label, drive, kind="joint", hints=(), initial_state=None):
+        """Make element `label` a driven element (manual §8.20.2): active while drive(t) ≠ 0,
+        contributing nothing otherwise (a joint's multipliers are then held at 0).  kind:
+        "joint" (joints, rods, deformable joints, viscous bodies: MBDyn's joint labels),
+        "force" (forces and couples), "body" or "beam".  hints (applied at each activation,
+        on the state of the step in which the drive becomes non-zero; joints only):
+        "offset{1}" / "offset{2}" (re-take that side's offset so the joint engages where
+        the nodes are), ("drive", make) for a distance joint's length, ("position drive",
+        make) / ("orientation drive", make) for imposed relative position / rotation, where
+        make(view) returns the new drive from an elements.driven.NodeStateView.
+        initial_state: None (from the drive at the initial time), True or False: the state
+        before the first step, which decides whether the hints apply at the first step."""
+        from mbdae.elements.driven import DrivenSpec, as_hint
+        pools = {"joint": self.joints + self.rods + self.deformable + self.viscous_bodies,
+                 "force": self.forces, "body": self.bodies, "beam": self.beams}
+        if kind not in pools:
+            raise ValueError(f"driven {label}: kind must be one of {sorted(pools)}, not {kind!r}")
+        specs = [s for s in pools[kind] if s.label == label]
+        if not specs:
+            raise KeyError(f"driven: {kind} {label} is not defined")
+        if getattr(specs[0], "driven", None) is not None:
+            raise ValueError(f"driven: {kind} {label} is already driven")
+        specs[0].driven = DrivenSpec(_scalar_drive(drive), tuple(as_hint(h) for h in hints), initial_state)
+        return label
+
     # ------------------------------------------------------------------ helpers
     def _node_spec(self, label):
         for s in self.nodes:

@@ -64,6 +64,12 @@ class System:
         self.row_what = whats
         self.row_owner = np.concatenate(owners)
         self.all_families = [self.nodes] + self.families
+        # driven elements (elements/driven.py): a last family that masks inactive instances
+        from mbdae.elements.driven import DrivenActivity
+        driven = DrivenActivity.of(self)
+        if driven is not None:
+            self.families.append(driven)
+            self.all_families.append(driven)
         rows_r, rows_j, cols_j = [], [], []
         self.res_len, self.jac_len = [], []
         for fam in self.all_families:

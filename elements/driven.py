@@ -1,0 +1,302 @@
+"""Driven elements (MBDyn input manual §8.20.2, `driven`; hints §2.6.41).
+
+An element whose spec carries a `DrivenSpec` is active while its drive is non-zero at the
+time of the evaluation (the step's time).  While inactive it contributes nothing: its
+residual and Jacobian blocks are zeroed, and each unknown it owns (a joint's multipliers)
+gets the identity row λ = 0 (f = λ, ∂f/∂Δλ = 1; dCoef for a differential unknown), so the
+matrix stays regular.  That is what MBDyn's DrivenElem does (its AssRes/AssJac put -X and
+1 or dCoef on the element's own unknowns).  An inactive element writes no output row.
+
+`DrivenActivity` does this for every family at once.  The System appends it as the last
+family, so it runs after the families it masks: it overwrites the inactive instances'
+entries of their residual and Jacobian views (one fancy-index assignment per block, no loop
+over instances) and contributes the identity rows itself.  Models without driven elements
+do not build it (zero cost).
+
+Activation hints (MBDyn's Hints, applied by the element's SetValue when the drive becomes
+non-zero): at the first evaluation of a step whose time makes an inactive element active
+(in MBDyn after the prediction, so on the predicted state of that step), the hints are
+applied on that state:
+
+* `offset{1}`: f1 = R1ᵀ(x2 + R2 f2 - x1) — the point of joint side 1 is re-taken where the
+  point of side 2 is now (the joint engages without a jump);
+* `offset{2}`: f2 = R2ᵀ(x1 + R1 f1 + R1 R1h x̃0(t) - x2);
+* `drive{...}` (distance), `position-drive3{...}`, `orientation-drive3{...}` (total joints,
+  drive displacement, drive hinge): new drives built by a callable from a `NodeStateView`
+  (the deck reader re-parses the hint text there, `model::` functions on the current state).
+
+Which state counts as "previous" for hints: the last committed step (System.commit_rotations).
+"""
+from dataclasses import dataclass
+import re
+
+import numpy as np
+
+from mbdae.engine.drives import DriveArray, NullDrive
+from mbdae.engine.tpldrive import VectorDriveArray
+from .base import ElementFamily
+
+
+@dataclass
+class DrivenSpec:
+    """What makes an element driven: active while `drive` ≠ 0; `hints` applied at each
+    activation; `initial_state` (None: from the drive at the initial time) is the state the
+    element is considered to be in before the first step (MBDyn's `initial state`)."""
+    drive: object
+    hints: tuple = ()
+    initial_state: object = None
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One activation hint.  kind: "offset" (which = 1 or 2), "drive", "position drive" or
+    "orientation drive" (make(view) → the new Drive / VectorDrive); text: as written."""
+    kind: str
+    which: int = 0
+    make: object = None
+    text: str = ""
+
+
+HINT_KINDS = ("offset", "drive", "position drive", "orientation drive")
+_OFFSET = re.compile(r"^\s*offset\s*\{\s*([12])\s*\}\s*$", re.IGNORECASE)
+
+
+def as_hint(h):
+    """A Hint from a Hint, the strings "offset{1}"/"offset{2}", or (kind, make) with kind in
+    "drive", "position drive", "orientation drive" and make(view) → drive."""
+    if isinstance(h, Hint):
+        return h
+    if isinstance(h, str):
+        m = _OFFSET.match(h)
+        if m:
+            return Hint("offset", int(m.group(1)), text=h)
+        word = h.split("{")[0].strip() or h
+        raise ValueError(f"not supported yet: hint {word}")
+    kind, make = h
+    if kind not in HINT_KINDS[1:]:
+        raise ValueError(f"hint kind must be one of {HINT_KINDS[1:]}, not {kind!r}")
+    if not callable(make):
+        raise ValueError(f"hint {kind!r}: a callable make(view) -> drive is required")
+    return Hint(kind, make=make, text=kind)
+
+
+class NodeStateView:
+    """Node poses a hint sees: the state of the evaluation (`position`, `orientation`,
+    `velocity`, `angular_velocity`) and the last committed step (`prev=True`)."""
+
+    def __init__(self, nodes, kin, prev):
+        self.nodes, self.kin, self.prev = nodes, kin, prev
+
+    def _pick(self, label, k, prev):
+        i = self.nodes.index(int(label))
+        return (self.prev if prev else self.kin_arrays)[k][i]
+
+    @property
+    def kin_arrays(self):
+        return self.kin.x, self.kin.R, self.kin.v, self.kin.w
+
+    def position(self, label, prev=False):
+        return self._pick(label, 0, prev).copy()
+
+    def orientation(self, label, prev=False):
+        return self._pick(label, 1, prev).copy()
+
+    def velocity(self, label, prev=False):
+        return self._pick(label, 2, prev).copy()
+
+    def angular_velocity(self, label, prev=False):
+        return self._pick(label, 3, prev).copy()
+
+
+class _Group:
+    """Driven instances of one family: indices, drives, own unknowns, hints."""
+
+    def __init__(self, k, fam, inst, system):
+        self.k, self.fam, self.inst = k, fam, np.asarray(inst, np.int64)
+        specs = [fam.specs[i].driven for i in self.inst]
+        self.drives = DriveArray([s.drive for s in specs])
+        self.hints = [tuple(as_hint(h) for h in s.hints) for s in specs]
+        self.has_hints = np.array([bool(h) for h in self.hints])
+        self.initial = [s.initial_state for s in specs]
+        self.committed = None                 # activity at the last committed step
+        self.applied_at = np.full(len(self.inst), np.nan)
+        # own unknowns per driven instance (rows owned by the family with its label), -1 padded
+        rows = np.flatnonzero(system.row_owner == k)
+        per = [rows[system.row_label[rows] == fam.labels[i]] for i in self.inst]
+        m = max((len(r) for r in per), default=0)
+        self.own = np.full((len(self.inst), m), -1, np.int64)
+        for j, r in enumerate(per):
+            self.own[j, :len(r)] = r
+        if self.has_hints.any():
+            _check_hints(fam, self)
+
+    def active(self, t):
+        return np.asarray(self.drives.values(t)) != 0.0
+
+
+class DrivenActivity(ElementFamily):
+    """Pseudo-family that switches driven instances of the other families on and off."""
+    name = "driven"
+    in_initial_assembly = True
+
+    def __init__(self, system, groups):
+        self.system = system
+        self.groups = groups
+        self.specs = []
+        self.ne = sum(len(g.inst) for g in groups)
+        self.nodes = system.nodes
+        self.labels = np.concatenate([g.fam.labels[g.inst] for g in groups])
+        self.need_prev = any(g.has_hints.any() for g in groups)
+        self.prev = None
+        for g in groups:
+            if hasattr(g.fam, "output_groups"):
+                g.fam.output_groups = _filtered_output(g.fam.output_groups, g)
+
+    @classmethod
+    def of(cls, system):
+        """The activity family of a System, or None when no element is driven."""
+        groups = []
+        for k, fam in enumerate(system.families, start=1):
+            inst = [i for i, s in enumerate(fam.specs) if getattr(s, "driven", None) is not None]
+            if inst:
+                groups.append(_Group(k, fam, inst, system))
+        return cls(system, groups) if groups else None
+
+    def build_pattern(self):
+        from mbdae.engine.assembly import Pattern
+        p = self.pattern = Pattern()
+        self.unknown_groups = [g for g in self.groups if g.own.shape[1]]
+        for g in self.unknown_groups:
+            p.add_res(g.own)
+            p.add_jac(g.own[..., None], g.own[..., None])
+        return p
+
+    def _views(self):
+        """The residual and Jacobian views of the masked families (bound at first use)."""
+        if not hasattr(self, "_bound"):
+            s = self.system
+            for g in self.groups:
+                g.res_views = s._res_views[g.k]
+                g.jac_views = s._jac_views[g.k]
+                lead = [v.shape[0] for v in g.res_views + g.jac_views]
+                if any(n != g.fam.ne for n in lead):
+                    raise ValueError(f"not supported yet: driven {g.fam.name} (its blocks are not "
+                                     f"indexed by instance)")
+                safe = np.maximum(g.own, 0)
+                g.own_weight_alg = s.is_alg[safe]
+            self._bound = True
+
+    def evaluate(self, ctx, want_jac):
+        self._views()
+        res, jac = [], []
+        for g in self.groups:
+            act = g.active(ctx.t)
+            if g.committed is None:           # before the first step (MBDyn: at input)
+                g.committed = np.array([act[j] if s is None else bool(s) for j, s in enumerate(g.initial)])
+            start = act & ~g.committed & g.has_hints & (g.applied_at != ctx.t)
+            if start.any():
+                self._apply_hints(g, np.flatnonzero(start), ctx)
+                g.applied_at[start] = ctx.t
+            if not act.all():
+                off = g.inst[~act]
+                for v in g.res_views:
+                    v[off] = 0.0
+                if want_jac:
+                    for v in g.jac_views:
+                        v[off] = 0.0
+            if g.own.shape[1]:
+                idle = (~act)[:, None] & (g.own >= 0)
+                res.append(np.where(idle, ctx.y[np.maximum(g.own, 0)], 0.0))
+                if want_jac:
+                    w = np.where(g.own_weight_alg, 1.0, ctx.dcoef)
+                    jac.append(np.where(idle, w, 0.0)[..., None, None])
+        return res, (jac if want_jac else None)
+
+    def commit(self, system, state):
+        """Activity of the committed step (hints apply when it changes) and, for hints that
+        read the previous step, its node poses."""
+        for g in self.groups:
+            g.committed = g.active(state.t)
+        if self.need_prev:
+            kin = system.kinematics(state)
+            self.prev = (kin.x.copy(), kin.R.copy(), kin.v.copy(), kin.w.copy())
+
+    def active(self, t):
+        """{(family name, label): active} at time t (for inspection and tests)."""
+        return {(g.fam.name, int(l)): bool(a) for g in self.groups
+                for l, a in zip(g.fam.labels[g.inst], g.active(t))}
+
+    # ------------------------------------------------------------------ hints
+    def _apply_hints(self, g, which, ctx):
+        kin = ctx.kin
+        prev = self.prev if self.prev is not None else (kin.x, kin.R, kin.v, kin.w)
+        view = NodeStateView(self.system.nodes, kin, prev)
+        for j in which:
+            _apply_joint_hints(g.fam, int(g.inst[j]), g.hints[j], ctx, view)
+
+
+def _filtered_output(output_groups, g):
+    """The family's output_groups without the rows of its inactive instances (MBDyn's
+    DrivenElem writes nothing while inactive)."""
+    def filtered(ctx):
+        off = g.fam.labels[g.inst[~g.active(ctx.t)]]
+        out = []
+        for labels, vals in output_groups(ctx):
+            keep = ~np.isin(labels, off)
+            if keep.any():
+                out.append((np.asarray(labels)[keep], np.asarray(vals)[keep]))
+        return out
+    return filtered
+
+
+# ====================================================================== joint hints
+
+def _check_hints(fam, g):
+    """Hints are implemented for the rigid joints (the decks' use); anything else stops."""
+    from .joints import RigidJoints
+    for j, hints in enumerate(g.hints):
+        if not hints:
+            continue
+        label = fam.labels[g.inst[j]]
+        if not isinstance(fam, RigidJoints):
+            raise ValueError(f"not supported yet: hints on a driven {fam.name} ({label})")
+        jtype = fam.types[g.inst[j]]
+        for h in hints:
+            if h.kind == "drive" and jtype != "distance":
+                raise ValueError(f"joint {label}: hint drive{{}} applies to distance joints, not a {jtype}")
+            if h.kind == "position drive" and not fam.active[g.inst[j], 0:3].any():
+                raise ValueError(f"joint {label}: hint position-drive3{{}} needs position constraint rows")
+            if h.kind == "orientation drive" and not fam.active[g.inst[j], 3:6].any():
+                raise ValueError(f"joint {label}: hint orientation-drive3{{}} needs rotation constraint rows")
+
+
+def _apply_joint_hints(fam, i, hints, ctx, view):
+    """Apply the hints of joint instance i on the evaluation's state (MBDyn's SetValue)."""
+    kin = ctx.kin
+    n1, n2 = fam.n1[i], fam.n2[i]
+    x1, R1 = (np.zeros(3), np.eye(3)) if n1 < 0 else (kin.x[n1], kin.R[n1])
+    x2, R2 = kin.x[n2], kin.R[n2]
+    for h in hints:
+        if h.kind == "offset" and h.which == 1:
+            fam.f1[i] = R1.T @ (x2 + R2 @ fam.f2[i] - x1)
+        elif h.kind == "offset":
+            x0 = fam.pos_drive.values(ctx.t)[i]
+            fam.f2[i] = R2.T @ (x1 + R1 @ fam.f1[i] + R1 @ fam.R1h[i] @ x0 - x2)
+        elif h.kind == "drive":
+            _replace(fam, "dist_drive", i, h.make(view), DriveArray, NullDrive)
+        elif h.kind == "position drive":
+            _replace(fam, "pos_drive", i, h.make(view), VectorDriveArray, None)
+        elif h.kind == "orientation drive":
+            _replace(fam, "rot_drive", i, h.make(view), VectorDriveArray, None)
+
+
+def _replace(fam, attr, i, drive, array_cls, null):
+    """Swap instance i's drive in a family's drive array (rebuilt: a rare event)."""
+    lists = fam.__dict__.setdefault("_driven_drive_lists", {})
+    if attr not in lists:
+        field = {"dist_drive": "distance_drive"}.get(attr, attr)
+        lists[attr] = [getattr(s, field) for s in fam.specs]
+        if null is not None:
+            lists[attr] = [null() if d is None else d for d in lists[attr]]
+    lists[attr][i] = drive
+    setattr(fam, attr, array_cls(lists[attr]))

@@ -125,6 +125,36 @@ class RigidBodies(ElementFamily):
                             + np.einsum('ij,ij->i', v, rot.cross(w, s))
                             + 0.5 * np.einsum('ij,ij->i', w, rot.matvec(J, w))))
 
+    # ------------------------------------------------------------------ private data
+    PRIVATE_DATA = ("E", "V", "m")
+
+    def private_data_names(self, i):
+        """MBDyn's body private data (input manual §8.2): "E" kinetic energy, "V" potential
+        (gravitational) energy, "m" mass."""
+        return self.PRIVATE_DATA
+
+    def private_data(self, ctx, name):
+        """Values over all bodies: E = ½ m |ẋ + ω×b|² + ½ ω·J_cg ω (b the centre of mass arm),
+        V = -m g·(x + b) with the model's gravity (0 without), m."""
+        kin = ctx.kin
+        if name == "E":
+            v, w = kin.v[self.node], kin.w[self.node]
+            s, J = self.world_inertia(kin)
+            # ½ m v² + v·(ω×s) + ½ ω·J_node ω equals the centre-of-mass form above
+            return (0.5 * self.m * np.einsum('ij,ij->i', v, v) + np.einsum('ij,ij->i', v, rot.cross(w, s))
+                    + 0.5 * np.einsum('ij,ij->i', w, rot.matvec(J, w)))
+        if name == "V":
+            gravity = getattr(self, "gravity", None)
+            if gravity is None:
+                return np.zeros(self.ne)
+            g = gravity.g(ctx.t)
+            xc = kin.x[self.node] + rot.matvec(kin.R[self.node], self.s_local) / np.where(
+                self.m > 0, self.m, 1.0)[:, None]
+            return -self.m * (xc @ g)
+        if name == "m":
+            return self.m.copy()
+        raise ValueError(f'body private datum "{name}" does not exist ({", ".join(self.PRIVATE_DATA)})')
+
     def angular_momentum(self, kin, about=np.zeros(3)):
         """Total angular momentum about a fixed point (inertial frame)."""
         v, w, x = kin.v[self.node], kin.w[self.node], kin.x[self.node]
@@ -142,6 +172,7 @@ class Gravity(ElementFamily):
     def __init__(self, bodies, direction, drive):
         super().__init__(bodies.specs, bodies.nodes)
         self.bodies = bodies
+        bodies.gravity = self            # the bodies' potential energy (private datum "V")
         self.direction = np.asarray(direction, float)
         self.drive = drive
 

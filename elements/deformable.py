@@ -305,3 +305,28 @@ class DeformableJoints(ElementFamily):
                     cols = [eps[:, 5:6]] + ([epsd[:, 5:6]] if visc else [])
                 out.append((self.labels[sel], np.concatenate([base] + cols, axis=1)[sel]))
         return out
+
+    # ------------------------------------------------------------------ private data
+    def private_data_names(self, i):
+        """MBDyn's private data of deformable joint i (input manual §8.12.11-15): hinge
+        rx..rz, wx..wz, Mx..Mz; displacement joint dx..dz, vx..vz, Fx..Fz; deformable joint
+        all of them; axial joint rz, wz, Mz (the law's own data are not available here)."""
+        xyz = lambda letters: tuple(c + a for c in letters for a in "xyz")   # noqa: E731
+        return {"deformable hinge": xyz("rwM"), "deformable displacement joint": xyz("dvF"),
+                "deformable joint": xyz("drvwFM"),
+                "deformable axial joint": ("rz", "wz", "Mz")}[self.types[i]]
+
+    def private_data(self, ctx, name):
+        """One datum over all instances from the strain ε = [d̃; θ], its rate [d̃̇; ω̄] and the
+        law output [F̃; M̃], all in the law frame (see the module docstring)."""
+        slot = {"d": 0, "r": 3, "v": 0, "w": 3, "F": 0, "M": 3}.get(name[:-1])
+        axis = "xyz".find(name[-1:])
+        if len(name) != 2 or slot is None or axis < 0:
+            raise ValueError(f'deformable joint private datum "{name}" does not exist')
+        G = self._geometry(ctx.kin)
+        if name[0] in "dr":
+            return G["eps"][:, slot + axis].copy()
+        if name[0] in "vw":
+            return G["epsd"][:, slot + axis].copy()
+        f, _, _ = self._law(ctx.t, G["eps"], G["epsd"])
+        return f[:, slot + axis]

@@ -2,7 +2,13 @@
 internal between two nodes.  The value is a template drive F(t); a follower value is
 expressed in node 1's frame, F = R1 F̃(t).  A force acts at the offset point o1 = R1 õ1
 of node 1 (internal: -F at o2 = R2 õ2 of node 2); a couple has no point.  Jacobian: the
-perturbation table of eqs. 14.5 and 14.7."""
+perturbation table of eqs. 14.5 and 14.7.
+
+A value may read the model state (string drives with `model::element::...` or
+`model::node::...`, engine/privdata.py): such drives are re-evaluated at every residual
+instead of once per time step, and their dependence on the unknowns is left out of the
+Jacobian, as in MBDyn, whose forces assemble only the terms above (the drive is a plain
+number to them); Newton then converges linearly in that coupling."""
 from dataclasses import dataclass, field
 import numpy as np
 
@@ -27,6 +33,7 @@ class ForceSpec:
 
 class StructuralForces(ElementFamily):
     name = "force"
+    output_file = "frc"
 
     def __init__(self, specs, nodes):
         super().__init__(specs, nodes)
@@ -42,6 +49,8 @@ class StructuralForces(ElementFamily):
         self.o1 = np.array([s.o1 for s in S], float).reshape(-1, 3)
         self.o2 = np.array([s.o2 for s in S], float).reshape(-1, 3)
         self.value = VectorDriveArray([s.value for s in S])
+        from mbdae.engine.privdata import state_sources
+        self.state_sources = list(dict.fromkeys(src for s in S for src in state_sources(s.value)))
 
     def build_pattern(self):
         p = self.pattern = Pattern()
@@ -58,6 +67,9 @@ class StructuralForces(ElementFamily):
         per time step instead of once per Newton iteration)."""
         vd = self.value
         if vd.empty:
+            return vd.values(t)
+        if self.state_sources:            # values follow the state: no caching at equal t
+            vd.array.clear_cache()
             return vd.values(t)
         d = vd.array.values(t)
         if d is not getattr(self, "_last_drive_values", None):
@@ -100,3 +112,29 @@ class StructuralForces(ElementFamily):
         J[:, :, 0:3] = D[:, :, 0:3] @ kin.Tth[self.n1]
         J[:, :, 3:6] = D[:, :, 3:6] @ kin.Tth[np.maximum(self.n2, 0)]
         return [f], [J]
+
+    def output_groups(self, ctx):
+        """.frc rows (spec §7.6): force: node, force (global), application point x1 + R1 õ1;
+        internal force: node 1, F, point 1, node 2, -F, point 2; couple: node, couple;
+        internal couple: node 1, M, node 2, -M.  Node labels are written as numbers."""
+        for src in self.state_sources:
+            src.bind(ctx)
+        P, o1, o2 = self.applied(ctx)
+        kin = ctx.kin
+        n1 = self.nodes.labels[self.n1].astype(float)[:, None]
+        n2 = np.where(self.has2, self.nodes.labels[np.maximum(self.n2, 0)], 0).astype(float)[:, None]
+        p1 = kin.x[self.n1] + o1
+        p2 = kin.x[np.maximum(self.n2, 0)] + o2
+        out = np.array([s.output for s in self.specs], bool)
+        groups = []
+        for force in (True, False):
+            for internal in (False, True):
+                sel = out & (self.is_force == force) & (self.has2 == internal)
+                if not sel.any():
+                    continue
+                if force:
+                    cols = [n1, P, p1] + ([n2, -P, p2] if internal else [])
+                else:
+                    cols = [n1, P] + ([n2, -P] if internal else [])
+                groups.append((self.labels[sel], np.concatenate(cols, axis=1)[sel]))
+        return groups

@@ -395,6 +395,100 @@ class RigidJoints(ElementFamily):
         Jk = chain12(kin, self.n1, self.n2, self.ground, dF_dq=K)
         return res, [np.swapaxes(B, 1, 2), Jc, Jk, diag]
 
+    # ------------------------------------------------------------------ private data
+    def private_data_names(self, i):
+        """MBDyn's private data of joint i's type (input manual §8.12, "Private Data" of each
+        joint); types without any (spherical hinge, in line, ...) give ()."""
+        xyz = lambda letters: tuple(c + a for c in letters for a in "xyz")   # noqa: E731
+        t = self.types[i]
+        if t in ("total joint", "total pin joint"):
+            return xyz("prFMdtvw")
+        if t in ("revolute hinge", "revolute pin", "axial rotation"):
+            return ("rz", "wz") + xyz("FM")
+        if t == "clamp":
+            return xyz("FM")
+        if t == "drive hinge":
+            return xyz("rM")
+        if t in ("drive displacement", "drive displacement pin"):
+            return xyz("df")
+        if t == "distance":
+            return ("d",)
+        return ()
+
+    def private_data(self, ctx, name):
+        """One private datum over all joints (meaningful for the types that define it):
+        p = (R1 R1h)ᵀ d (relative position), r = the rotation vector of (R1 R1r)ᵀ(R2 R2r)
+        unwrapped against its value at the last converged step as MBDyn does (its Unwrap, so a
+        hinge angle keeps counting turns), F, M = the reaction in the joint's .jnt local columns
+        (for total joints these are MBDyn's own F, M, which its output writes), d, t = imposed
+        position and rotation (0 on inactive components), v = relative velocity in R1 R1h (the
+        rotation frame for the pin), w = (R1 R1r)ᵀ(ω2 - ω1).  Drive hinge r and drive
+        displacement d are the imposed values, f the force; distance d the imposed length."""
+        quantity, axis = name[:-1], "xyz".find(name[-1:])
+        if name != "d" and (len(name) != 2 or axis < 0):
+            raise ValueError(f'joint private datum "{name}" does not exist')
+        G = self._geometry(ctx)
+        if "Er" not in G:
+            self._rotation_frames(G)
+        drive_type = np.array([t in ("drive hinge", "drive displacement", "drive displacement pin")
+                               for t in self.types])
+        if name == "d":
+            return self.dist_drive.values(ctx.t).copy()
+        if quantity == "p":
+            values = rot.mattvec(G["E"], G["d"])
+        elif quantity == "r":
+            imposed = np.where(self.active[:, ROT], self.rot_drive.values(ctx.t), 0.0)
+            values = np.where(drive_type[:, None], imposed, self._relative_rotation(G))
+        elif quantity in ("F", "M", "f"):
+            F, M = self._local_reactions(ctx, G)
+            values = M if quantity == "M" else F
+        elif quantity == "d":
+            values = np.where(self.active[:, POS], self.pos_drive.values(ctx.t), 0.0)
+        elif quantity == "t":
+            values = np.where(self.active[:, ROT], self.rot_drive.values(ctx.t), 0.0)
+        elif quantity == "v":
+            vrel = G["v2"] + rot.cross(G["w2"], G["f2"]) - G["v1"] - rot.cross(G["w1"], G["b1"])
+            frame = np.where(self.ground[:, None, None], G["Er"], G["E"])
+            values = rot.mattvec(frame, vrel)
+        elif quantity == "w":
+            values = rot.mattvec(G["Er"], G["w2"] - G["w1"])
+        else:
+            raise ValueError(f'joint private datum "{name}" does not exist')
+        return values[:, axis]
+
+    def _relative_rotation(self, G):
+        """Unwrapped rotation vector of (R1 R1r)ᵀ(R2 R2r); the reference is the value at the
+        last converged step (`commit`), first the initial configuration."""
+        from mbdae.engine.privdata import unwrap_rotation_vector
+        theta = rot.log_rotvec(np.swapaxes(G["Er"], -1, -2) @ G["E2r"])
+        if getattr(self, "_theta_committed", None) is None:
+            R1 = np.where(self.ground[:, None, None], I3, self.nodes.R0[np.maximum(self.n1, 0)])
+            R2 = self.nodes.R0[self.n2]
+            self._theta_committed = rot.log_rotvec(np.swapaxes(R1 @ self.R1r, -1, -2) @ R2 @ self.R2r)
+        return unwrap_rotation_vector(self._theta_committed, theta)
+
+    def commit(self, system, state):
+        """After a converged step: the unwrapped relative rotations become the reference of
+        the next step (only once some private datum "r" has been asked for)."""
+        if getattr(self, "_theta_committed", None) is None:
+            return
+        from mbdae.engine.system import Context
+        ctx = Context(state.t, state.y, state.yp, system.kinematics(state), 0.0, "regular")
+        G = self._geometry(ctx)
+        self._rotation_frames(G)
+        self._theta_committed = self._relative_rotation(G)
+
+    def _local_reactions(self, ctx, G):
+        """The reaction columns 2-7 of the .jnt rows (see output_groups), all instances."""
+        c, B, C, Cv = self._rows(G, ctx)
+        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._lambda(ctx))
+        F2, M2 = load2[:, 0:3], load2[:, 3:6]
+        node1_convention = np.array([t in NODE1_OUTPUT for t in self.types]) | self.ground
+        sign = np.where(node1_convention, -1.0, 1.0)[:, None]
+        F = sign * F2
+        M = sign * (M2 - rot.cross(G["f2"], F2))
+        return rot.mattvec(G["R1"] @ self.Rout, F), rot.mattvec(G["Er"], M)
+
     # ------------------------------------------------------------------ output
     def reactions(self, ctx):
         """Force and couple applied by each joint to its node 2, global frame."""

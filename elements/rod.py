@@ -86,6 +86,19 @@ class Rods(ElementFamily):
         J = chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dF_dq, dF_dV=dF_dV)
         return res, [J]
 
+    def private_data_names(self, i):
+        """MBDyn's rod private data (input manual §8.12.42): "F" axial force, "L" length,
+        "LPrime" length rate (and the law's, not available here)."""
+        return ("F", "L", "LPrime")
+
+    def private_data(self, ctx, name):
+        """F = T, L = l, LPrime = l̇ over all rods."""
+        T, l, u, ldot = self.tension(ctx)
+        values = {"F": T, "L": l, "LPrime": ldot}.get(name)
+        if values is None:
+            raise ValueError(f'rod private datum "{name}" does not exist (F, L, LPrime)')
+        return values
+
     def output_groups(self, ctx):
         """.jnt rows: axial force, zeros, global force on node 2, zeros, length, axis, length rate."""
         T, l, u, ldot = self.tension(ctx)

@@ -613,13 +613,15 @@ class _Function:
     partials: "zero" (piecewise constant), None (no derivative), or one builder per argument:
     builder(differentiator, argument_nodes) -> node of the partial derivative.
     implicit_partials: {free variable name: _Function} for hidden dependence (model:: functions).
+    state_source: None, or the object whose model state the function reads at call time
+    (``model::element::...``, ``model::node::...``): such a function has no derivative.
     """
 
     __slots__ = ("name", "min_arguments", "max_arguments", "implementation", "partials",
-                 "returns", "evaluate_at_parse_time", "implicit_partials")
+                 "returns", "evaluate_at_parse_time", "implicit_partials", "state_source")
 
     def __init__(self, name, min_arguments, max_arguments, implementation, partials, returns,
-                 evaluate_at_parse_time=False, implicit_partials=None):
+                 evaluate_at_parse_time=False, implicit_partials=None, state_source=None):
         self.name = name
         self.min_arguments = min_arguments
         self.max_arguments = max_arguments
@@ -628,6 +630,7 @@ class _Function:
         self.returns = returns
         self.evaluate_at_parse_time = evaluate_at_parse_time
         self.implicit_partials = implicit_partials or {}
+        self.state_source = state_source
 
     def describe_arity(self):
         if self.min_arguments == self.max_arguments:
@@ -1376,6 +1379,14 @@ class _Differentiator:
 
     def d_call(self, node):
         function = node.function
+        if function.state_source is not None:
+            # the value follows the simulation state, not the free variables: there is no
+            # derivative to build.  MBDyn's string drive callers are not differentiable at
+            # all (DriveCaller::bIsDifferentiable() is false), so an error is what it does too.
+            self.column = node.column
+            raise node.error(f'function "{function.name}" reads the model state, which has no '
+                             f'derivative with respect to "{self.wrt}" (MBDyn string drives that use '
+                             f'it are not differentiable)')
         if function.partials == "zero":
             return self.zero()
         total = self.zero()
@@ -1440,6 +1451,25 @@ class _Differentiator:
             self.bindings[name] = _Name(hidden_name, self.text, statement.column)
         self.local_types[name] = type_name
         return self.bindings[name]
+
+
+def _collect_calls(node, found):
+    """Every _Function called in the tree, keyed by id (a tree walk over all node kinds)."""
+    if isinstance(node, _Call):
+        found.setdefault(id(node.function), node.function)
+        children = node.arguments
+    elif isinstance(node, _Unary):
+        children = (node.operand,)
+    elif isinstance(node, _Binary):
+        children = (node.left, node.right)
+    elif isinstance(node, _StatementList):
+        children = node.statements
+    elif isinstance(node, (_Declaration, _Assignment)):
+        children = () if node.expression is None else (node.expression,)
+    else:
+        children = ()
+    for child in children:
+        _collect_calls(child, found)
 
 
 # --------------------------------------------------------------------------- public classes
@@ -1508,6 +1538,20 @@ class Expression:
         """True when the derivative with respect to ``name`` is identically zero."""
         return _is_zero(self.derivative(name).tree)
 
+    def called_functions(self):
+        """The _Function objects the expression calls (each once, in order of appearance)."""
+        found = {}
+        _collect_calls(self.tree, found)
+        return list(found.values())
+
+    @property
+    def state_sources(self):
+        """Objects whose model state the expression reads at call time (see
+        ``MathParser.register_function(..., state_source=...)``); empty for a function of the
+        free variables only."""
+        return list(dict.fromkeys(f.state_source for f in self.called_functions()
+                                  if f.state_source is not None))
+
 
 class MathParser:
     """MBDyn math parser with a persistent, typed variable table (constants pre-filled)."""
@@ -1555,7 +1599,8 @@ class MathParser:
         """[(name, type, value, const)] sorted by name, like MBDyn's ``print symbol table``."""
         return sorted((name, v.type_name, v.value, v.const) for name, v in self._variables.items())
 
-    def register_function(self, name, function, n_args=1, derivatives=None, returns="real"):
+    def register_function(self, name, function, n_args=1, derivatives=None, returns="real",
+                          state_source=None):
         """Add a function such as ``model::drive``.
 
         function(*values) gets scalars or numpy arrays.  n_args: int or (min, max) (max None =
@@ -1563,6 +1608,9 @@ class MathParser:
         {free variable name: callable(*values)} for a hidden dependence on that variable (e.g. the
         time derivative of ``model::drive(label)``).  A missing partial makes derivative() fail only
         when that argument actually depends on the differentiation variable.
+        state_source: the object whose model state the function reads at call time (e.g. the
+        engine.privdata.ModelNamespace of ``model::element::body``); it is reported by
+        ``Expression.state_sources`` and makes derivative() an error for expressions using it.
         """
         min_arguments, max_arguments = (n_args, n_args) if isinstance(n_args, int) else n_args
         derivatives = dict(derivatives or {})
@@ -1589,6 +1637,7 @@ class MathParser:
         spec = wrap(function, name, returns)
         spec.partials = positional_partials
         spec.implicit_partials = implicit
+        spec.state_source = state_source
         self._functions[name] = spec
 
     def _is_keyword(self, name):

@@ -102,6 +102,10 @@ class System:
             self._jac_views.append(views)
         self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
         self.jac_pattern_size = len(self.assembler.map)
+        # model:: functions of string drives read the state this system evaluates (privdata.py)
+        self.namespace = getattr(model, "namespace", None)
+        if self.namespace is not None:
+            self.namespace.attach(self)
 
     # ------------------------------------------------------------------ state
     def initial_state(self, t0):
@@ -139,6 +143,8 @@ class System:
         ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode)
         if ia is not None:
             ctx.ia_x, ctx.ia_v, ctx.ia_w = ia
+        if self.namespace is not None:
+            self.namespace.bind(ctx)
         for fam, res_views, jac_views in zip(self.all_families, self._res_views, self._jac_views):
             if mode in IA_MODES and fam is not self.nodes and not fam.in_initial_assembly:
                 for view in res_views + (jac_views if want_jac else []):

@@ -39,6 +39,7 @@ from mbdae.engine.drives import (ConstDrive, CubicDrive, DoubleRampDrive, Double
                                  CosineDrive, Step5Drive, StepDrive, TanhDrive, TimeDrive)
 from mbdae.engine.mathparser import MathError, MathParser, MathStop
 from mbdae.engine.model import Model
+from mbdae.engine.privdata import ModelNamespace
 from mbdae.engine.tpldrive import VectorDrive
 
 __all__ = ["DeckError", "DeckStop", "Deck", "DeckReader", "read_deck", "parse_deck",
@@ -797,6 +798,7 @@ class DeckReader:
         if getattr(self, "static_model", False):      # `model: static`: static nodes, no inertia
             from mbdae.engine.static import static_model
             self.model = static_model(self.model)
+        self.model.namespace = self.namespace
         return Deck(self.path, self.model, self.settings, self.notes, self.title, self.abort_after,
                     self.remarks, self.log_lines, self.summary())
 
@@ -977,6 +979,8 @@ class DeckReader:
             self.parser.register_function(f"model::{axis}position", lambda a, k=k: float(node_frame(a).x[k]), 1)
             self.parser.register_function(f"model::{axis}velocity", lambda a, k=k: float(node_frame(a).v[k]), 1)
         self.parser.register_function("model::current", current, 1)
+        # model::node::structural and model::element::<type> on the simulation state
+        self.namespace = ModelNamespace().register(self.parser)
 
     # ------------------------------------------------------------------ directives (manual §2.4)
     def dir_set(self, card):
@@ -2793,20 +2797,26 @@ class DeckReader:
         """`string, "<expression>"` (manual §2.6.33): compiled once; `Time` and `Var` free."""
         sw = args.peek()
         text = args.string("an expression in double quotes")
-        if "model::" in text:
-            raise sw.error(not_supported("model:: functions in string drives (state-dependent drives)"))
         uses_var = re.search(r"\bVar\b", text) is not None
         uses_time = re.search(r"\bTime\b", text) is not None
         try:
             if at and uses_var:
-                return ArgumentExpressionDrive(text, self.parser)
-            if not at:
+                drive = ArgumentExpressionDrive(text, self.parser)
+            elif not at:
                 if uses_time:
                     raise sw.error(not_supported("'Time' in a string drive whose argument is not time"))
-                return ExpressionDrive(text, self.parser, variable="Var")
-            return ExpressionDrive(text, self.parser, variable="Time")
+                drive = ExpressionDrive(text, self.parser, variable="Var")
+            else:
+                drive = ExpressionDrive(text, self.parser, variable="Time")
         except MathError as e:
             raise sw.error(f"math error in string drive: {e}") from None
+        # model::node::<type> and model::element::<type> read the simulation state
+        # (engine/privdata.py); the other model:: functions are evaluated on the initial
+        # configuration only, which would be wrong at run time
+        if any(f.name.startswith("model::") and f.state_source is None
+               for f in drive.expression.called_functions()):
+            raise sw.error(not_supported("model:: functions in string drives (state-dependent drives)"))
+        return drive
 
     def d_mult(self, args, w, at):
         return ProductDrive(self.read_drive(args, at), self.read_drive(args, at))

@@ -1,5 +1,7 @@
 """Andrews' squeezer as MBDyn's own deck (../shared/mbdyn-tests/benchmarks/andrewssqueezer,
-with its `.set`/`.ref` includes), read in place.
+with its `.set`/`.ref` includes), read in place; and its `_int` variant, whose extra force on
+the clamped node C carries the kinetic energy, the spring energy and the motor's work as
+string drives of element private data (model::element::body/joint).
 
 The deck rounds the initial crank angle to β0 = -0.0620 (the IVP test set's exact value is
 -0.06171389...), so it does not reproduce the test set's reference; MBDyn 1.7.3 on this
@@ -19,15 +21,16 @@ from mbdae.engine.io.mbdyn_deck import read_deck
 
 HERE = os.path.dirname(__file__)
 DECK = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "benchmarks", "andrewssqueezer", "andrewssqueezer")
+DECK_INT = DECK + "_int"
 CRANK = 1600                                   # LINK_O_F in andrewssqueezer.set
 MBDYN_CRANK_003 = {1e-5: 15.7942, 1e-6: 15.7996}
 
 
-def deck():
-    if not os.path.isfile(DECK):
-        pytest.skip(f"Andrews' squeezer deck not found at {os.path.normpath(DECK)} "
+def deck(path=DECK):
+    if not os.path.isfile(path):
+        pytest.skip(f"Andrews' squeezer deck not found at {os.path.normpath(path)} "
                     "(../shared/mbdyn-tests relative to the repository)")
-    return read_deck(DECK, echo=lambda *a: None)
+    return read_deck(path, echo=lambda *a: None)
 
 
 def crank_angle(res):
@@ -71,7 +74,7 @@ def energy_terms(d, res):
             for n, f in ((rod.node1, rod.f1), (rod.node2, rod.f2))]
     length = np.linalg.norm(ends[1] - ends[0], axis=1)
     V = 0.5 * rod.law.stiffness / rod.l0 * (length - rod.l0) ** 2      # F = EA (l - l0) / l0
-    (couple,) = m.forces
+    (couple,) = [f for f in m.forces if f.kind == "couple"]
     torque = couple.value.value(0.0)[2]
     W = torque * (crank_angle(res) - crank_angle(res)[0])
     return T, V, W
@@ -123,3 +126,70 @@ def test_short_run_matches_the_python_model_and_balances_energy():
     assert T[0] < 1e-12 and W[-1] > 1e-3                              # starts at rest, the motor works
     balance = T + V - W - V[0]
     assert np.max(np.abs(balance)) < 1e-4 * W[-1], np.max(np.abs(balance)) / W[-1]
+
+
+# =========================================================================== the _int variant
+
+TAU, BETA0 = 0.033, -0.0620                    # andrewssqueezer.set
+FORCE_C = 300                                  # the output force on node POINT_C
+
+
+def test_int_deck_moves_as_the_plain_deck():
+    """The `_int` deck differs from the plain one by a force on the clamped node C whose
+    components are string drives of private data (the energies): it cannot change the
+    motion.  With the `_int` file's method (ms4, ρ∞ = 0.6) on both decks, h = 1e-4 to 0.03 s
+    and Newton converged to 1e-10, the crank angles agree to 1e-10 rad at every step.  (At
+    the decks' own tolerance 1e-6 they differ by ~1e-8: the drives' dependence on the state
+    is not in the Jacobian, as in MBDyn, so Newton stops at other iterates.)"""
+    d_int = deck(DECK_INT)
+    assert (d_int.settings["method"], d_int.settings["rho"], d_int.settings["time_step"]) == ("ms4", 0.6, 1e-5)
+    runs = [d.run(final_time=0.03, time_step=1e-4, method="ms4", rho=0.6, tolerance=1e-10, progress=False)
+            for d in (deck(), d_int)]
+    plain, with_output = (crank_angle(r) for r in runs)
+    assert len(plain) == 301 and plain[-1] > 15.7                        # 2.5 turns
+    assert np.max(np.abs(plain - with_output)) < 1e-10
+
+
+_INT_RUNS = {}
+
+
+def int_run(h, tmp_path_factory):
+    """The `_int` deck to 0.03 s at step h with its own settings, its .frc rows."""
+    if h not in _INT_RUNS:
+        d = deck(DECK_INT)
+        prefix = str(tmp_path_factory.mktemp("andrews_int") / "out")
+        res = d.run(output_prefix=prefix, final_time=0.03, time_step=h, progress=False)
+        frc = np.loadtxt(prefix + ".frc")
+        assert (frc[:, 0] == FORCE_C).all() and len(frc) == len(res.t)
+        _INT_RUNS[h] = (d, res, frc)
+    return _INT_RUNS[h]
+
+
+def test_int_deck_force_holds_the_energies(tmp_path_factory):
+    """.frc force columns of node C = (Σ body "E", K/2 (rod "L" - L0)², τ (total pin "rz" -
+    β0)): equal to the kinetic energy computed from the node motion, the spring energy of
+    the rod length and τ times the crank rotation unwrapped over its 2.5 turns (the joint's
+    "rz" keeps counting turns, as MBDyn's unwrapped private datum does)."""
+    d, res, frc = int_run(1e-4, tmp_path_factory)
+    T, V, W = energy_terms(d, res)
+    assert T.max() > 1.0 and W[-1] > 0.5
+    np.testing.assert_allclose(frc[:, 2], T, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(frc[:, 3], V, rtol=1e-12)
+    beta = crank_angle(res)
+    assert beta[0] == pytest.approx(BETA0, abs=1e-12) and beta[-1] > 5 * np.pi
+    np.testing.assert_allclose(frc[:, 4], TAU * (beta - BETA0), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(W, TAU * (beta - BETA0), rtol=1e-12, atol=1e-15)
+
+
+def test_int_deck_energy_balance_converges_at_second_order(tmp_path_factory):
+    """E + V - W stays at its initial value V0 up to the integrator's error: ms4 with
+    ρ∞ = 0.6 dissipates, at second order in h.  Over 0.03 s the largest departure is 4.2e-2
+    (2e-4) and 1.1e-2 (1e-4) of the motor's work; the ratio gives an order within 2 ± 0.2."""
+    worst = {}
+    for h in (2e-4, 1e-4):
+        _, res, frc = int_run(h, tmp_path_factory)
+        E, V, W = frc[:, 2], frc[:, 3], frc[:, 4]
+        worst[h] = np.max(np.abs(E + V - W - V[0])) / W[-1]
+    assert worst[1e-4] < 1.2e-2
+    order = np.log2(worst[2e-4] / worst[1e-4])
+    assert abs(order - 2.0) < 0.2, order

@@ -581,7 +581,7 @@ UNSUPPORTED_ELEMENTS = (
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
     "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
     "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "genel", "electric",
-    "thermal", "hydraulic", "bulk", "loadable", "user defined", "driven", "bind", "stream output",
+    "thermal", "hydraulic", "bulk", "loadable", "user defined", "bind", "stream output",
     "stream motion output", "rtai output", "gust")
 UNSUPPORTED_JOINTS = (
     "revolute rotation", "cardano pin", "cardano rotation", "universal pin", "universal rotation",
@@ -958,7 +958,11 @@ class DeckReader:
 
     def _register_model_functions(self):
         """`model::` functions evaluated at input time on the initial configuration (manual §2.2.1)."""
-        def node_frame(label):
+        def node_frame(label, prev=False):
+            view = getattr(self, "live_view", None)       # a driven element's hint at run time
+            if view is not None:
+                return Frame(*(np.array(f(int(label), prev)) for f in (
+                    view.position, view.orientation, view.velocity, view.angular_velocity)))
             info = self.nodes.get(int(label))
             if info is None:
                 raise ValueError(f"structural node {int(label)} is not defined")
@@ -973,6 +977,22 @@ class DeckReader:
             return self.current[name]
 
         self.parser.register_function("model::distance", distance, 2)
+        # previous step (at input: the initial configuration) and relative rotation vector
+        # of R_aᵀ R_b (`anglerel`), as MBDyn's model namespace
+        self.parser.register_function("model::distance_prev", lambda a, b: float(np.linalg.norm(
+            node_frame(b, True).x - node_frame(a, True).x)), 2)
+        anglerel = lambda a, b, prev=False: rot.log_rotvec(node_frame(a, prev).R.T @ node_frame(b, prev).R)
+        for suffix, prev in (("", False), ("_prev", True)):
+            self.parser.register_function(f"model::anglerel{suffix}",
+                                          lambda a, b, p=prev: float(np.linalg.norm(anglerel(a, b, p))), 2)
+            for k, axis in enumerate("xyz"):
+                self.parser.register_function(f"model::{axis}anglerel{suffix}",
+                                              lambda a, b, k=k, p=prev: float(anglerel(a, b, p)[k]), 2)
+        for k, axis in enumerate("xyz"):
+            self.parser.register_function(f"model::{axis}distance_prev", lambda a, b, k=k: float(
+                node_frame(b, True).x[k] - node_frame(a, True).x[k]), 2)
+            self.parser.register_function(f"model::{axis}position_prev",
+                                          lambda a, k=k: float(node_frame(a, True).x[k]), 1)
         for k, axis in enumerate("xyz"):
             self.parser.register_function(f"model::{axis}distance",
                                           lambda a, b, k=k: float(node_frame(b).x[k] - node_frame(a).x[k]), 2)
@@ -1776,6 +1796,97 @@ class DeckReader:
             for s in specs:
                 s.output = True
 
+    def driven(self, card, args):
+        """`driven: <label>, <drive> [, initial state, {from drive | active | inactive | <bool>}]
+        [, hint, "<hint>" ...], {existing: <type>, <label> | <element card>}` (manual §8.20.2):
+        the inner card is read by its own reader (and counted in its own family); the element
+        is active while the drive is non-zero (elements/driven.py)."""
+        from mbdae.elements.driven import DrivenSpec
+        if self.problem_name == "inversedynamics":
+            raise card.name.error(not_supported("driven elements in inverse dynamics"))
+        lw = args.peek()
+        label = args.label("a driven element label")
+        drive = self.read_drive(args)
+        initial, hints = None, []
+        while True:
+            if args.is_keyword("initial state"):
+                kw = args.is_keyword("from drive", "active", "inactive")
+                initial = None if kw == "fromdrive" else (kw == "active") if kw else args.boolean()
+            elif args.is_keyword("hint"):
+                hw = args.peek()
+                hints.append(self.read_hint(hw, args.string("a hint in double quotes")))
+            else:
+                break
+        inner = args.take("the driven element card")
+        colon = re.search(r"(?<!:):(?!:)", inner.text)
+        if colon is None:
+            raise inner.error("syntax error: '<element type>: <label>, ...' or 'existing: <type>, <label>' "
+                              "expected in a driven element")
+        kind_text = inner.text[:colon.start()].strip()
+        rest = inner.text[colon.end():]
+        first = Word(rest.strip(), inner.source, inner.offset + colon.end() + len(rest) - len(rest.lstrip()))
+        sub = Card(Word(kind_text, inner.source, inner.offset), [first] + args.words[args.i:],
+                   Word("", inner.source, inner.offset), card.end)
+        args.i = len(args.words)
+        sub_args = Args(self, sub)
+        m = self.model
+        pools = {"joint": (m.joints, m.rods, m.deformable, m.viscous_bodies), "force": (m.forces,),
+                 "couple": (m.forces,), "body": (m.bodies,), "beam": (m.beams,), "beam2": (m.beams,),
+                 "beam3": (m.beams,)}
+        kind = normalize(kind_text)
+        if kind == "existing":
+            tw = sub_args.peek()
+            etype = sub_args.expect_keyword(*pools, what="an element type (joint, force, couple, body, beam)")
+            ew = sub_args.peek()
+            elabel = sub_args.label("an element label")
+            specs = [s for pool in pools[etype] for s in pool if s.label == elabel]
+            if not specs:
+                raise ew.error(f"{tw.text.strip()} {elabel} is not defined")
+        else:
+            if kind not in pools:
+                raise sub.name.error(not_supported(f"driven {_shown(kind_text)}"))
+            before = [len(pool) for pool in pools[kind]]
+            ELEMENT_CARDS[kind](self, sub, sub_args)
+            specs = [s for pool, n in zip(pools[kind], before) for s in pool[n:]]
+        sub_args.expect_end()
+        for s in specs:
+            if s.label != label:
+                raise lw.error(f"driven element {label} wraps {kind_text} {s.label}: the labels must be equal")
+            if getattr(s, "driven", None) is not None:
+                raise lw.error(f"{kind_text} {s.label} is already driven")
+            s.driven = DrivenSpec(drive, tuple(hints), initial)
+
+    def read_hint(self, word, text):
+        """A hint of a driven element (manual §2.6.41): `offset{1|2}`, `drive{<DriveCaller>}`,
+        `position-drive3{<TplDriveCaller<Vec3>>}`, `orientation-drive3{...}`.  Drives are
+        re-read when the element activates, `model::` functions on the state of that step."""
+        from mbdae.elements.driven import Hint
+        m = re.fullmatch(r"\s*([A-Za-z0-9_-]+)\s*\{(.*)\}\s*", text, re.S)
+        if m is None:
+            raise word.error(f'syntax error: hint "{text}" is not <word>{{...}}')
+        name, body = m.group(1).lower(), m.group(2)
+        if name == "offset":
+            if body.strip() not in ("1", "2"):
+                raise word.error(f'syntax error: hint "{text}": offset{{1}} or offset{{2}} expected')
+            return Hint("offset", int(body), text=text)
+        kinds = {"drive": "drive", "position-drive3": "position drive", "orientation-drive3": "orientation drive"}
+        if name not in kinds:
+            raise word.error(not_supported(f"hint {name}"))
+        vector = name != "drive"
+
+        def make(view):
+            self.live_view = view
+            try:
+                src = Source(word.source.path, text=f"hint: {body};", name=f'{word.source.name} (hint "{text}")')
+                hargs = Args(self, next(scan_cards(src)))
+                drive = self.read_tpl_vec3(hargs, "rel direction", GLOBAL_SITE) if vector else self.read_drive(hargs)
+                hargs.expect_end()
+                return drive
+            finally:
+                self.live_view = None
+        make(None)              # syntax now (model:: functions on the initial configuration)
+        return Hint(kinds[name], make=make, text=text)
+
     def structural_node(self, args, what="a structural node"):
         """A label of a (non-dummy) structural node already defined."""
         w = args.peek()
@@ -1899,7 +2010,7 @@ class DeckReader:
         else:
             arm1, value = self.read_legacy_force(args, kind, s1)
         if args.is_keyword("output relative"):
-            self.note(card.name, "output relative: force output (.frc) is not written by mbdae")
+            self.note(card.name, "output relative: mbdae writes the .frc force in the global frame")
         output = self.read_output_flag(args, "forces") if args.is_keyword("output") else "forces" in self.default_output
         node2 = n2.label if internal else None
         if couple:
@@ -3050,7 +3161,7 @@ DRIVER_CARDS = _table([("file", R.driver_file)])
 ELEMENT_CARDS = _table(
     [("body", R.body), ("gravity", R.gravity), ("force", R.force), ("couple", R.couple),
      ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output),
-     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2)]
+     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("driven", R.driven)]
     + [(k, R.element_unsupported) for k in UNSUPPORTED_ELEMENTS])
 JOINT_READERS = _table([
     ("clamp", R.j_clamp), ("spherical hinge", R.j_spherical_hinge), ("spherical pin", R.j_spherical_pin),

@@ -581,7 +581,7 @@ UNSUPPORTED_ELEMENTS = (
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
     "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
     "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "genel", "electric",
-    "thermal", "hydraulic", "bulk", "loadable", "user defined", "bind", "stream output",
+    "thermal", "hydraulic", "bulk", "loadable", "user defined", "stream output",
     "stream motion output", "rtai output", "gust")
 UNSUPPORTED_JOINTS = (
     "revolute rotation", "cardano pin", "cardano rotation", "universal pin", "universal rotation",
@@ -1643,6 +1643,24 @@ class DeckReader:
     def node_unsupported(self, card, args):
         raise card.name.error(not_supported(f"{_shown(card.name.text)} (node)"))
 
+    def node_parameter(self, card, args):
+        """`parameter: <label>, {element | <value>} [, output, ...]` (manual §6.6): a parameter
+        node holds a value that only `node`/`dof` drive callers (not supported: reading one
+        stops) and the .prm output read, so mbdae counts it and stores it unread."""
+        w = args.peek()
+        label = args.label("a parameter node label")
+        self.count("parameter nodes", label, w)
+        if not args.is_keyword("element"):
+            kw = args.peek()
+            if args.is_keyword("sample and hold", "beam slider"):
+                raise kw.error(not_supported(f"{_shown(kw.text)} parameter node"))
+            args.real("an initial value")
+        if args.is_keyword("output"):
+            self.read_output_flag(args, "parameter nodes")
+        self.parameter_nodes = getattr(self, "parameter_nodes", set()) | {label}
+        self.note(w, f"parameter node {label} stored unread (only node/dof drive callers, not "
+                     f"supported, and the .prm output would read it; no .prm file is written)")
+
     def node_structural(self, card, args):
         """`structural: label, [name,] {static|dynamic|dummy ...}, X, R, V, W [, options]`
         (manual §6.5)."""
@@ -1855,6 +1873,24 @@ class DeckReader:
             if getattr(s, "driven", None) is not None:
                 raise lw.error(f"{kind_text} {s.label} is already driven")
             s.driven = DrivenSpec(drive, tuple(hints), initial)
+
+    def bind(self, card, args):
+        """`bind: <element label>, <element type>, <parameter node>, {name | string, "<datum>" |
+        [index,] <i>}` (manual §8.20.1): copies an element's private datum into a parameter
+        node, which nothing mbdae computes reads (see node_parameter); checked, noted."""
+        w = args.peek()
+        args.label("an element label")
+        args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
+        pw = args.peek()
+        plabel = args.label("a parameter node label")
+        if plabel not in getattr(self, "parameter_nodes", set()):
+            raise pw.error(f"parameter node {plabel} is not defined")
+        if args.is_keyword("name", "string"):
+            args.string("a private data name")
+        else:
+            args.is_keyword("index")
+            args.integer("a private data index")
+        self.note(w, f"bind to parameter node {plabel} stored unread (no .prm output)")
 
     def read_hint(self, word, text):
         """A hint of a driven element (manual §2.6.41): `offset{1|2}`, `drive{<DriveCaller>}`,
@@ -3155,13 +3191,14 @@ UNSUPPORTED_CONTROL_CARDS = _table([
     ("rigid body kinematics", "moving-frame models"), ("jacobian check", None),
 ])
 UNSUPPORTED_CARDS = {"initial value": UNSUPPORTED_PROBLEM_CARDS, "control data": UNSUPPORTED_CONTROL_CARDS}
-NODE_CARDS = _table([("structural", R.node_structural), ("output", R.node_output)]
-                    + [(k, R.node_unsupported) for k in NODE_TYPES if k != "structural"])
+NODE_CARDS = _table([("structural", R.node_structural), ("output", R.node_output),
+                     ("parameter", R.node_parameter)]
+                    + [(k, R.node_unsupported) for k in NODE_TYPES if k not in ("structural", "parameter")])
 DRIVER_CARDS = _table([("file", R.driver_file)])
 ELEMENT_CARDS = _table(
     [("body", R.body), ("gravity", R.gravity), ("force", R.force), ("couple", R.couple),
      ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output),
-     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("driven", R.driven)]
+     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("driven", R.driven), ("bind", R.bind)]
     + [(k, R.element_unsupported) for k in UNSUPPORTED_ELEMENTS])
 JOINT_READERS = _table([
     ("clamp", R.j_clamp), ("spherical hinge", R.j_spherical_hinge), ("spherical pin", R.j_spherical_pin),

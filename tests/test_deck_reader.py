@@ -640,6 +640,7 @@ AGREEING_DECKS = [
     ("joints/deformablehinge/invariantdeformablehinge", 1.0),
     ("joints/viscousbody/viscousbody", None),
     ("benchmarks/andrewssqueezer/andrewssqueezer_assembler", None),     # model: static
+    ("beam/r", 2.5),     # driven deformable hinges switched off at t = 2 (MBDyn ran 5 s: agrees to 1e-5 there too)
 ]
 
 

@@ -369,6 +369,18 @@ class Model:
                 f[key] = bool(val)
         return label
 
+    def joint_regularization(self, label, coefficient=1e-6):
+        """Tikhonov regularization of joint `label` (manual §8.13): each of its constraint
+        rows φ = 0 becomes φ = c λ (a compliance c on its reactions)."""
+        from mbdae.elements.regularization import RegularizationSpec
+        if not any(s.label == label for s in self.joints):
+            raise KeyError(f"joint regularization: joint {label} is not defined")
+        regs = self.__dict__.setdefault("regularizations", [])
+        if any(r.label == label for r in regs):
+            raise ValueError(f"joint regularization: joint {label} is already regularized")
+        regs.append(RegularizationSpec(label, float(coefficient)))
+        return label
+
     def driven(self, label, drive, kind="joint", hints=(), initial_state=None):
         """Make element `label` a driven element (manual §8.20.2): active while drive(t) ≠ 0,
         contributing nothing otherwise (a joint's multipliers are then held at 0).  kind:
@@ -451,4 +463,7 @@ def build_families(model, nodes):
                     fams.append(cls(group, nodes))
     if model.joints:
         fams.append(RigidJoints(model.joints, nodes))
+        if getattr(model, "regularizations", None):
+            from mbdae.elements.regularization import JointRegularizations
+            fams.append(JointRegularizations(model.regularizations, fams[-1]))
     return fams

@@ -321,3 +321,15 @@ def driven_model(rng):
 
 
 SAMPLES["driven"] = [driven_model]
+
+
+def joint_regularization_model(rng):
+    """Tikhonov-regularized joints of every row kind (positions, rotations, velocity rows,
+    axis orthogonality, distance)."""
+    m = joint_model(rng)
+    for label, c in ((2, 1e-3), (4, 0.5), (10, 2e-2), (15, 0.1), (16, 3e-3)):
+        m.joint_regularization(label, c)
+    return m
+
+
+SAMPLES["joint regularization"] = [joint_regularization_model]

@@ -283,3 +283,68 @@ def test_distance_drive_hint_locks_the_distance_of_the_previous_step(tmp_path):
     # no .jnt row for the joint while it is inactive, rows once active
     rows = [l.split() for l in open(prefix + ".jnt")]
     assert sum(r_[0] == "2" for r_ in rows) == len(r.t) - a
+
+
+# ---------------------------------------------------------------------- joint regularization
+
+def test_tikhonov_regularized_pin_is_a_compliance():
+    """A mass m hanging at rest from a spherical pin regularized with c: the equations hold
+    exactly with the node sagging by c m g below the pin and λ = m g (φ = c λ, manual §8.13),
+    i.e. the pin acts as a spring of stiffness 1/c; a rise by c m g is not an equilibrium."""
+    c, m_ = 1e-3, 2.0
+    model = Model()
+    model.structural_node(1, "dynamic", position=[0.0, 0.0, 0.0])
+    model.body(1, 1, m_, inertia=[1.0, 1.0, 1.0])
+    model.spherical_pin(2, 1, absolute_position=[0.0, 0.0, 0.0])
+    model.joint_regularization(2, c)
+    model.gravity([0.0, 0.0, -G])
+    system = System(model)
+    assert [f.name for f in system.families] == ["body", "gravity", "joint", "joint regularization"]
+    lam = (system.row_label == 2) & system.is_alg
+    for sign, expect_zero in ((1.0, True), (-1.0, False)):
+        st = system.initial_state(0.0)
+        st.y[system.nodes.ix[0]] = sign * c * m_ * np.array([0.0, 0.0, -G])
+        st.y[lam] = m_ * np.array([0.0, 0.0, -G])
+        f, _, J = system.evaluate(st, 1e-3)
+        assert (np.abs(f).max() < 1e-12) == expect_zero
+    # the diagonal of the λ rows: -c/dCoef
+    assert np.allclose(J.toarray()[np.ix_(lam, lam)], -c / 1e-3 * np.eye(3))
+
+
+def test_totalhint_deck_grabs_the_node_where_it_is(tmp_path):
+    """joints/total/totalhint: joint 2 moves node 2 until t = .5 (cosine ramps ending at .4),
+    then joint 3 (Tikhonov-regularized) grabs it with position-drive3{model::xposition(2),...}
+    and orientation-drive3{model::xanglerel(1, 2), ...} hints taken at its activation.  The
+    node stays where joint 2 left it: (0, 0, 1) and a rotation of 0.4 rad about y (the drives'
+    final values); MBDyn's motion is the same to the printed digits, and its reactions after
+    the first output step within 1e-6 of the load scale."""
+    name = "joints/total/totalhint"
+    _need(name)
+    deck = read_deck(os.path.join(TESTS_DIR, name), echo=lambda *a: None)
+    prefix = str(tmp_path / "totalhint")
+    r = deck.run(output_prefix=prefix, progress=False)
+    late = r.t > 0.41
+    assert np.allclose(r.x[late, 1], [0.0, 0.0, 1.0], atol=1e-9)
+    from mbdae.engine import rotations as rot
+    assert np.allclose(rot.log_rotvec(r.R[late, 1]), [0.0, 0.4, 0.0], atol=1e-9)
+    c = mbdyn_ref.compare_outputs(os.path.join(REF_DIR, mbdyn_ref.ref_key(name)), prefix)
+    assert c.compared_steps >= 40 and not c.problems
+    assert c.position.value < 1e-9 and c.rotation.value < 1e-9
+    assert c.reaction_later < 1e-6
+
+
+@pytest.mark.parametrize("name", ["driven", "joint regularization"])
+@pytest.mark.parametrize("mode", ["ia_position", "ia_velocity"])
+def test_jacobian_vs_finite_differences_in_initial_assembly(name, mode):
+    """The generated FD checks cover the regular mode; here the initial assembly.  (The
+    derivatives mode is left out: the joints' Jacobian there neglects the position dependence
+    of φ_q v on purpose, an O(dCoef) term, for every joint, driven or not.)"""
+    from mbdae.engine.checks import jacobian_mismatch
+    rng = np.random.default_rng(4)
+    system = System(SAMPLES[name][0](rng))
+    st = randomize_state(system, rng, g_scale=0.0 if mode == "ia_velocity" else 0.2)
+    n = system.nodes.n
+    ia = tuple(rng.normal(size=(n, 3)) for _ in range(3))
+    dcoef = {"ia_position": 1.0, "ia_velocity": 0.0}[mode]
+    err, scale, r, c, Ja, Jf = jacobian_mismatch(system, st, dcoef, mode=mode, ia=ia, eps=1e-6)
+    assert err <= 1e-6 * max(scale, 1.0), f"{mode}: row {system.owner_text(r)} col {c}: {Ja[r, c]} vs {Jf[r, c]}"

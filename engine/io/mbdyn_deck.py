@@ -576,7 +576,7 @@ UNSUPPORTED_DRIVES = ("timestep", "file", "dof", "node", "element", "meter", "cl
                       "sample and hold", "discrete filter", "bistop", "scalar function", "ginac",
                       "frequency sweep", "fourier series", "shared", "socket")
 UNSUPPORTED_ELEMENTS = (
-    "automatic structural", "hbeam", "hbeam2", "joint regularization",
+    "automatic structural", "hbeam", "hbeam2",
     "plate", "membrane4eas", "shell4eas", "shell4easans", "solid", "surface loads", "pressure load",
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
     "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
@@ -1873,6 +1873,30 @@ class DeckReader:
             if getattr(s, "driven", None) is not None:
                 raise lw.error(f"{kind_text} {s.label} is already driven")
             s.driven = DrivenSpec(drive, tuple(hints), initial)
+
+    def joint_regularization(self, card, args):
+        """`joint regularization: <joint label>, tikhonov [, {<c> | list, c1, ..., cn}]` (manual
+        §8.13; c defaults to 1e-6): the joint's rows become φ = c λ (elements/regularization.py)."""
+        w = args.peek()
+        label = args.label("a joint label")
+        self.count("joint regularizations", label, w)
+        if not any(s.label == label for s in self.model.joints):
+            raise w.error(f"JointRegularization({label}): unable to find Joint({label}) with multipliers")
+        tw = args.peek()
+        kind = args.expect_keyword("tikhonov", "dynamic", "jacobian", what="a joint regularization type")
+        if kind != "tikhonov":
+            raise tw.error(not_supported(f"{_shown(tw.text)} joint regularization"))
+        c = 1e-6
+        if args.is_keyword("list"):
+            spec = next(s for s in self.model.joints if s.label == label)
+            n = int(np.count_nonzero(spec.active)) + len(spec.dot_axes) + (spec.distance_drive is not None)
+            values = [args.real("a regularization coefficient") for _ in range(n)]
+            if len(set(values)) > 1:
+                raise tw.error(not_supported("different regularization coefficients per joint row"))
+            c = values[0]
+        elif args.more():
+            c = args.real("a regularization coefficient")
+        self.model.joint_regularization(label, c)
 
     def bind(self, card, args):
         """`bind: <element label>, <element type>, <parameter node>, {name | string, "<datum>" |
@@ -3198,7 +3222,8 @@ DRIVER_CARDS = _table([("file", R.driver_file)])
 ELEMENT_CARDS = _table(
     [("body", R.body), ("gravity", R.gravity), ("force", R.force), ("couple", R.couple),
      ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output),
-     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("driven", R.driven), ("bind", R.bind)]
+     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("driven", R.driven), ("bind", R.bind),
+     ("joint regularization", R.joint_regularization)]
     + [(k, R.element_unsupported) for k in UNSUPPORTED_ELEMENTS])
 JOINT_READERS = _table([
     ("clamp", R.j_clamp), ("spherical hinge", R.j_spherical_hinge), ("spherical pin", R.j_spherical_pin),

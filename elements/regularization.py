@@ -1,0 +1,57 @@
+"""Joint regularization (MBDyn input manual §8.13, `joint regularization`, type `tikhonov`).
+
+Each constraint row φ_r of the regularized joint becomes φ_r = c λ_r: the row's residual gets
+-c λ_r / dCoef (initial assembly: -c λ_r) and its diagonal -c / dCoef (-c), as MBDyn's
+TikhonovRegularization adds them to the joint's own equations.  With mbdae's sign of the
+multipliers (the joint applies -Bᵀλ to the nodes) this is a compliance: a pin regularized
+with c holds its node like a spring of stiffness 1/c (tests/test_driven.py checks the sag
+c m g of a hanging mass).
+"""
+from dataclasses import dataclass
+import numpy as np
+
+from mbdae.engine.assembly import Pattern
+from .base import ElementFamily
+
+IA_MODES = ("ia_position", "ia_velocity")
+
+
+@dataclass
+class RegularizationSpec:
+    """Tikhonov regularization of joint `label` with coefficient c (same for all its rows)."""
+    label: int
+    coefficient: float = 1e-6
+
+
+class JointRegularizations(ElementFamily):
+    name = "joint regularization"
+    in_initial_assembly = True
+
+    def __init__(self, specs, joints):
+        super().__init__(specs, joints.nodes)
+        self.joints = joints
+        inst = []
+        for s in self.specs:
+            hit = np.flatnonzero(joints.labels == s.label)
+            if len(hit) == 0:
+                raise ValueError(f"joint regularization {s.label}: joint {s.label} is not a joint with "
+                                 f"multipliers")
+            inst.append(int(hit[0]))
+        self.inst = np.array(inst, np.int64)
+        self.c = np.array([float(s.coefficient) for s in self.specs])
+
+    def build_pattern(self):
+        p = self.pattern = Pattern()
+        self.rows = self.joints.mult[self.inst]            # (ne, 15), -1 for unused rows
+        self._safe = np.maximum(self.rows, 0)
+        p.add_res(self.rows)
+        p.add_jac(self.rows[..., None], self.rows[..., None])
+        return p
+
+    def evaluate(self, ctx, want_jac):
+        scale = 1.0 if ctx.mode in IA_MODES else 1.0 / ctx.dcoef
+        k = (self.c * scale)[:, None]
+        res = [-k * np.where(self.rows >= 0, ctx.y[self._safe], 0.0)]
+        if not want_jac:
+            return res, None
+        return res, [np.broadcast_to(-k, self.rows.shape)[..., None, None]]

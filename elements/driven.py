@@ -26,6 +26,7 @@ applied on that state:
   (the deck reader re-parses the hint text there, `model::` functions on the current state).
 
 Which state counts as "previous" for hints: the last committed step (System.commit_rotations).
+Hints apply in regular steps only (not in the initial assembly or the derivatives phase).
 """
 from dataclasses import dataclass
 import re
@@ -189,12 +190,14 @@ class DrivenActivity(ElementFamily):
     def evaluate(self, ctx, want_jac):
         self._views()
         res, jac = [], []
+        if ctx.mode == "regular":
+            self._regular_t = ctx.t
         for g in self.groups:
             act = g.active(ctx.t)
             if g.committed is None:           # before the first step (MBDyn: at input)
                 g.committed = np.array([act[j] if s is None else bool(s) for j, s in enumerate(g.initial)])
             start = act & ~g.committed & g.has_hints & (g.applied_at != ctx.t)
-            if start.any():
+            if ctx.mode == "regular" and start.any():
                 self._apply_hints(g, np.flatnonzero(start), ctx)
                 g.applied_at[start] = ctx.t
             if not act.all():
@@ -214,9 +217,12 @@ class DrivenActivity(ElementFamily):
 
     def commit(self, system, state):
         """Activity of the committed step (hints apply when it changes) and, for hints that
-        read the previous step, its node poses."""
-        for g in self.groups:
-            g.committed = g.active(state.t)
+        read the previous step, its node poses.  As MBDyn's DrivenElem, whose state changes
+        only at the prediction of a time step, the commits of the initial assembly and of the
+        derivatives phase leave the activity as it was at input (`initial state`)."""
+        if getattr(self, "_regular_t", None) == state.t:
+            for g in self.groups:
+                g.committed = g.active(state.t)
         if self.need_prev:
             kin = system.kinematics(state)
             self.prev = (kin.x.copy(), kin.R.copy(), kin.v.copy(), kin.w.copy())

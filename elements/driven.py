@@ -120,6 +120,8 @@ class _Group:
         self.has_hints = np.array([bool(h) for h in self.hints])
         self.initial = [s.initial_state for s in specs]
         self.committed = None                 # activity at the last committed step
+        self.t = None                         # time of the cached activity (act, off, idle)
+        self.any_hints = bool(self.has_hints.any())
         self.applied_at = np.full(len(self.inst), np.nan)
         # own unknowns per driven instance (rows owned by the family with its label), -1 padded
         rows = np.flatnonzero(system.row_owner == k)
@@ -183,8 +185,8 @@ class DrivenActivity(ElementFamily):
                 if any(n != g.fam.ne for n in lead):
                     raise ValueError(f"not supported yet: driven {g.fam.name} (its blocks are not "
                                      f"indexed by instance)")
-                safe = np.maximum(g.own, 0)
-                g.own_weight_alg = s.is_alg[safe]
+                g.own_safe = np.maximum(g.own, 0)
+                g.own_weight_alg = s.is_alg[g.own_safe]
             self._bound = True
 
     def evaluate(self, ctx, want_jac):
@@ -193,26 +195,29 @@ class DrivenActivity(ElementFamily):
         if ctx.mode == "regular":
             self._regular_t = ctx.t
         for g in self.groups:
-            act = g.active(ctx.t)
+            if g.t != ctx.t:                  # activity at this time (Newton re-evaluates at one t)
+                g.t, act = ctx.t, g.active(ctx.t)
+                g.act, g.off = act, g.inst[~act]
+                g.idle = (~act)[:, None] & (g.own >= 0)
+            act = g.act
             if g.committed is None:           # before the first step (MBDyn: at input)
                 g.committed = np.array([act[j] if s is None else bool(s) for j, s in enumerate(g.initial)])
-            start = act & ~g.committed & g.has_hints & (g.applied_at != ctx.t)
-            if ctx.mode == "regular" and start.any():
-                self._apply_hints(g, np.flatnonzero(start), ctx)
-                g.applied_at[start] = ctx.t
-            if not act.all():
-                off = g.inst[~act]
+            if g.any_hints and ctx.mode == "regular":
+                start = act & ~g.committed & g.has_hints & (g.applied_at != ctx.t)
+                if start.any():
+                    self._apply_hints(g, np.flatnonzero(start), ctx)
+                    g.applied_at[start] = ctx.t
+            if g.off.size:
                 for v in g.res_views:
-                    v[off] = 0.0
+                    v[g.off] = 0.0
                 if want_jac:
                     for v in g.jac_views:
-                        v[off] = 0.0
+                        v[g.off] = 0.0
             if g.own.shape[1]:
-                idle = (~act)[:, None] & (g.own >= 0)
-                res.append(np.where(idle, ctx.y[np.maximum(g.own, 0)], 0.0))
+                res.append(np.where(g.idle, ctx.y[g.own_safe], 0.0))
                 if want_jac:
                     w = np.where(g.own_weight_alg, 1.0, ctx.dcoef)
-                    jac.append(np.where(idle, w, 0.0)[..., None, None])
+                    jac.append(np.where(g.idle, w, 0.0)[..., None, None])
         return res, (jac if want_jac else None)
 
     def commit(self, system, state):

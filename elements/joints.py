@@ -82,6 +82,7 @@ class RigidJoints(ElementFamily):
         self.ground = self.n1 < 0
         self.any_ground = bool(self.ground.any())
         self.ground_idx = np.flatnonzero(self.ground)
+        self._node2_frame_output = np.array([t in ("revolute hinge", "revolute pin") for t in self.types], bool)
         self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
         self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
         self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
@@ -487,7 +488,22 @@ class RigidJoints(ElementFamily):
         sign = np.where(node1_convention, -1.0, 1.0)[:, None]
         F = sign * F2
         M = sign * (M2 - rot.cross(G["f2"], F2))
-        return rot.mattvec(G["R1"] @ self.Rout, F), rot.mattvec(G["Er"], M)
+        Ef, Em = self._local_frames(G)
+        return rot.mattvec(Ef, F), rot.mattvec(Em, M)
+
+    def _local_frames(self, G):
+        """Frames of the local force and couple columns of the .jnt rows: the joint's output
+        frame on node 1 and node 1's rotation frame, except for the revolute hinge and pin,
+        whose columns MBDyn writes in node 2's hinge frame (checked on joints/plane/output and
+        joints/rod/rodwithoffset2)."""
+        if "Er" not in G:
+            self._rotation_frames(G)
+        Ef, Em = G["R1"] @ self.Rout, G["Er"]
+        node2 = self._node2_frame_output
+        if node2.any():
+            Ef = np.where(node2[:, None, None], G["E2r"], Ef)
+            Em = np.where(node2[:, None, None], G["E2r"], Em)
+        return Ef, Em
 
     # ------------------------------------------------------------------ output
     def reactions(self, ctx):
@@ -513,16 +529,14 @@ class RigidJoints(ElementFamily):
         sign = np.where(node1_convention, -1.0, 1.0)[:, None]
         F = sign * F2
         M = sign * (M2 - rot.cross(G["f2"], F2))
-        if "Er" not in G:
-            self._rotation_frames(G)
+        Ef, Em = self._local_frames(G)
         E, Er = G["E"], G["Er"]
-        Eout = G["R1"] @ self.Rout
         if "th" not in G:
             G["theta0"] = self.rot_drive.values(ctx.t)
             G["th"] = rot.log_rotvec(np.swapaxes(Er, -1, -2) @ G["E2r"]
                                      @ np.swapaxes(rot.exp_rotvec(G["theta0"]), -1, -2))
-        Floc = rot.mattvec(Eout, F)
-        Mloc = rot.mattvec(Er, M)
+        Floc = rot.mattvec(Ef, F)
+        Mloc = rot.mattvec(Em, M)
         base = np.concatenate([Floc, Mloc, F, M], axis=1)
         rel = np.swapaxes(Er, -1, -2) @ G["E2r"]
         euler = np.degrees(rot.R_to_euler123(rel))

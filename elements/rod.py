@@ -100,10 +100,12 @@ class Rods(ElementFamily):
         return values
 
     def output_groups(self, ctx):
-        """.jnt rows: axial force, zeros, global force on node 2, zeros, length, axis, length rate."""
+        """.jnt rows: axial force, zeros, global force T u (u from node 1 towards node 2, as
+        MBDyn writes it: checked on joints/rod/rodwithoffset2), zeros, length, axis, length
+        rate."""
         T, l, u, ldot = self.tension(ctx)
         z3 = np.zeros((self.ne, 3))
-        F = -T[:, None] * u
+        F = T[:, None] * u
         vals = np.concatenate([np.stack([T, 0 * T, 0 * T], axis=1), z3, F, z3, l[:, None], u, ldot[:, None]],
                               axis=1)
         out = np.array([s.output for s in self.specs], bool)

@@ -625,7 +625,7 @@ AGREEING_DECKS = [
     ("joints/total/piecewiseConstantVelocity", 2.0),
     ("joints/total/total_err", 3.0),
     ("joints/plane/output", 0.3),
-    ("joints/rod/rodwithoffset2", 0.6),
+    ("joints/rod/rodwithoffset2", 1.6),   # double pendulum: differences grow past t ≈ 1.8
     ("joints/flywheel/flywheel_drive", 0.3),
     ("benchmarks/6barmech/6barmech", 2.0),
     ("benchmarks/srskm/srscm", 0.25),    # crank phase drifts 2e-4 rad/s from MBDyn's, 5x below h's own error
@@ -655,7 +655,8 @@ REACTIONS_AGREE = {"joints/spherical/spherical": "all", "joints/total/piecewiseC
                        "deformableaxialjoint", "invariantdeformablehinge")},
                    "joints/viscousbody/viscousbody": "all",
                    "benchmarks/andrewssqueezer/andrewssqueezer_assembler": "all",
-                   "joints/total/totalhint": "after start-up"}
+                   "joints/total/totalhint": "after start-up",
+                   "joints/plane/output": "all", "joints/rod/rodwithoffset2": "all"}
 
 
 @pytest.mark.parametrize("deck_name,final_time", AGREEING_DECKS, ids=[d for d, _ in AGREEING_DECKS])

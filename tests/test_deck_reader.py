@@ -642,6 +642,7 @@ AGREEING_DECKS = [
     ("benchmarks/andrewssqueezer/andrewssqueezer_assembler", None),     # model: static
     ("beam/r", 2.5),     # driven deformable hinges switched off at t = 2 (MBDyn ran 5 s: agrees to 1e-5 there too)
     ("joints/total/totalhint", None),    # driven total joints, position/orientation-drive3 hints, Tikhonov
+    ("stiff/pendulum_reg", None),        # Tikhonov-regularized pin
 ]
 
 
@@ -656,6 +657,7 @@ REACTIONS_AGREE = {"joints/spherical/spherical": "all", "joints/total/piecewiseC
                    "joints/viscousbody/viscousbody": "all",
                    "benchmarks/andrewssqueezer/andrewssqueezer_assembler": "all",
                    "joints/total/totalhint": "after start-up",
+                   "stiff/pendulum_reg": "all",
                    "joints/plane/output": "all", "joints/rod/rodwithoffset2": "all"}
 
 

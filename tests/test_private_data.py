@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from mbdae.elements.rod import RodSpec  # noqa: F401  (the family under test)
 from mbdae.engine import rotations as rot
 from mbdae.engine.constitutive import LinearElastic1D, LinearLaw3D
 from mbdae.engine.drives import ExpressionDrive

@@ -82,7 +82,8 @@ class RigidJoints(ElementFamily):
         self.ground = self.n1 < 0
         self.any_ground = bool(self.ground.any())
         self.ground_idx = np.flatnonzero(self.ground)
-        self._node2_frame_output = np.array([t in ("revolute hinge", "revolute pin") for t in self.types], bool)
+        self._node2_frame_output = np.array([t in ("revolute hinge", "revolute pin", "axial rotation")
+                                             for t in self.types], bool)
         self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
         self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
         self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
@@ -493,9 +494,9 @@ class RigidJoints(ElementFamily):
 
     def _local_frames(self, G):
         """Frames of the local force and couple columns of the .jnt rows: the joint's output
-        frame on node 1 and node 1's rotation frame, except for the revolute hinge and pin,
-        whose columns MBDyn writes in node 2's hinge frame (checked on joints/plane/output and
-        joints/rod/rodwithoffset2)."""
+        frame on node 1 and node 1's rotation frame, except for the revolute hinge and pin and
+        the axial rotation, whose columns MBDyn writes in node 2's hinge frame (checked on
+        joints/plane/output, joints/rod/rodwithoffset2 and beam/r)."""
         if "Er" not in G:
             self._rotation_frames(G)
         Ef, Em = G["R1"] @ self.Rout, G["Er"]

@@ -491,7 +491,10 @@ class InitialValueProblem:
         t_end = s.final_time
         eps_t = 1e-9 * s.time_step
         while hist[0].t < t_end - eps_t:
-            h_try = min(h, t_end - hist[0].t)
+            rest = t_end - hist[0].t
+            # a last step that differs from h only by the rounding of the accumulated time is h
+            # (fixed-step methods must not see it as a change of step)
+            h_try = h if abs(rest - h) <= 1e-9 * h else min(h, rest)
             while True:
                 if (not self.method.variable_step and last_h is not None and k_start > 0
                         and not np.isclose(h_try, last_h, rtol=1e-12)):

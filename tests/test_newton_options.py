@@ -27,3 +27,10 @@ def test_at_most_accepts_unconverged_steps_and_logs_them(tmp_path):
     # one Newton iteration from the predictor is close to the converged answer
     ref = InitialValueProblem(pendulum(), final_time=0.05, time_step=1e-2, tolerance=1e-12).run()
     assert np.abs(r.x[-1] - ref.x[-1]).max() < 1e-3
+
+
+def test_fixed_step_methods_reach_a_final_time_that_rounding_puts_off_the_grid():
+    """0.03 / 5e-5 steps: the accumulated time misses t_end by rounding; the last step must
+    still be h, or ms4 (fixed step) would refuse it."""
+    r = InitialValueProblem(pendulum(), final_time=0.03, time_step=5e-5, method="ms4", rho=0.6).run()
+    assert len(r.t) == 601 and abs(r.t[-1] - 0.03) < 1e-12

@@ -101,6 +101,15 @@ class Drive:
 
     def _evaluate_single(self, t, order):
         t_array = np.asarray(t, dtype=float)
+        if t_array.ndim == 0:
+            # one drive at one time (gravity, forces, couples: every step): the parameters as
+            # (1,) arrays once, and no broadcasting machinery
+            scalar = self.__dict__.get("_scalar_parameters")
+            if scalar is None or scalar[0] is not self.parameters:
+                scalar = self._scalar_parameters = (self.parameters, type(self)._stack([self]))
+            with np.errstate(all="ignore"):
+                result = type(self)._evaluate(scalar[1], t_array[None], order)
+            return float(np.ravel(result)[0])
         stacked = type(self)._stack([self])
         result = _evaluate_group(type(self), stacked, t_array, order, 1)[0]
         if t_array.ndim == 0:

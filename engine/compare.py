@@ -195,17 +195,23 @@ def plot_costs(rows, prefix, title=""):
     return path
 
 
+def finest_runs(rows):
+    """{(method, ρ∞): the row of its smallest step} among the rows that carry a `series`."""
+    finest = {}
+    for r in rows:
+        key = (r["method"], r["rho"])
+        if "series" in r and (key not in finest or r["h"] < finest[key]["h"]):
+            finest[key] = r
+    return finest
+
+
 def plot_series(rows, prefix, title=""):
     """Monitored series over time (energy, constraint drift, …) of the finest run of each
     method; one PNG per series name.  Needs rows from a case with `monitors`."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    finest = {}
-    for r in rows:
-        key = (r["method"], r["rho"])
-        if "series" in r and (key not in finest or r["h"] < finest[key]["h"]):
-            finest[key] = r
+    finest = finest_runs(rows)
     names = list(dict.fromkeys(k for r in finest.values() for k in r["series"][1]))
     paths = []
     for name in names:

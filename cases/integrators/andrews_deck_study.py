@@ -171,11 +171,7 @@ def plot_energy(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    finest = {}
-    for r in rows:
-        key = (r["method"], r["rho"])
-        if "series" in r and (key not in finest or r["h"] < finest[key]["h"]):
-            finest[key] = r
+    finest = cmp.finest_runs(rows)
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     for i, (key, r) in enumerate(finest.items()):
         t, series = r["series"]

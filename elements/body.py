@@ -93,9 +93,9 @@ class RigidBodies(ElementFamily):
         np.add.at(gamma, self.node, rot.cross(s, v) + rot.matvec(J, w))
         return beta, gamma
 
-    def node_accelerations(self, kin, betad, gammad):
-        """Linear and angular accelerations of every node carrying bodies (eqs. 8.6-8.9):
-        [m I, -s×; s×, J] [a; ω̇] = [β̇ - ω×(ω×s); γ̇ - (ω×s)×ẋ - ω×(Jω)]."""
+    def node_inertia(self, kin):
+        """Mass m, first moment S and inertia J (about the node, global frame) of every node,
+        summed over its bodies: (n,), (n, 3), (n, 3, 3)."""
         n = self.nodes.n
         s, J = self.world_inertia(kin)
         m = np.bincount(self.node, weights=self.m, minlength=n)
@@ -103,6 +103,13 @@ class RigidBodies(ElementFamily):
         Jn = np.zeros((n, 3, 3))
         np.add.at(S, self.node, s)
         np.add.at(Jn, self.node, J)
+        return m, S, Jn
+
+    def node_accelerations(self, kin, betad, gammad):
+        """Linear and angular accelerations of every node carrying bodies (eqs. 8.6-8.9):
+        [m I, -s×; s×, J] [a; ω̇] = [β̇ - ω×(ω×s); γ̇ - (ω×s)×ẋ - ω×(Jω)]."""
+        n = self.nodes.n
+        m, S, Jn = self.node_inertia(kin)
         w, v = kin.w, kin.v
         ws = rot.cross(w, S)
         rhs = np.concatenate([betad - rot.cross(w, ws),

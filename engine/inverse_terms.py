@@ -120,12 +120,7 @@ def inertia_terms(bodies, kin):
     [ω×(ω×s); ω×(Jω)] summed over the bodies on each node (eqs. 8.1-8.3): the node
     equations of motion read Mn [a; ω̇] + h = [F; M]."""
     n = bodies.nodes.n
-    s, J = bodies.world_inertia(kin)
-    m = np.bincount(bodies.node, weights=bodies.m, minlength=n)
-    S = np.zeros((n, 3))
-    Jn = np.zeros((n, 3, 3))
-    np.add.at(S, bodies.node, s)
-    np.add.at(Jn, bodies.node, J)
+    m, S, Jn = bodies.node_inertia(kin)
     w = kin.w
     Mn = np.zeros((n, 6, 6))
     Mn[:, 0:3, 0:3] = m[:, None, None] * np.eye(3)

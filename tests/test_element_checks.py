@@ -7,7 +7,7 @@ from mbdae.elements import FAMILIES
 from mbdae.engine.system import System
 from mbdae.engine.checks import jacobian_mismatch
 from mbdae.engine import rotations as rot
-from samples import SAMPLES, randomize_state
+from samples import SAMPLES, randomize_state, rigid_motion
 
 CASES = [(name, i) for name, builders in SAMPLES.items() for i in range(len(builders))]
 
@@ -99,12 +99,7 @@ def test_objectivity(name):
     Q = rot.exp_rotvec(rng.normal(size=3))
     c = rng.normal(size=3)
     v0, w0 = rng.normal(size=3), rng.normal(size=3)
-    st2 = st.copy()
-    xq = rot.matvec(Q, st.y[nodes.ix]) + c
-    st2.y[nodes.ix] = xq
-    st2.yp[nodes.ix] = rot.matvec(Q, st.yp[nodes.ix]) + v0 + rot.cross(w0, xq)
-    st2.R_ref = Q @ st.R_ref
-    st2.yp[nodes.ig] = rot.matvec(Q, st.yp[nodes.ig]) + w0
+    st2 = rigid_motion(st, nodes, Q, c, v0, w0)
     r1 = family_residual(system, st2, 0.5)
     fam = system.families[0]
     a = np.asarray(r0[0]).reshape(-1, 4, 3)

@@ -71,6 +71,7 @@ class Settings:
     keep_results: bool = True
     algebraic_predictor: str = "linear"     # "constant", "linear" or "quadratic" extrapolation
     strategy: tuple = None                  # None: halving; ("factor", red, n_red, raise, n_raise, min_it[, max_it])
+    eigenanalysis: object = None            # engine.eigen.EigenSettings (`eigenanalysis` card)
 
 
 @dataclass
@@ -145,6 +146,8 @@ class InitialValueProblem:
         self.step = 0
         self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
+        from .eigen import EigenSchedule
+        self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
 
     # ------------------------------------------------------------------ phases
     def initial_assembly(self, st):
@@ -263,6 +266,9 @@ class InitialValueProblem:
     def _attempt(self, method, hist, h):
         if getattr(method, "kind", "lms") == "multistage":
             return self._attempt_multistage(method, hist, h)
+        if getattr(method, "kind", "lms") == "coupled":         # thirdorder: a doubled system
+            from mbdae.solvers.coupled import coupled_step
+            return coupled_step(self, method, hist, h)
         sysm = self.system
         K = min(method.history, len(hist))
         ys, yps = self._history_vectors(hist, max(K, min(2, len(hist))))
@@ -445,8 +451,10 @@ class InitialValueProblem:
         if not s.skip_initial_assembly and sysm.is_alg.any():
             self.initial_assembly(st)
         self.set_momenta(st)
+        self._eigen_due(st, before_derivatives=True)
         self.derivatives(st)
         sysm.commit_rotations(st)
+        self._eigen_due(st)
         self.state = st
         if self.output:
             self.output.line("out", "# Key for lines starting with \"Step\":")
@@ -527,6 +535,7 @@ class InitialValueProblem:
             method.accepted(hist)
             self.state = st
             self.write_output(st, self.step, h_try, it, err, solconv)
+            self._eigen_due(st)
             h = self.strategy.after_step(h, h_try, it)          # solvers/stepcontrol.py
             if progress and _time.perf_counter() - last_print > 1.0:
                 last_print = _time.perf_counter()
@@ -538,6 +547,13 @@ class InitialValueProblem:
                 _sys.stderr.flush()
         if progress:
             _sys.stderr.write("\n")
+
+    def _eigen_due(self, st, before_derivatives=False):
+        """Run the eigenanalysis due at st.t (engine/eigen.py), if any."""
+        if self.eigen is not None:
+            k = self.eigen.due(st.t, before_derivatives, 1e-9 * self.settings.time_step)
+            if k is not None:
+                self.eigen.run(self, st, k)
 
     def _dummy_steps(self, hist):
         """`dummy steps number`: small Crank-Nicolson steps of h·ratio that advance time and

@@ -1498,6 +1498,72 @@ class DeckReader:
     def iv_dummy_steps_number(self, card, args):
         self.settings["dummy_steps"] = args.integer("the number of dummy steps")
 
+    def iv_eigenanalysis(self, card, args):
+        """`eigenanalysis: { <when> | list, <n>, <when>, ... } [, options]` (manual §4.1.1,
+        Eigenanalysis); engine/eigen.py does the analysis."""
+        from mbdae.engine.eigen import EigenSettings
+        if args.is_keyword("list"):
+            n = args.integer("the number of eigenanalysis times")
+            if n < 1:
+                raise card.name.error("eigenanalysis: the list needs at least one time")
+            times = tuple(args.real("an eigenanalysis time") for _ in range(n))
+        else:
+            times = (args.real("the eigenanalysis time"),)
+        opt = {}
+        while args.more():
+            w = args.peek()
+            kw = args.expect_keyword(
+                "suffix width", "suffix format", "output matrices", "output full matrices",
+                "output sparse matrices", "output eigenvectors", "output geometry",
+                "matrix output precision", "results output precision", "parameter",
+                "lower frequency limit", "upper frequency limit", "use lapack", "use arpack",
+                "use jdqz", "use external", "mode", "balance", what="an eigenanalysis option")
+            if kw == "suffixwidth":
+                opt["suffix_width"] = None if args.is_keyword("compute") else args.integer("a width")
+            elif kw == "suffixformat":
+                opt["suffix_format"] = args.string("a format")
+            elif kw in ("outputmatrices", "outputfullmatrices"):
+                opt["output_matrices"] = "full"
+            elif kw == "outputsparsematrices":
+                opt["output_matrices"] = "sparse"
+            elif kw == "outputeigenvectors":
+                opt["output_eigenvectors"] = True
+            elif kw == "outputgeometry":
+                opt["output_geometry"] = True
+            elif kw == "matrixoutputprecision":
+                opt["matrix_precision"] = args.integer("a precision")
+            elif kw == "resultsoutputprecision":
+                opt["results_precision"] = args.integer("a precision")
+            elif kw == "parameter":
+                opt["parameter"] = args.real("the eigenanalysis parameter")
+            elif kw == "lowerfrequencylimit":
+                opt["lower_frequency"] = args.real("a frequency (Hz)")
+            elif kw == "upperfrequencylimit":
+                opt["upper_frequency"] = args.real("a frequency (Hz)")
+            elif kw == "uselapack":
+                opt["method"] = "lapack"
+            elif kw == "balance":
+                opt["balance"] = args.expect_keyword("no", "scale", "permute", "all")
+                if opt["balance"] != "no":
+                    self.note(w, "eigenanalysis: 'balance' is not applied (scipy's QZ has no dggevx)")
+            elif kw == "usearpack":
+                nev = args.integer("nev")
+                ncv = args.integer("ncv")
+                tol = args.real("tol")
+                if args.is_keyword("max iterations"):
+                    args.integer("a number of iterations")
+                opt.update(method="arpack", arpack=(nev, ncv, tol))
+            elif kw == "mode":
+                args.expect_keyword("largest magnitude", "smallest magnitude", "largest real part",
+                                    "smallest real part", "largest imaginary part", "smallest imaginary part")
+                self.note(w, "eigenanalysis: 'mode' is ignored (arpack runs in shift-invert mode)")
+            else:
+                raise w.error(not_supported(f"eigenanalysis: {w.text}"))
+        try:
+            self.settings["eigenanalysis"] = EigenSettings(times, **opt)
+        except ValueError as e:
+            raise card.name.error(str(e)) from None
+
     def iv_dummy_steps_ratio(self, card, args):
         self.settings["dummy_steps_ratio"] = args.real("the dummy steps ratio")
 
@@ -3175,14 +3241,15 @@ PROBLEM_CARDS = _table([
     ("dummy steps number", R.iv_dummy_steps_number), ("dummy steps ratio", R.iv_dummy_steps_ratio),
     ("fictitious steps number", R.iv_dummy_steps_number),
     ("fictitious steps ratio", R.iv_dummy_steps_ratio),
+    ("eigenanalysis", R.iv_eigenanalysis), ("eigen analysis", R.iv_eigenanalysis),
 ])
 INVERSE_CARDS = {**PROBLEM_CARDS, **_table([
     ("problem type", R.id_problem_type), ("max iterations", R.id_max_iterations),
     ("modify residual test", R.cd_accepted_note), ("full residual test", R.cd_accepted_note),
 ])}
 UNSUPPORTED_PROBLEM_CARDS = _table([
-    ("modify residual test", None), ("enforce constraint equations", None), ("eigenanalysis", None),
-    ("eigen analysis", None), ("real time", None), ("dummy steps tolerance", None),
+    ("modify residual test", None), ("enforce constraint equations", None),
+    ("real time", None), ("dummy steps tolerance", None),
     ("dummy steps max iterations", None), ("dummy steps method", "dummy steps use Crank-Nicolson"),
     ("fictitious steps tolerance", None), ("fictitious steps max iterations", None),
     ("fictitious steps method", "dummy steps use Crank-Nicolson"),

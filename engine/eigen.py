@@ -1,0 +1,243 @@
+"""Direct eigenanalysis of the linearized problem (MBDyn input manual §4.1.1, Eigenanalysis).
+
+The iteration matrix J(dCoef) = f/ẏ + dCoef f/y is assembled at +c and -c (c: `parameter`,
+default 1):  J(+c) = Aplus, J(-c) = Aminus.  A free motion y = v e^{λt} of the linearized
+equations satisfies (λ f/ẏ + f/y) v = 0, hence
+
+    J(-c) v = Λ J(+c) v,   Λ = (1 + cλ)/(1 - cλ),   λ = (Λ - 1)/(c (Λ + 1))
+
+(the manual's discrete-time eigenvalue and its transform back to continuous time).  Rows and
+columns of algebraic unknowns (multipliers) do not depend on dCoef: their eigenvalues are
+Λ = -1, λ = ∞, and are left out.  `use lapack` solves the dense pencil with the QZ algorithm
+(scipy.linalg.eig, LAPACK dggev; the `balance` option is read but scipy has no dggevx, so no
+balancing is applied); `use arpack, nev, ncv, tol` uses scipy's ARPACK (eigs) in shift-invert
+mode about the lower frequency limit (the nev eigenvalues nearest to it).
+
+Output: the summary table of the selected modes in the .out file, and with `output ...`
+options an Octave file PREFIX_<k>.m with dCoef, alpha = [Re α, Im α, β] (Λ = α/β),
+VR, VL, Aplus, Aminus, X0, idx (manual: "Output" paragraph of the eigenanalysis card)."""
+from dataclasses import dataclass
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from . import rotations as rot
+
+
+@dataclass
+class EigenSettings:
+    times: tuple                       # analyses at the first step with Time ≥ each value
+    parameter: float = 1.0             # c of J(±c)
+    lower_frequency: float = None      # Hz: keep complex eigenvalues with Im λ/2π > lower
+    upper_frequency: float = None      # Hz: ... and < upper
+    method: str = "lapack"             # "lapack" or "arpack"
+    balance: str = "permute"           # read, not applied (see the module docstring)
+    arpack: tuple = None               # (nev, ncv, tol)
+    output_matrices: str = None        # None, "full" or "sparse"
+    output_eigenvectors: bool = False
+    output_geometry: bool = False
+    suffix_width: int = None           # None: "compute" (digits of the largest index)
+    suffix_format: str = None          # e.g. "%03d"
+    matrix_precision: int = 16
+    results_precision: int = 16
+
+    def __post_init__(self):
+        if len(self.times) == 0:
+            raise ValueError("eigenanalysis: at least one time is needed")
+        if self.parameter == 0:
+            raise ValueError("eigenanalysis: the parameter must not be zero")
+        if self.method not in ("lapack", "arpack"):
+            raise ValueError(f"eigenanalysis: unknown method {self.method!r}")
+        if self.method == "arpack" and (self.arpack is None or self.arpack[0] < 1):
+            raise ValueError("eigenanalysis: use arpack needs nev ≥ 1, ncv, tol")
+        if (self.lower_frequency is not None and self.upper_frequency is not None
+                and self.upper_frequency <= self.lower_frequency):
+            raise ValueError("eigenanalysis: upper frequency limit must exceed the lower one")
+
+
+@dataclass
+class EigenResult:
+    time: float
+    dcoef: float
+    alpha: np.ndarray          # complex α of every computed eigenvalue (Λ = α/β)
+    beta: np.ndarray
+    lam: np.ndarray            # continuous-time eigenvalues (inf for Λ = -1)
+    selected: np.ndarray       # indices (into alpha/lam) of the modes passing the filters
+    VR: np.ndarray = None      # right eigenvectors of the selected modes (columns)
+    VL: np.ndarray = None
+
+    @property
+    def frequencies(self):
+        """Frequencies (Hz) of the selected modes, Im λ / 2π, in the order of `selected`."""
+        return self.lam[self.selected].imag / (2 * np.pi)
+
+
+def pencil(system, state, c):
+    """(Aplus, Aminus) = (J(+c), J(-c)) at `state` (sparse CSC)."""
+    keep = getattr(system, "last_kinematics", None)
+    Jp = system.evaluate(state, c, mode="regular", want_abs=False)[2]
+    Jm = system.evaluate(state, -c, mode="regular", want_abs=False)[2]
+    system.last_kinematics = keep
+    return sp.csc_matrix(Jp), sp.csc_matrix(Jm)
+
+
+def continuous(alpha, beta, c):
+    """λ = (Λ - 1)/(c (Λ + 1)) with Λ = α/β; ∞ where Λ = -1 (algebraic unknowns)."""
+    den = c * (alpha + beta)
+    num = alpha - beta
+    tiny = np.abs(den) <= 1e-12 * np.maximum(np.abs(alpha), np.abs(beta))
+    lam = np.where(tiny, np.inf + 0j, num / np.where(tiny, 1.0, den))
+    return lam
+
+
+def select(lam, lower=None, upper=None):
+    """Indices of finite eigenvalues inside the limits (complex ones only when a limit is
+    given), sorted by frequency Im λ."""
+    ok = np.isfinite(lam)
+    if lower is not None:
+        ok &= lam.imag > 2 * np.pi * lower
+    if upper is not None:
+        ok &= lam.imag < 2 * np.pi * upper
+    idx = np.flatnonzero(ok)
+    return idx[np.lexsort((lam[idx].real, lam[idx].imag))]
+
+
+def analyze(system, state, settings, want_vectors=None):
+    """Eigenanalysis of the system linearized at `state` (settings: EigenSettings)."""
+    c = settings.parameter
+    Jp, Jm = pencil(system, state, c)
+    vectors = settings.output_eigenvectors if want_vectors is None else want_vectors
+    VL = VR = None
+    if settings.method == "lapack":
+        out = sla.eig(Jm.toarray(), Jp.toarray(), left=vectors, right=vectors,
+                      homogeneous_eigvals=True)
+        w = out[0] if vectors else out
+        alpha, beta = w[0], w[1]
+        if vectors:
+            VL, VR = out[1], out[2]
+    else:
+        nev, ncv, tol = settings.arpack
+        # shift-invert about λ0 (2π·lower, or just above 0 so that rigid modes do not make the
+        # shifted matrix singular):  (J(-c) - σ J(+c))⁻¹ J(+c) v = θ v,  Λ = σ + 1/θ
+        lam0 = 2 * np.pi * settings.lower_frequency if settings.lower_frequency else 1e-3 / c
+        sigma = (1 + c * lam0) / (1 - c * lam0)
+        lu = spla.splu(sp.csc_matrix(Jm - sigma * Jp))
+        op = spla.LinearOperator(Jp.shape, matvec=lambda x: lu.solve(Jp @ x), dtype=float)
+        n = Jp.shape[0]
+        ncv = min(max(ncv, 2 * nev + 1), n - 1) if ncv else None
+        theta, V = spla.eigs(op, k=min(nev, n - 2), ncv=ncv, tol=tol, which="LM")
+        alpha = sigma + 1.0 / theta
+        beta = np.ones_like(alpha)
+        VR = V if vectors else None
+    lam = continuous(alpha, beta, c)
+    sel = select(lam, settings.lower_frequency, settings.upper_frequency)
+    res = EigenResult(state.t, c, alpha, np.real(beta), lam, sel)
+    if VR is not None:
+        res.VR = VR[:, sel]
+    if VL is not None:
+        res.VL = VL[:, sel]
+    res.Aplus, res.Aminus = Jp, Jm
+    return res
+
+
+def summary_lines(res):
+    """The .out table of the selected modes: number, Re, Im, damping %, frequency (Hz)."""
+    lines = ["Mode n.       Real           Imag             Damp %     Freq Hz"]
+    for k in res.selected:
+        lam = res.lam[k]
+        mag = abs(lam)
+        damp = -100.0 * lam.real / mag if mag > 0 else 0.0
+        sign = "+" if lam.imag >= 0 else "-"
+        lines.append(f"{k + 1:8d}: {lam.real:12.6g} {sign} {abs(lam.imag):12.6g} j "
+                     f"{damp:15.6g} {lam.imag / (2 * np.pi):15.6g}")
+    return lines
+
+
+def suffix(settings, index):
+    if settings.suffix_format:
+        return settings.suffix_format % index
+    width = settings.suffix_width
+    if width is None:
+        width = len(str(len(settings.times) - 1))
+    return f"{index:0{width}d}"
+
+
+def _matrix_text(name, A, p):
+    rows = [" ".join(f"{v:.{p}e}" for v in row) for row in A]
+    return f"{name} = [\n" + ";\n".join(rows) + "\n];\n"
+
+
+def _complex_text(name, A, p):
+    def z(v):
+        return f"{v.real:.{p}e}{'+' if v.imag >= 0 else '-'}{abs(v.imag):.{p}e}i"
+    rows = [" ".join(z(v) for v in row) for row in A]
+    return f"{name} = [\n" + ";\n".join(rows) + "\n];\n"
+
+
+def write_octave(path, res, settings, system, state):
+    """The .m file: what the card's output options ask for (Octave syntax)."""
+    p, q = settings.matrix_precision, settings.results_precision
+    parts = [f"% mbdae eigenanalysis at time {res.time:.16g}\n", f"dCoef = {res.dcoef:.{q}e};\n"]
+    if settings.output_matrices == "full":
+        parts += [_matrix_text("Aplus", res.Aplus.toarray(), p), _matrix_text("Aminus", res.Aminus.toarray(), p)]
+    elif settings.output_matrices == "sparse":
+        for name, A in (("Aplus", res.Aplus), ("Aminus", res.Aminus)):
+            C = A.tocoo()
+            trip = np.column_stack([C.row + 1, C.col + 1, C.data])
+            parts.append(f"{name} = spconvert([\n" + "\n".join(
+                f"{int(i)} {int(j)} {v:.{p}e}" for i, j, v in trip) + f"\n{A.shape[0]} {A.shape[1]} 0\n]);\n")
+    if settings.output_eigenvectors:
+        s = res.selected
+        al = np.column_stack([res.alpha[s].real, res.alpha[s].imag, res.beta[s]])
+        parts.append(_matrix_text("alpha", al, q))
+        if res.VR is not None:
+            parts.append(_complex_text("VR", res.VR, q))
+        if res.VL is not None:
+            parts.append(_complex_text("VL", res.VL, q))
+    if settings.output_geometry:
+        kin = system.kinematics(state)
+        X0 = np.concatenate([np.concatenate([kin.x[i], rot.log_rotvec(kin.R[i])]) for i in range(system.nodes.n)])
+        parts.append(_matrix_text("X0", X0[:, None], q))
+        parts.append(_matrix_text("idx", system.nodes.ix[:, 0][:, None].astype(float), 0))
+    with open(path, "w") as f:
+        f.writelines(parts)
+
+
+class EigenSchedule:
+    """The analyses of one run: which `when` values are still due, and their output."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.pending = list(enumerate(sorted(settings.times)))
+        self.results = []
+
+    def due(self, t, before_derivatives=False, eps=0.0):
+        """Pop and return the index of the analysis to run at time t (None if none is due)."""
+        if not self.pending:
+            return None
+        k, when = self.pending[0]
+        if before_derivatives:
+            hit = when < t - eps
+        else:
+            hit = when <= t + eps
+        if not hit:
+            return None
+        # several times passed within one step: one analysis, numbered by the first
+        while self.pending and self.pending[0][1] <= t + eps:
+            self.pending.pop(0)
+        return k
+
+    def run(self, problem, state, index):
+        res = analyze(problem.system, state, self.settings)
+        self.results.append(res)
+        n_all = int(np.isfinite(res.lam).sum())
+        problem.log(f"# Eigenanalysis {index} at time {state.t:g}: {len(res.lam)} eigenvalues "
+                    f"({n_all} finite), {len(res.selected)} selected")
+        for line in summary_lines(res):
+            problem.log(line)
+        s = self.settings
+        prefix = problem.settings.output_prefix
+        if prefix and (s.output_eigenvectors or s.output_matrices or s.output_geometry):
+            write_octave(f"{prefix}_{suffix(s, index)}.m", res, s, problem.system, state)
+        return res

@@ -38,7 +38,7 @@ ROW_NAME = ["position x", "position y", "position z", "rotation x", "rotation y"
             "angular velocity z", "axis orthogonality 1", "axis orthogonality 2", "distance"]
 I3 = np.eye(3)
 # joint types whose .jnt reaction MBDyn writes as the load on node 1 (see output_groups)
-NODE1_OUTPUT = {"total joint", "drive hinge"}
+NODE1_OUTPUT = {"total joint", "drive hinge", "total equation", "total internal reaction"}
 
 
 @dataclass
@@ -64,6 +64,7 @@ class JointSpec:
     distance_drive: object = None  # scalar drive of the imposed distance
     output: bool = True
     output_frame: np.ndarray = None  # frame of the local .jnt columns, relative to node 1 (default R1h)
+    equation: object = None        # total internal reaction: label of its total equation joint
 
 
 class RigidJoints(ElementFamily):
@@ -109,6 +110,13 @@ class RigidJoints(ElementFamily):
         self.avel_drive = VectorDriveArray([s.avel_drive for s in S])
         self.dist_drive = DriveArray([s.distance_drive if s.distance_drive is not None else NullDrive()
                                       for s in S])
+        # total equation: its rows without loads; total internal reaction: the loads Bᵀλ of a
+        # total equation's multipliers on its own geometry, without rows (MBDyn's TotalEquation
+        # and TotalReaction).  `loaded` marks the rows whose reaction map carries loads.
+        self.equation_only = np.array([t == "total equation" for t in self.types], bool)
+        self.reaction_only = np.array([t == "total internal reaction" for t in self.types], bool)
+        self.loaded = self.active & ~self.equation_only[:, None]
+        self.active[self.reaction_only] = False
         self.n_internal = int(self.active.sum())
 
     # ------------------------------------------------------------------ layout
@@ -116,12 +124,15 @@ class RigidJoints(ElementFamily):
         self.offset = start
         self.mult = np.full((self.ne, NROWS), -1, np.int64)
         self.mult[self.active] = start + np.arange(self.n_internal)
+        self.load_mult = np.where(self.loaded, self.mult, -1)
+        self._link_reactions()
         # only the row groups some instance uses are computed (compact row axis "u")
         groups = [("pos", POS), ("rot", ROT), ("vel", VEL), ("avel", AVEL), ("dot", DOT),
                   ("dist", slice(DIST, DIST + 1))]
         used, self.gs = [], {}
+        rows_or_loads = self.active | self.loaded
         for name, sl in groups:
-            if self.active[:, sl].any():
+            if rows_or_loads[:, sl].any():
                 k = len(used)
                 rows = list(range(sl.start, sl.stop))
                 used += rows
@@ -131,7 +142,29 @@ class RigidJoints(ElementFamily):
         self.umult = self.mult[:, self.used]
         self.upos = POSITION_LEVEL[self.used]
         self._safe_mult = np.maximum(self.umult, 0)
+        self.ulact = self.load_mult[:, self.used] >= 0
+        self.ulmult = self.load_mult[:, self.used]
+        self._safe_lmult = np.maximum(self.ulmult, 0)
         self._any_vel = bool((~self.upos).any())
+
+    def _link_reactions(self):
+        """Multipliers of each total internal reaction: those of its total equation, taken in
+        MBDyn's order (per component position or velocity, then rotation or angular velocity)
+        for the reaction's active position components, then its rotation components."""
+        for i in np.flatnonzero(self.reaction_only):
+            s = self.specs[i]
+            found = np.flatnonzero((self.labels == s.equation) & self.equation_only)
+            if len(found) != 1:
+                raise ValueError(f"total internal reaction {s.label}: total equation joint "
+                                 f"{s.equation} is not defined")
+            j = found[0]
+            order = [r for k in range(3) for r in (k, 6 + k)] + [r for k in range(3) for r in (3 + k, 9 + k)]
+            eq_mult = [self.mult[j, r] for r in order if self.active[j, r]]
+            rows = np.flatnonzero(self.loaded[i])
+            if len(rows) != len(eq_mult):
+                raise ValueError(f"total internal reaction {s.label} has {len(rows)} reactions, while "
+                                 f"total equation {s.equation} defines {len(eq_mult)} constraints")
+            self.load_mult[i, rows] = eq_mult
 
     def dof_info(self):
         inst, row = np.nonzero(self.active)
@@ -149,7 +182,7 @@ class RigidJoints(ElementFamily):
         act, mult = self.uact, self.umult
         p.add_res(self.node_rows)
         p.add_res(mult, act)
-        p.add_jac(self.node_rows, mult, act[:, None, :])           # 0: Bᵀ
+        p.add_jac(self.node_rows, self.ulmult, self.ulact[:, None, :])   # 0: Bᵀ (load multipliers)
         p.add_jac(mult, self.node_rows, act[:, :, None])           # 1: constraint rows
         p.add_jac(self.node_rows, self.node_rows, self._stiffness_mask())  # 2: geometric stiffness
         p.add_jac(mult[..., None], mult[..., None], act[..., None, None])  # 3: λ rows in assembly
@@ -347,16 +380,22 @@ class RigidJoints(ElementFamily):
     def _lambda(self, ctx):
         return np.where(self.uact, ctx.y[self._safe_mult], 0.0)
 
+    def _load_lambda(self, ctx):
+        """Multipliers of the loads Bᵀλ: the own ones, none for a total equation, the total
+        equation's for a total internal reaction."""
+        return np.where(self.ulact, ctx.y[self._safe_lmult], 0.0)
+
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, ctx, want_jac):
         G = self._geometry(ctx)
         mode = ctx.mode
         c, B, C, Cv = self._rows(G, ctx, want_C=want_jac or mode in ("ia_velocity", "derivatives"))
         lam = self._lambda(ctx)
+        lam_load = self._load_lambda(ctx)
         dc = ctx.dcoef
         pos_rows = self.upos
         vel_rows = ~pos_rows
-        f_node = np.einsum('nrq,nr->nq', B, lam)
+        f_node = np.einsum('nrq,nr->nq', B, lam_load)
         if mode in ("ia_velocity", "derivatives"):
             # position-level rows at velocity level: φ_q v + φ_t (velocity assembly; the
             # derivatives phase, where this index-2 form yields consistent accelerations)
@@ -393,7 +432,7 @@ class RigidJoints(ElementFamily):
         if mode == "ia_position":
             Jc[:, vel_rows] = 0.0
             diag[:, vel_rows] = 1.0
-        K = self._geometric_stiffness(G, lam)
+        K = self._geometric_stiffness(G, lam_load)
         Jk = chain12(kin, self.n1, self.n2, self.ground, dF_dq=K)
         return res, [np.swapaxes(B, 1, 2), Jc, Jk, diag]
 
@@ -483,7 +522,7 @@ class RigidJoints(ElementFamily):
     def _local_reactions(self, ctx, G):
         """The reaction columns 2-7 of the .jnt rows (see output_groups), all instances."""
         c, B, C, Cv = self._rows(G, ctx)
-        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._lambda(ctx))
+        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._load_lambda(ctx))
         F2, M2 = load2[:, 0:3], load2[:, 3:6]
         node1_convention = np.array([t in NODE1_OUTPUT for t in self.types]) | self.ground
         sign = np.where(node1_convention, -1.0, 1.0)[:, None]
@@ -511,7 +550,7 @@ class RigidJoints(ElementFamily):
         """Force and couple applied by each joint to its node 2, global frame."""
         G = self._geometry(ctx)
         c, B, C, Cv = self._rows(G, ctx)
-        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._lambda(ctx))   # applied = -(equation term)
+        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._load_lambda(ctx))   # applied = -(equation term)
         return G, load2[:, 0:3], load2[:, 3:6]
 
     def output_groups(self, ctx):
@@ -562,6 +601,8 @@ class RigidJoints(ElementFamily):
             "drive displacement pin": lambda: G["d"],
         }
         extra["total pin joint"] = extra["total joint"]
+        # MBDyn 1.7.3 writes the total joint's columns for these too (checked on invdyn/eqreac)
+        extra["total equation"] = extra["total internal reaction"] = extra["total joint"]
         groups = []
         outmask = np.array([s.output for s in self.specs], bool)
         for t in dict.fromkeys(self.types):

@@ -324,6 +324,28 @@ class Model:
                            vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d,
                            output_frame=None if output_orientation1 is None else _mat(output_orientation1))
 
+    def total_equation(self, label, node1, node2, **kw):
+        """Total equation (MBDyn's `total equation`): the constraint rows of a total joint
+        (§9.1.13, same arguments as `total_joint`) whose multipliers load no node; a `total
+        internal reaction` applies them elsewhere."""
+        return self.total_joint(label, node1, node2, type_="total equation", **kw)
+
+    def total_internal_reaction(self, label, node1, node2, equation, offset1=None,
+                                position_orientation1=None, rotation_orientation1=None,
+                                offset2=None, position_orientation2=None,
+                                rotation_orientation2=None, position_status=("inactive",) * 3,
+                                orientation_status=("inactive",) * 3):
+        """Total internal reaction (MBDyn's `total internal reaction`): the loads Bᵀλ of a total
+        joint with these frames on node1 and node2, λ being the multipliers of total equation
+        `equation` (in its row order; as many active components as it has rows); no rows."""
+        ps = _flags(position_status, {"inactive": "inactive", "active": "active", "position": "active"})
+        os_ = _flags(orientation_status, {"inactive": "inactive", "active": "active", "rotation": "active"})
+        rows = [k for k in range(3) if ps[k] == "active"] + [3 + k for k in range(3) if os_[k] == "active"]
+        return self._joint(label, "total internal reaction", node1, node2, f1=_vec(offset1),
+                           f2=_vec(offset2), R1h=_mat(position_orientation1),
+                           R1r=_mat(rotation_orientation1), R2r=_mat(rotation_orientation2),
+                           rows=rows, equation=equation)
+
     def total_pin_joint(self, label, node, offset=None, rotation_orientation=None,
                         absolute_position=None, absolute_position_orientation=None,
                         absolute_rotation_orientation=None, position_status=("inactive",) * 3,

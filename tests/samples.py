@@ -346,3 +346,42 @@ def joint_regularization_model(rng):
 
 
 SAMPLES["joint regularization"] = [joint_regularization_model]
+
+
+def total_equation_model(rng):
+    """Total equations whose multipliers load other node pairs through total internal
+    reactions (one with a velocity row in its equation), and an equation/reaction pair on the
+    same nodes and frames (together a total joint)."""
+    m = Model()
+    _nodes(m, rng, 5)
+    R = lambda: rand_R(rng)
+    v = lambda: rng.normal(size=3)
+    m.total_equation(1, 1, 2, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                     offset2=v(), rotation_orientation2=R(),
+                     position_status=("active", "active", "inactive"),
+                     position_drive=VectorDrive.single(v(), LinearDrive(0.2, 0.1)),
+                     orientation_status=("inactive", "active", "active"),
+                     orientation_drive=VectorDrive.single(v(), ConstDrive(0.3)))
+    m.total_internal_reaction(2, 3, 4, 1, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                              offset2=v(), rotation_orientation2=R(),
+                              position_status=("active", "inactive", "active"),
+                              orientation_status=("active", "active", "inactive"))
+    m.total_equation(3, 5, 3, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                     offset2=v(), rotation_orientation2=R(),
+                     position_status=("active", "velocity", "inactive"),
+                     position_drive=VectorDrive.single(v(), LinearDrive(0.2, 0.1)),
+                     orientation_status=("active", "inactive", "inactive"))
+    m.total_internal_reaction(4, 2, 5, 3, offset1=v(), position_orientation1=R(), offset2=v(),
+                              position_status=("inactive", "active", "active"),
+                              orientation_status=("active", "inactive", "inactive"))
+    frames = dict(offset1=v(), position_orientation1=R(), rotation_orientation1=R(), offset2=v(),
+                  rotation_orientation2=R())
+    m.total_equation(5, 4, 1, position_status=("active", "inactive", "active"),
+                     orientation_status=("active", "active", "active"),
+                     orientation_drive=VectorDrive.single(v(), ConstDrive(0.2)), **frames)
+    m.total_internal_reaction(6, 4, 1, 5, position_status=("active", "inactive", "active"),
+                              orientation_status=("active", "active", "active"), **frames)
+    return m
+
+
+SAMPLES["joint"].append(total_equation_model)

@@ -137,7 +137,6 @@ def test_planar_3link_passive_reaction_follows_newton(tmp_path):
 
 @pytest.mark.parametrize("deck,message", [
     ("planar_3link_ergo2_driven.mbd", "driven"),
-    ("eqreac/twomasses.mbd", "total equation"),
 ])
 def test_decks_with_missing_elements_say_what_is_missing(deck, message):
     with pytest.raises(DeckError, match=message):

@@ -589,7 +589,7 @@ UNSUPPORTED_JOINTS = (
     "brake", "screw", "plane displacement", "plane displacement pin", "linear velocity",
     "angular velocity", "linear acceleration", "angular acceleration", "imposed orientation",
     "kinematic", "offset displacement joint", "rigid body displacement joint", "point contact",
-    "coincidence", "total equation", "total internal reaction", "total reaction", "gimbal hinge",
+    "coincidence", "total reaction", "gimbal hinge",
     "continuous contact", "hydraulic actuator")
 NODE_TYPES = ("structural", "abstract", "electric", "hydraulic", "thermal", "parameter")
 
@@ -1321,7 +1321,7 @@ class DeckReader:
         name = normalize(w.text)
         method = METHOD_ALIASES.get(name, " ".join(w.text.split()).lower())
         try:
-            make_method(method, 0.0)
+            make_method(method, 0.5)
         except ValueError:
             message = not_supported(f"method {_shown(w.text)}") if name in KNOWN_METHODS else \
                 f"syntax error: unknown integration method '{w.text}'"
@@ -1335,7 +1335,14 @@ class DeckReader:
         if method in METHODS_WITHOUT_RADIUS:
             self.settings.update(method=method, rho=0.0)
             return
+        if method == "thirdorder" and args.is_keyword("ad hoc"):      # `thirdorder, ad hoc;`
+            self.settings.update(method="thirdorder ad hoc", rho=0.0)
+            return
+        rw = args.peek()
         rho = self.read_spectral_radius(args)
+        if method == "thirdorder" and not isinstance(rho, Drive) and rho <= 0.0:
+            raise rw.error("thirdorder needs a spectral radius in (0, 1] (its interior point is at "
+                           "θ = -ρ/(1+ρ)), or `ad hoc`")
         if args.more():
             rw = args.peek()
             alg = self.read_spectral_radius(args)
@@ -1886,8 +1893,6 @@ class DeckReader:
         the inner card is read by its own reader (and counted in its own family); the element
         is active while the drive is non-zero (elements/driven.py)."""
         from mbdae.elements.driven import DrivenSpec
-        if self.problem_name == "inversedynamics":
-            raise card.name.error(not_supported("driven elements in inverse dynamics"))
         lw = args.peek()
         label = args.label("a driven element label")
         drive = self.read_drive(args)
@@ -2445,7 +2450,37 @@ class DeckReader:
             statuses.append(name)
         return tuple(statuses)
 
-    def j_total_joint(self, label, args, tw):
+    def j_total_equation(self, label, args, tw):
+        """`total equation` (manual §8.12.47, undocumented): a total joint's card; its rows
+        load no node (their multipliers act through a `total internal reaction`)."""
+        self.j_total_joint(label, args, tw, type_="total equation")
+
+    def j_total_internal_reaction(self, label, args, tw):
+        """`total internal reaction` (manual §8.12.50, undocumented): a total joint's frames,
+        `position constraint` / `orientation constraint` statuses (active or inactive, no
+        drives), then `total equation, <label>` of a total equation defined before."""
+        n1, s1 = self.node_site(args)
+        f1, R1p, R1r = self.read_total_frames(args, s1)
+        f1 = np.zeros(3) if f1 is None else f1
+        R1p = I3 if R1p is None else R1p
+        n2, s2 = self.second_site(args, n1, f1, R1p)
+        f2, R2p, R2r = self.read_total_frames(args, s2)
+        status = {}
+        for group in ("position constraint", "orientation constraint"):
+            if args.is_keyword(group):
+                status[group] = self.read_statuses(args, ("inactive", "active"), False)
+        w = args.peek()
+        args.expect_keyword("total equation")
+        equation = args.label("a total equation label")
+        if not any(s.label == equation and s.type == "total equation" for s in self.model.joints):
+            raise w.error(f"TotalEquation({equation}) needed by TotalReaction({label}) is not defined")
+        self.model.total_internal_reaction(
+            label, n1.label, n2.label, equation, offset1=f1, position_orientation1=R1p,
+            rotation_orientation1=R1r, offset2=f2, position_orientation2=R2p, rotation_orientation2=R2r,
+            position_status=status.get("position constraint", ("inactive",) * 3),
+            orientation_status=status.get("orientation constraint", ("inactive",) * 3))
+
+    def j_total_joint(self, label, args, tw, type_="total joint"):
         """`total joint` (manual §8.12.48): frames of both nodes, then constraint groups whose
         imposed values are expressed in node 1's position / rotation frames."""
         n1, s1 = self.node_site(args)
@@ -2460,7 +2495,7 @@ class DeckReader:
         constraints = self.read_total_constraints(args, pos_site, rot_site)
         self.model.total_joint(label, n1.label, n2.label, offset1=f1, position_orientation1=R1p,
                                rotation_orientation1=R1r, offset2=f2, position_orientation2=R2p,
-                               rotation_orientation2=R2r, **constraints)
+                               rotation_orientation2=R2r, type_=type_, **constraints)
 
     def j_total_pin_joint(self, label, args, tw):
         """`total pin joint` (manual §8.12.49): node group (relative), then ground group (absolute)."""
@@ -3304,7 +3339,8 @@ JOINT_READERS = _table([
     ("imposed displacement", R.j_imposed_displacement),
     ("imposed displacement pin", R.j_imposed_displacement_pin),
     ("axial rotation", R.j_axial_rotation), ("total joint", R.j_total_joint),
-    ("total pin joint", R.j_total_pin_joint), ("rod", R.j_rod), ("rod with offset", R.j_rod_with_offset),
+    ("total pin joint", R.j_total_pin_joint), ("total equation", R.j_total_equation),
+    ("total internal reaction", R.j_total_internal_reaction), ("rod", R.j_rod), ("rod with offset", R.j_rod_with_offset),
     ("deformable hinge", R.j_deformable_hinge),
     ("deformable displacement joint", R.j_deformable_displacement_joint),
     ("deformable displacement hinge", R.j_deformable_displacement_joint),
@@ -3334,7 +3370,7 @@ KNOWN_LAWS = {normalize(k) for k in (
     "nlsf viscoelastic", "nlp elastic", "nlp viscous", "nlp viscoelastic", "array", "axial wrapper",
     "bistop", "drive caller wrapper", "invariant angular", "contact elastic")}
 METHOD_ALIASES = {"cranknicolson": "crank nicolson", "cranknicholson": "crank nicolson",
-                  "impliciteuler": "implicit euler", "ms2": "ms", "nostro": "ms"}
+                  "impliciteuler": "implicit euler", "ms2": "ms", "nostro": "ms", "thirdorder": "thirdorder"}
 METHODS_WITHOUT_RADIUS = ("crank nicolson", "implicit euler", "bdf", "dirk33", "dirk43", "dirk54")
 KNOWN_METHODS = {normalize(k) for k in ("ms", "ms2", "ms3", "ms4", "ss2", "ss3", "ss4", "hope", "bathe",
                                         "msstc3", "mssth3", "msstc4", "mssth4", "msstc5", "mssth5",

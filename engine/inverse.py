@@ -169,10 +169,17 @@ def _all_dynamic(model, keep):
             setattr(m, name, list(keep.get(name, [])))
     # beams in their objective (total) form: the subproblems see each instant's configuration
     # alone, without the incremental form's committed section frames
-    m.beams = [replace(s, interpolation="total") for s in getattr(m, "beams", [])]
+    m.beams = [_keep_driven(replace(s, interpolation="total"), s) for s in getattr(m, "beams", [])]
     if "gravity" not in keep:
         m.gravity_vector = None
     return m
+
+
+def _keep_driven(new, old):
+    """A spec copy keeps its `driven` wrapper (set as an attribute by Model.driven)."""
+    if getattr(old, "driven", None) is not None:
+        new.driven = old.driven
+    return new
 
 
 class InverseDynamicsProblem:
@@ -264,8 +271,12 @@ class InverseDynamicsProblem:
             if not (tq or pm):
                 raise ValueError(f"joint {s.label}: marked neither `torque` nor `prescribed motion`; "
                                  f"it would take part in no subproblem")
-        self.kin_rows = presc[self.row_inst]          # φ ∪ ψ
-        self.dyn_rows = torque[self.row_inst]         # φ ∪ ϑ
+        # roles of every row; the rows taking part at an instant are those of the active
+        # joints (driven joints, manual §8.20.2: set_activity rebuilds the partition)
+        self.kin_roles = presc[self.row_inst]         # φ ∪ ψ
+        self.dyn_roles = torque[self.row_inst]        # φ ∪ ϑ
+        self.kin_rows, self.dyn_rows = self.kin_roles, self.dyn_roles
+        self._driven_setup(model, J)
         self.pos_level = J.upos[self.row_u]
         self.row_joint = J.labels[self.row_inst]
         self.row_name = [f"{J.types[i]} {ROW_NAME[J.used[u]]}" for i, u in zip(self.row_inst, self.row_u)]
@@ -274,7 +285,48 @@ class InverseDynamicsProblem:
         base1 = np.where(n1 >= 0, 6 * np.maximum(n1, 0), -10 ** 9)
         cols = np.concatenate([base1[:, None] + np.arange(6), 6 * n2[:, None] + np.arange(6)], axis=1)
         self.inst_cols = np.where(cols >= 0, cols, -1)
-        self.check_counts(nr)
+        self.activity = None
+        self.set_activity(self.times[0])
+
+    def _driven_setup(self, model, J):
+        """Driven joints (their rows switch on and off with the drive); driven rods, deformable
+        joints and beams are masked by their Systems' DrivenActivity family."""
+        for name in ELEMENT_LISTS:
+            for s in getattr(model, name, []) or []:
+                d = getattr(s, "driven", None)
+                if d is None:
+                    continue
+                if name in ("bodies", "forces", "user_forces"):
+                    raise ValueError(f"not supported yet: driven {name[:-1].replace('_', ' ')} {s.label} "
+                                     f"in inverse dynamics")
+                if d.hints:
+                    raise ValueError(f"not supported yet: hints of driven element {s.label} in inverse dynamics")
+        self.driven_inst = np.array([i for i, s in enumerate(J.specs)
+                                     if getattr(s, "driven", None) is not None], np.int64)
+        self.driven_drives = [J.specs[i].driven.drive for i in self.driven_inst]
+
+    def set_activity(self, t):
+        """Active joints at time t and the row partition that follows (φ, ψ, ϑ of the active
+        joints only); checks the counts again when the activity changes.  Returns True on a
+        change."""
+        J = self.joints
+        active = np.ones(J.ne, bool)
+        if len(self.driven_inst):
+            active[self.driven_inst] = [float(d.value(t)) != 0.0 for d in self.driven_drives]
+        if self.activity is not None and np.array_equal(active, self.activity):
+            return False
+        self.activity = active
+        on = active[self.row_inst]
+        self.kin_rows = self.kin_roles & on
+        self.dyn_rows = self.dyn_roles & on
+        try:
+            self.check_counts(len(self.row_inst))
+        except ValueError as e:
+            if len(self.driven_inst):
+                raise ValueError(f"time {t:g}, active driven joints "
+                                 f"{J.labels[self.driven_inst[active[self.driven_inst]]].tolist()}: {e}") from None
+            raise
+        return True
 
     def check_counts(self, nr):
         n, pt = self.n, self.problem_type
@@ -533,6 +585,7 @@ class InverseDynamicsProblem:
         total_it = 0
         try:
             for step, t in enumerate(self.times):
+                self.set_activity(t)
                 if t_prev is not None:        # predictor: second-order Taylor from the last instant
                     h = t - t_prev
                     V6, A6 = prev["V"].reshape(-1, 6), prev["A"].reshape(-1, 6)
@@ -572,7 +625,7 @@ class InverseDynamicsProblem:
                                       self.joints.labels, arr["F"], arr["M"], nodes.labels.copy(),
                                       arr["lam"], self.row_joint, self.row_name,
                                       {k: np.array(v) for k, v in res.items()}, stats,
-                                      self.dyn_rows & ~self.kin_rows, self.dyn_rows.copy())
+                                      self.dyn_roles & ~self.kin_roles, self.dyn_roles.copy())
 
     # ------------------------------------------------------------------ output
     def _multiplier_state(self, st, lam):

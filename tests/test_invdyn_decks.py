@@ -95,6 +95,38 @@ def test_overcontrolled_decks_match_mbdyn(deck, tmp_path):
     assert worst(kept, ref["jnt"], ours["jnt"], [1, 2], range(2, 14)) < 1e-3 * scale
 
 
+def test_driven_joint_swap_matches_mbdyn(tmp_path):
+    """planar_3link_ergo2_driven: at T1 = 0.5 `driven` elements swap the ground hinge (2), its
+    actuator (12), its ergonomy and right-hand-side springs (22, 122) and the prescribed tip
+    motion (5) for copies labelled 999xx; the row partition is rebuilt when the activity
+    changes.  MBDyn writes only the active joints: the .jnt labels of every block, the motion
+    and the actuator torques agree with its output through the switch."""
+    deck = "planar_3link_ergo2_driven.mbd"
+    kept, ref = reference(deck)
+    r, ours = run(deck, tmp_path)
+    assert len(r.t) == 101
+    before, after = {2, 12, 22, 122, 5}, {99902, 99912, 99922, 99122, 99905}
+    for b, rb in zip(kept, ref["jnt"]):
+        assert sorted(ours["jnt"][b]) == sorted(rb)
+        assert (before <= set(rb)) == (r.t[b] <= 0.5) and (after <= set(rb)) == (r.t[b] > 0.5)
+    size = max(np.abs(v[:3]).max() for b in ref["mov"] for v in b.values())
+    vel = max(np.abs(v[6:12]).max() for b in ref["mov"] for v in b.values())
+    assert worst(kept, ref["mov"], ours["mov"], [2, 3, 4], [2, 3, 4]) < 1e-6 * size
+    assert worst(kept, ref["mov"], ours["mov"], [2, 3, 4], range(8, 14)) < 1e-4 * vel
+    scale = max(np.abs(v[:12]).max() for b in ref["jnt"] for v in b.values())
+    torque = max(abs(ours["jnt"][b][l][5] - rb[l][5]) for b, rb in zip(kept, ref["jnt"])
+                 for l in (12, 99912, 13, 14) if l in rb)
+    assert torque < 5e-4 * scale
+    ground = max(np.abs(ours["jnt"][b][l][:12] - rb[l][:12]).max() for b, rb in zip(kept, ref["jnt"])
+                 for l in (1, 2, 99902) if l in rb)
+    assert ground < 1e-3 * scale
+    # the inactive copy carries nothing: its multipliers are zero
+    F2, M2 = r.joint(2)
+    F9, M9 = r.joint(99902)
+    assert np.all(np.abs(F2[r.t > 0.5]) == 0.0) and np.all(np.abs(F9[r.t <= 0.5]) == 0.0)
+    assert np.abs(F9[r.t > 0.5]).max() > 1.0
+
+
 def test_planar_3link_acceleration_constraints(tmp_path):
     """The accelerations must satisfy the passive joints' acceleration-level constraints
     φ/x ẍ + (φ/x ẋ)/x ẋ = 0 (eq. 6.37a; convective terms checked by finite differences in
@@ -136,7 +168,7 @@ def test_planar_3link_passive_reaction_follows_newton(tmp_path):
 
 
 @pytest.mark.parametrize("deck,message", [
-    ("planar_3link_ergo2_driven.mbd", "driven"),
+    ("aero/surface.mbd", "air properties"),
 ])
 def test_decks_with_missing_elements_say_what_is_missing(deck, message):
     with pytest.raises(DeckError, match=message):

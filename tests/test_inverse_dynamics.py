@@ -613,3 +613,40 @@ def test_factorization_reuse_counts():
     it = on["newton_iterations"]
     assert on["factorizations"] == it + 2 * N and on["reused_factorizations"] == N
     assert off["factorizations"] == it + 3 * N
+
+
+def test_driven_actuators_change_roles_at_switch():
+    """Driven joints (manual §8.20.2) in inverse dynamics: until T1 the shoulder angle of the
+    two-link arm is imposed and actuated by one joint (3, both roles: collocated rows); from T1
+    the drive is imposed by joint 5 (prescribed motion only, ψ) and the torque is taken by
+    joint 6 (torque only, ϑ), a non-collocated split.  The row partition is rebuilt at the
+    switch: the motion stays the prescribed one and the shoulder torque is the Lagrange
+    torque throughout, carried by 3 before T1 and by 6 after."""
+    T1 = 0.45
+    m = arm()
+    for label in (5, 6):
+        m.total_pin_joint(label, 1, orientation_status=("inactive", "inactive", "active"),
+                          orientation_drive=VectorDrive.single([0, 0, 1], ExpressionDrive(Q1)),
+                          absolute_rotation_orientation=np.eye(3))
+    m.driven(3, ExpressionDrive(f"Time <= {T1}"))
+    m.driven(5, ExpressionDrive(f"Time > {T1}"))
+    m.driven(6, ExpressionDrive(f"Time > {T1}"))
+    roles = {3: (True, True), 4: (True, True), 5: (False, True), 6: (True, False)}
+    t = np.linspace(0.0, 1.0, 201)
+    r = InverseDynamicsProblem(m, t, problem_type="fully actuated non collocated", roles=roles).run()
+    tau1, tau2 = lagrange_torques(r.t)
+    before, after = r.t <= T1, r.t > T1
+    shoulder = np.where(before, r.joint(3)[1][:, 2], r.joint(6)[1][:, 2])
+    assert np.allclose(shoulder, tau1, rtol=0, atol=1e-8 * np.abs(tau1).max())
+    assert np.allclose(r.joint(4)[1][:, 2], tau2, rtol=0, atol=1e-8 * np.abs(tau2).max())
+    for label, off in ((3, after), (5, before), (6, before)):
+        F, M = r.joint(label)
+        assert np.all(F[off] == 0.0) and np.all(M[off] == 0.0)
+    assert np.all(r.joint(5)[1][after] == 0.0)         # ψ rows carry no load (μ = 0)
+    q1, q2, d1, d2, a1, a2 = q_exact(r.t)
+    assert np.allclose(np.arctan2(r.R[:, 0, 1, 0], r.R[:, 0, 0, 0]), q1, atol=1e-10)
+    assert np.allclose(r.wd[:, 0, 2], a1, atol=1e-7 * np.abs(a1).max())
+    # a partition with the wrong counts is refused, naming the instant and the active joints
+    m.driven(4, ExpressionDrive(f"Time <= {T1}"))
+    with pytest.raises(ValueError, match=r"time 0\.455, active driven joints \[5, 6\].*must be as many"):
+        InverseDynamicsProblem(m, t, problem_type="fully actuated non collocated", roles=roles).run()

@@ -38,7 +38,8 @@ ROW_NAME = ["position x", "position y", "position z", "rotation x", "rotation y"
             "angular velocity z", "axis orthogonality 1", "axis orthogonality 2", "distance"]
 I3 = np.eye(3)
 # joint types whose .jnt reaction MBDyn writes as the load on node 1 (see output_groups)
-NODE1_OUTPUT = {"total joint", "drive hinge", "total equation", "total internal reaction"}
+NODE1_OUTPUT = {"total joint", "drive hinge", "total equation", "total internal reaction", "in line",
+                "distance"}
 
 
 @dataclass
@@ -83,6 +84,8 @@ class RigidJoints(ElementFamily):
         self.ground = self.n1 < 0
         self.any_ground = bool(self.ground.any())
         self.ground_idx = np.flatnonzero(self.ground)
+        self._node1_output = np.array([t in NODE1_OUTPUT for t in self.types], bool)
+        self._distance_output = np.array([t == "distance" for t in self.types], bool)
         self._node2_frame_output = np.array([t in ("revolute hinge", "revolute pin", "axial rotation")
                                              for t in self.types], bool)
         self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
@@ -523,13 +526,27 @@ class RigidJoints(ElementFamily):
         """The reaction columns 2-7 of the .jnt rows (see output_groups), all instances."""
         c, B, C, Cv = self._rows(G, ctx)
         load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._load_lambda(ctx))
-        F2, M2 = load2[:, 0:3], load2[:, 3:6]
-        node1_convention = np.array([t in NODE1_OUTPUT for t in self.types]) | self.ground
+        Floc, Mloc, F, M = self._jnt_loads(G, load2[:, 0:3], load2[:, 3:6])
+        return Floc, Mloc
+
+    def _jnt_loads(self, G, F2, M2):
+        """The force and couple of the .jnt rows, local then global (see output_groups), from
+        the load the joint applies to node 2.  The distance joint's local force is its
+        magnitude along the distance direction, (u·F, 0, 0), as MBDyn writes it."""
+        node1_convention = self._node1_output | self.ground
         sign = np.where(node1_convention, -1.0, 1.0)[:, None]
         F = sign * F2
         M = sign * (M2 - rot.cross(G["f2"], F2))
         Ef, Em = self._local_frames(G)
-        return rot.mattvec(Ef, F), rot.mattvec(Em, M)
+        Floc, Mloc = rot.mattvec(Ef, F), rot.mattvec(Em, M)
+        if self._distance_output.any():
+            if "u" not in G:
+                d = G["d"]
+                G["u"] = d / np.maximum(np.linalg.norm(d, axis=-1), 1e-300)[:, None]
+            along = np.zeros_like(F)
+            along[:, 0] = np.einsum('ni,ni->n', G["u"], F)
+            Floc = np.where(self._distance_output[:, None], along, Floc)
+        return Floc, Mloc, F, M
 
     def _local_frames(self, G):
         """Frames of the local force and couple columns of the .jnt rows: the joint's output
@@ -559,24 +576,20 @@ class RigidJoints(ElementFamily):
         (chain15, spherical, plane/output, impdisp/imp, flywheel_drive, total/totalpin): the
         force and couple the joint applies to its second node for the spherical and revolute
         hinges; the opposite (what it applies to node 1) for the total joint and the drive
-        hinge; for the pin variants and the clamp, whose only node is MBDyn's first node,
+        hinge, the in line and the distance joint (local force (u·F, 0, 0) along the distance
+        direction; checked on invdyn/eqreac/twomasses); for the pin variants and the clamp,
+        whose only node is MBDyn's first node,
         what the joint applies to the ground.  The couple excludes the moment of the force
         about the node.  Joint frame, then global; then the type's own columns
         (spec/mbdyn-input-language.md §8.6).  Types not covered by those decks follow the
         hinge convention."""
         G, F2, M2 = self.reactions(ctx)
-        node1_convention = np.array([t in NODE1_OUTPUT for t in self.types]) | self.ground
-        sign = np.where(node1_convention, -1.0, 1.0)[:, None]
-        F = sign * F2
-        M = sign * (M2 - rot.cross(G["f2"], F2))
-        Ef, Em = self._local_frames(G)
+        Floc, Mloc, F, M = self._jnt_loads(G, F2, M2)
         E, Er = G["E"], G["Er"]
         if "th" not in G:
             G["theta0"] = self.rot_drive.values(ctx.t)
             G["th"] = rot.log_rotvec(np.swapaxes(Er, -1, -2) @ G["E2r"]
                                      @ np.swapaxes(rot.exp_rotvec(G["theta0"]), -1, -2))
-        Floc = rot.mattvec(Ef, F)
-        Mloc = rot.mattvec(Em, M)
         base = np.concatenate([Floc, Mloc, F, M], axis=1)
         rel = np.swapaxes(Er, -1, -2) @ G["E2r"]
         euler = np.degrees(rot.R_to_euler123(rel))

@@ -663,8 +663,7 @@ REACTIONS_AGREE = {"joints/spherical/spherical": "all", "joints/total/piecewiseC
                    "joints/total/totalhint": "after start-up",
                    "stiff/pendulum_reg": "all",
                    "joints/plane/output": "all", "joints/rod/rodwithoffset2": "all", "beam/r": "all",
-                   # twomasses: joints 7, 8 agree; MBDyn writes its in line (5) and distance (6)
-                   # reactions with other sign/frame conventions than mbdae's .jnt
+                   "invdyn/eqreac/twomasses.mbd": "all",
                    "invdyn/eqreac/twomasses2.mbd": "all", "invdyn/eqreac/twomasses3.mbd": "all"}
 
 

@@ -153,6 +153,8 @@ def _breakdown(counter):
 def command_conformance(args):
     from mbdae.engine.io.conformance import conformance, write_reports
     ref = None if args.ref.lower() == "none" else args.ref
+    folder = os.path.dirname(os.path.abspath(args.prefix))
+    os.makedirs(folder, exist_ok=True)        # before the long run, not after it
     outcomes = conformance(args.dir, budget=args.budget, ref_root=ref)
     t = write_reports(outcomes, args.dir, args.prefix)
     print(f"decks found: {t['found']}, parsed: {t['parsed']}, ran to completion: {t['ran']}, "

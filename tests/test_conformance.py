@@ -30,7 +30,7 @@ def test_conformance_table(tmp_path, capsys):
     (root / "sub" / "unsupported").write_text(UNSUPPORTED)
     (root / "sub" / "broken.mbd").write_text(BROKEN)
     (root / "notes.txt").write_text("not a deck\n")
-    prefix = str(tmp_path / "report")
+    prefix = str(tmp_path / "reports" / "new" / "report")      # a folder that does not exist yet
     assert main(["conformance", str(root), "--budget", "60", "-o", prefix]) == 0
     assert "decks found: 3, parsed: 1, ran to completion: 1" in capsys.readouterr().out
     rows = {r["deck"]: r for r in csv.DictReader(open(prefix + ".csv"))}

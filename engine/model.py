@@ -415,8 +415,9 @@ class Model:
         make(view) returns the new drive from an elements.driven.NodeStateView.
         initial_state: None (from the drive at the initial time), True or False: the state
         before the first step, which decides whether the hints apply at the first step.
-        Honoured by InitialValueProblem (and static runs); the inverse-dynamics problem does
-        not switch its joint rows (the deck reader refuses `driven` there)."""
+        Honoured by InitialValueProblem, static runs and the inverse-dynamics problem (which
+        rebuilds its row partition when a driven joint switches; hints, driven bodies and
+        forces are refused there)."""
         from mbdae.elements.driven import DrivenSpec, as_hint
         pools = {"joint": self.joints + self.rods + self.deformable + self.viscous_bodies,
                  "force": self.forces, "body": self.bodies, "beam": self.beams}

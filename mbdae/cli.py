@@ -132,11 +132,18 @@ def check_report(deck):
     forces = Counter(f"{s.frame}{' internal' if s.node2 is not None else ''} {s.kind}" for s in m.forces)
     lines.append(f"  forces: {len(m.forces)}" + _breakdown(forces))
     lines.append(f"  gravity: {'yes' if m.gravity_vector is not None else 'no'}")
+    s = deck.settings
+    if "inverse_dynamics" in s:
+        # bodies may sit on static nodes there (the mass matrix is explicit): the inverse
+        # problem builds its own systems, which `check` reports without running anything
+        inv = deck.inverse_problem()
+        lines.append(f"problem: inverse dynamics ({inv.problem_type}), {len(inv.times)} instants, "
+                     f"t = {inv.times[0]:g} .. {inv.times[-1]:g}")
+        return lines
     system = System(m)
     n_alg = int(system.is_alg.sum())
     lines.append(f"unknowns: {system.n} ({system.n - n_alg} differential, {n_alg} algebraic)")
     lines.append(f"equations: {system.n}")
-    s = deck.settings
     method = s.get("method", "ms")
     rho = f", rho {s['rho']:g}" if method not in ("crank nicolson", "implicit euler", "bdf") else ""
     lines.append(f"problem: initial value, t = {s.get('initial_time', 0.0):g} .. {s.get('final_time', 0.0):g}, "

@@ -345,3 +345,15 @@ def test_pa10_first_instants_match_mbdyn(tmp_path):
             assert np.abs(ours["mov"][b][lab][:3] - ref["mov"][k][lab][:3]).max() < 5e-5 * size  # tolerance 1e-6
         for lab in torques:
             assert np.abs(ours["jnt"][b][lab][:12] - ref["jnt"][k][lab][:12]).max() < 1e-2 * scale
+
+
+def test_check_reports_an_inverse_dynamics_deck_with_bodies_on_static_nodes(capsys):
+    """`mbdae check` on pa10_test_traj (bodies on static nodes, `linear solver: umfpack, cc,
+    scale, iterative, always, max iterations, 10`): read, summarized, nothing run."""
+    from mbdae.cli import main
+    deck = os.path.join(SHARED, "mbdyn-tests", "invdyn", "pa10_test_traj")
+    if not os.path.isfile(deck):
+        pytest.skip("../shared/mbdyn-tests/invdyn is not present")
+    assert main(["check", deck]) == 0
+    out = capsys.readouterr().out
+    assert "problem: inverse dynamics (underdetermined fully actuated), 372 instants" in out

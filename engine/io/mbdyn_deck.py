@@ -1420,6 +1420,7 @@ class DeckReader:
             self.note(w, f"linear solver {w.text} is not available in mbdae, using superlu (direct, same solution)")
         self.settings["linear_solver"] = chosen
         options = []
+        scaled = False
         while args.more():
             ow = args.peek()
             kw = ow.keyword
@@ -1430,7 +1431,12 @@ class DeckReader:
                 for _ in range(LINEAR_SOLVER_VALUES[kw]):
                     args.take(f"a value for '{ow.text}'")
                 if kw == "scale":
-                    args.is_keyword(*LINEAR_SOLVER_SCALINGS)
+                    scaled = True
+                    while args.is_keyword(*LINEAR_SOLVER_SCALINGS):   # method and/or when
+                        pass
+            elif kw in ("tolerance", "maxiterations") and scaled:
+                args.i += 1                     # the iterative scaling's tolerance / iterations
+                args.take(f"a value for '{ow.text}'")
             elif kw in ("tolerance", "maxiterations", "preconditioner"):
                 raise ow.error(not_supported(f"iterative linear solver option '{ow.text}'"))
             else:

@@ -7,11 +7,12 @@ equations satisfies (λ f/ẏ + f/y) v = 0, hence
     J(-c) v = Λ J(+c) v,   Λ = (1 + cλ)/(1 - cλ),   λ = (Λ - 1)/(c (Λ + 1))
 
 (the manual's discrete-time eigenvalue and its transform back to continuous time).  Rows and
-columns of algebraic unknowns (multipliers) do not depend on dCoef: their eigenvalues are
-Λ = -1, λ = ∞, and are left out.  `use lapack` solves the dense pencil with the QZ algorithm
+columns of algebraic unknowns (multipliers) are rescaled so that they give λ = ∞ (Λ = -1),
+left out (see algebraic_pencil).  `use lapack` solves the dense pencil with the QZ algorithm
 (scipy.linalg.eig, LAPACK dggev; the `balance` option is read but scipy has no dggevx, so no
 balancing is applied); `use arpack, nev, ncv, tol` uses scipy's ARPACK (eigs) in shift-invert
-mode about the lower frequency limit (the nev eigenvalues nearest to it).
+mode on (f/y + σ f/ẏ)⁻¹ f/ẏ, σ = 2π·√(lower·upper frequency limit) (or 2π·lower): the nev
+eigenvalues λ nearest σ.
 
 Output: the summary table of the selected modes in the .out file, and with `output ...`
 options an Octave file PREFIX_<k>.m with dCoef, alpha = [Re α, Im α, β] (Λ = α/β),
@@ -82,6 +83,41 @@ def pencil(system, state, c):
     return sp.csc_matrix(Jp), sp.csc_matrix(Jm)
 
 
+def algebraic_pencil(system, Jp, Jm, c):
+    """(f/ẏ, f/y, column flags): J(±c) split, algebraic rows and columns rescaled.
+
+    Multiplier columns and constraint rows that do not depend on dCoef sit wholly in f/ẏ;
+    there they give 2 spurious λ = 0 per constraint (such rows and columns are homogeneous of
+    degree one in λ).  Dividing those columns (the unknowns become μ/λ) and those rows by λ
+    leaves every nonzero eigenvalue unchanged and sends the spurious ones to λ = ∞.  Applied
+    only when consistent (no entry on such a row and such a column at once); otherwise the
+    pencil is used as assembled.  Returns the flags of the divided columns (t: ṽ = v/λ there)."""
+    fyp = sp.csr_matrix((Jp + Jm) * 0.5)
+    fy = sp.csr_matrix((Jp - Jm) * (0.5 / c))
+    fyp.eliminate_zeros()
+    fy.eliminate_zeros()
+    n = fyp.shape[0]
+    alg = system.is_alg
+    none = np.zeros(n, bool)
+    if not alg.any():
+        return fyp.tocsc(), fy.tocsc(), none
+    Y = fy.tocoo()
+    has_fy_row = np.zeros(n, bool)
+    has_fy_col = np.zeros(n, bool)
+    has_fy_row[Y.row] = True
+    has_fy_col[Y.col] = True
+    srow = alg & ~has_fy_row
+    tcol = alg & ~has_fy_col
+    C = fyp.tocoo()
+    both = srow[C.row] & tcol[C.col]
+    if np.any(both):
+        return fyp.tocsc(), fy.tocsc(), none
+    move = srow[C.row] | tcol[C.col]
+    moved = sp.csr_matrix((C.data[move], (C.row[move], C.col[move])), shape=C.shape)
+    kept = sp.csr_matrix((C.data[~move], (C.row[~move], C.col[~move])), shape=C.shape)
+    return kept.tocsc(), (fy + moved).tocsc(), tcol
+
+
 def continuous(alpha, beta, c):
     """λ = (Λ - 1)/(c (Λ + 1)) with Λ = α/β; ∞ where Λ = -1 (algebraic unknowns)."""
     den = c * (alpha + beta)
@@ -109,8 +145,9 @@ def analyze(system, state, settings, want_vectors=None):
     Jp, Jm = pencil(system, state, c)
     vectors = settings.output_eigenvectors if want_vectors is None else want_vectors
     VL = VR = None
+    fyp, fy, divided = algebraic_pencil(system, Jp, Jm, c)
     if settings.method == "lapack":
-        out = sla.eig(Jm.toarray(), Jp.toarray(), left=vectors, right=vectors,
+        out = sla.eig((fyp - c * fy).toarray(), (fyp + c * fy).toarray(), left=vectors, right=vectors,
                       homogeneous_eigvals=True)
         w = out[0] if vectors else out
         alpha, beta = w[0], w[1]
@@ -118,16 +155,18 @@ def analyze(system, state, settings, want_vectors=None):
             VL, VR = out[1], out[2]
     else:
         nev, ncv, tol = settings.arpack
-        # shift-invert about λ0 (2π·lower, or just above 0 so that rigid modes do not make the
-        # shifted matrix singular):  (J(-c) - σ J(+c))⁻¹ J(+c) v = θ v,  Λ = σ + 1/θ
-        lam0 = 2 * np.pi * settings.lower_frequency if settings.lower_frequency else 1e-3 / c
-        sigma = (1 + c * lam0) / (1 - c * lam0)
-        lu = spla.splu(sp.csc_matrix(Jm - sigma * Jp))
-        op = spla.LinearOperator(Jp.shape, matvec=lambda x: lu.solve(Jp @ x), dtype=float)
+        # shift-invert about σ (2π·√(lower·upper), 2π·lower, or just above 0 so that rigid modes
+        # do not make the shifted matrix singular):  (f/y + σ f/ẏ)⁻¹ f/ẏ v = μ v,  λ = σ - 1/μ; the ∞ eigenvalues
+        # of the algebraic unknowns map to μ = 0 and are never returned
+        lo, up = settings.lower_frequency, settings.upper_frequency
+        sigma = 2 * np.pi * (np.sqrt(lo * up) if lo and up else lo if lo else 1e-3 / c)
+        lu = spla.splu(sp.csc_matrix(fy + sigma * fyp))
+        op = spla.LinearOperator(Jp.shape, matvec=lambda x: lu.solve(fyp @ x), dtype=float)
         n = Jp.shape[0]
         ncv = min(max(ncv, 2 * nev + 1), n - 1) if ncv else None
-        theta, V = spla.eigs(op, k=min(nev, n - 2), ncv=ncv, tol=tol, which="LM")
-        alpha = sigma + 1.0 / theta
+        mu, V = spla.eigs(op, k=min(nev, n - 2), ncv=ncv, tol=tol, which="LM")
+        lam_c = sigma - 1.0 / mu
+        alpha = (1 + c * lam_c) / (1 - c * lam_c)        # Λ, with β = 1
         beta = np.ones_like(alpha)
         VR = V if vectors else None
     lam = continuous(alpha, beta, c)
@@ -138,6 +177,7 @@ def analyze(system, state, settings, want_vectors=None):
     if VL is not None:
         res.VL = VL[:, sel]
     res.Aplus, res.Aminus = Jp, Jm
+    res.divided_columns = divided          # eigenvector entries there are (true entry)·λ
     return res
 
 

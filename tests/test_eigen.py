@@ -190,6 +190,32 @@ def test_detc_deck_modes_agree_with_mbdyn(tmp_path):
     assert np.allclose(res.lam[res.selected].imag, ref[:, 2], rtol=1e-5)
 
 
+def _deck(tmp_path, card):
+    deck = tmp_path / "d.mbd"
+    deck.write_text(f"""begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 1.; time step: 1e-3; {card} end: initial value;
+begin: control data; structural nodes: 1; end: control data;
+begin: nodes; structural: 1, static, null, eye, null, null; end: nodes;
+begin: elements; end: elements;
+""")
+    return str(deck)
+
+
+def test_card_options(tmp_path):
+    """The card's syntax (manual §4.1.1): list of times and every option read into EigenSettings."""
+    from mbdae.engine.io.mbdyn_deck import read_deck
+    card = ("eigenanalysis: list, 3, 0., 0.5, 1., parameter, 0.01, output sparse matrices, "
+            "output eigenvectors, output geometry, suffix format, \"%03d\", matrix output precision, 8, "
+            "results output precision, 10, use arpack, 6, 20, 1e-9, lower frequency limit, 0.1, "
+            "upper frequency limit, 50.;")
+    e = read_deck(_deck(tmp_path, card), echo=lambda *a: None).settings["eigenanalysis"]
+    assert e.times == (0.0, 0.5, 1.0) and e.parameter == 0.01 and e.output_matrices == "sparse"
+    assert e.output_eigenvectors and e.output_geometry and e.suffix_format == "%03d"
+    assert (e.matrix_precision, e.results_precision) == (8, 10)
+    assert e.method == "arpack" and e.arpack == (6, 20, 1e-9)
+    assert (e.lower_frequency, e.upper_frequency) == (0.1, 50.0)
+
+
 @pytest.mark.parametrize("card,message", [
     ("eigenanalysis: list, 0;", "at least one time"),
     ("eigenanalysis: 0., output wrong;", "eigenanalysis option"),
@@ -198,12 +224,5 @@ def test_detc_deck_modes_agree_with_mbdyn(tmp_path):
 ])
 def test_bad_card(tmp_path, card, message):
     from mbdae.engine.io.mbdyn_deck import read_deck, DeckError
-    deck = tmp_path / "d.mbd"
-    deck.write_text(f"""begin: data; problem: initial value; end: data;
-begin: initial value; initial time: 0.; final time: 1.; time step: 1e-3; {card} end: initial value;
-begin: control data; structural nodes: 1; end: control data;
-begin: nodes; structural: 1, static, null, eye, null, null; end: nodes;
-begin: elements; end: elements;
-""")
     with pytest.raises(DeckError, match=message):
-        read_deck(str(deck), echo=lambda *a: None)
+        read_deck(_deck(tmp_path, card), echo=lambda *a: None)

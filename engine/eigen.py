@@ -32,7 +32,7 @@ class EigenSettings:
     parameter: float = 1.0             # c of J(±c)
     lower_frequency: float = None      # Hz: keep complex eigenvalues with Im λ/2π > lower
     upper_frequency: float = None      # Hz: ... and < upper
-    method: str = "lapack"             # "lapack" or "arpack"
+    method: str = "lapack"             # "lapack", "arpack", or None: matrices only, no solve
     balance: str = "permute"           # read, not applied (see the module docstring)
     arpack: tuple = None               # (nev, ncv, tol)
     output_matrices: str = None        # None, "full" or "sparse"
@@ -48,7 +48,7 @@ class EigenSettings:
             raise ValueError("eigenanalysis: at least one time is needed")
         if self.parameter == 0:
             raise ValueError("eigenanalysis: the parameter must not be zero")
-        if self.method not in ("lapack", "arpack"):
+        if self.method not in ("lapack", "arpack", None):
             raise ValueError(f"eigenanalysis: unknown method {self.method!r}")
         if self.method == "arpack" and (self.arpack is None or self.arpack[0] < 1):
             raise ValueError("eigenanalysis: use arpack needs nev ≥ 1, ncv, tol")
@@ -146,7 +146,9 @@ def analyze(system, state, settings, want_vectors=None):
     vectors = settings.output_eigenvectors if want_vectors is None else want_vectors
     VL = VR = None
     fyp, fy, divided = algebraic_pencil(system, Jp, Jm, c)
-    if settings.method == "lapack":
+    if settings.method is None:             # MBDyn without `use ...`: matrices only
+        alpha = beta = np.zeros(0, complex)
+    elif settings.method == "lapack":
         out = sla.eig((fyp - c * fy).toarray(), (fyp + c * fy).toarray(), left=vectors, right=vectors,
                       homogeneous_eigvals=True)
         w = out[0] if vectors else out
@@ -182,14 +184,14 @@ def analyze(system, state, settings, want_vectors=None):
 
 
 def summary_lines(res):
-    """The .out table of the selected modes: number, Re, Im, damping %, frequency (Hz)."""
+    """The .out table of the selected modes in the solver's order (as MBDyn's): number,
+    Re, Im (signed), damping % = -100 Re/|λ|, frequency Im/2π (Hz)."""
     lines = ["Mode n.       Real           Imag             Damp %     Freq Hz"]
-    for k in res.selected:
+    for k in np.sort(res.selected):
         lam = res.lam[k]
         mag = abs(lam)
         damp = -100.0 * lam.real / mag if mag > 0 else 0.0
-        sign = "+" if lam.imag >= 0 else "-"
-        lines.append(f"{k + 1:8d}: {lam.real:12.6g} {sign} {abs(lam.imag):12.6g} j "
+        lines.append(f"{k + 1:8d}: {lam.real:12.6g} + {lam.imag:12.6g} j "
                      f"{damp:15.6g} {lam.imag / (2 * np.pi):15.6g}")
     return lines
 
@@ -271,11 +273,12 @@ class EigenSchedule:
     def run(self, problem, state, index):
         res = analyze(problem.system, state, self.settings)
         self.results.append(res)
-        n_all = int(np.isfinite(res.lam).sum())
-        problem.log(f"# Eigenanalysis {index} at time {state.t:g}: {len(res.lam)} eigenvalues "
-                    f"({n_all} finite), {len(res.selected)} selected")
-        for line in summary_lines(res):
-            problem.log(line)
+        if self.settings.method is not None:
+            n_all = int(np.isfinite(res.lam).sum())
+            problem.log(f"# Eigenanalysis {index} at time {state.t:g}: {len(res.lam)} eigenvalues "
+                        f"({n_all} finite), {len(res.selected)} selected")
+            for line in summary_lines(res):
+                problem.log(line)
         s = self.settings
         prefix = problem.settings.output_prefix
         if prefix and (s.output_eigenvectors or s.output_matrices or s.output_geometry):

@@ -216,6 +216,29 @@ def test_card_options(tmp_path):
     assert (e.lower_frequency, e.upper_frequency) == (0.1, 50.0)
 
 
+@pytest.mark.parametrize("deck_name,n_modes", [("joints/deformablehinge/deformablejointeig", 12),
+                                               ("joints/rod/rodwithprestrain", 1)])
+def test_decks_modes_agree_with_mbdyn(deck_name, n_modes):
+    """Decks whose first eigenanalysis is at t0: every mode MBDyn printed (real and imaginary
+    parts; deformablejointeig: six viscoelastic hinges with 10 % damping, both conjugates
+    printed since no frequency limit is given; rodwithprestrain: a 100 Hz rod) within 1e-5."""
+    from mbdae.engine.io.mbdyn_deck import read_deck
+    deck = os.path.join(SHARED, "mbdyn-tests", deck_name)
+    if not os.path.exists(deck):
+        pytest.skip(f"MBDyn test decks not found at {deck}")
+    ref = _mbdyn_modes(deck_name)[:n_modes]          # the table of the first analysis
+    d = read_deck(deck, echo=lambda *a: None)
+    p = d.problem(None, final_time=d.settings["initial_time"] + d.settings["time_step"])
+    p.run()
+    res = p.eigen.results[0]
+    lam = res.lam[res.selected]
+    expect = ref[:, 1] + 1j * ref[:, 2]
+    assert len(lam) == n_modes
+    nearest = np.abs(lam[None, :] - expect[:, None]).min(axis=1)      # MBDyn prints 6 digits
+    assert np.all(nearest <= 1e-5 * np.abs(expect)), (lam, expect)
+    assert len(set(np.abs(lam[None, :] - expect[:, None]).argmin(axis=1))) == n_modes
+
+
 @pytest.mark.parametrize("card,message", [
     ("eigenanalysis: list, 0;", "at least one time"),
     ("eigenanalysis: 0., output wrong;", "eigenanalysis option"),

@@ -1522,7 +1522,7 @@ class DeckReader:
             times = tuple(args.real("an eigenanalysis time") for _ in range(n))
         else:
             times = (args.real("the eigenanalysis time"),)
-        opt = {}
+        opt = {"method": None}          # without `use lapack | arpack` MBDyn only writes the matrices
         while args.more():
             w = args.peek()
             kw = args.expect_keyword(

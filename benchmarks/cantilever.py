@@ -42,12 +42,10 @@ def cantilever_model(ne, tip_force=100.0, interpolation="total"):
     for i in range(nn):
         m.structural_node(i, "dynamic", position=[s[i], 0.0, 0.0])
     law = cl.beam_section(EA, GA, GA, GJ, EI, EI)
-    share = np.zeros(nn)
-    a = (1.0 - 1.0 / np.sqrt(3.0)) / 2.0          # node shares of a beam3 finite volume
-    le = L / ne
+    from mbdae.elements.beam import beam3_node_shares
+    share = beam3_node_shares(ne, L)              # finite-volume node shares
     for e in range(ne):
         m.beam3(e + 1, 2 * e, 2 * e + 1, 2 * e + 2, law)
-        share[2 * e:2 * e + 3] += np.array([a, 1.0 - 2.0 * a, a]) * le
     for b in m.beams:
         b.interpolation = interpolation
     for i in range(nn):

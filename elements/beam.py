@@ -48,6 +48,18 @@ class BeamSpec:
     interpolation: str = "total"       # "total" (objective) or "incremental" (MBDyn's updated form)
 
 
+def beam3_node_shares(ne, length):
+    """Length of a straight line of `ne` equal beam3 elements (2 ne + 1 nodes) that the
+    finite volumes give each node: (1-1/√3)/2, 1/√3, (1-1/√3)/2 of every element (the
+    evaluation points at ξ = ∓1/√3 bound the volumes), for lumping masses as MBDyn models do."""
+    a = (1.0 - 1.0 / np.sqrt(3.0)) / 2.0
+    share = np.zeros(2 * ne + 1)
+    le = length / ne
+    for k, w in enumerate((a, 1.0 - 2.0 * a, a)):
+        share[k:2 * ne + k:2] += w * le
+    return share
+
+
 def _mv(A, v):
     """Batched A @ v (matmul: less overhead than einsum on these small stacks)."""
     return (A @ v[..., None])[..., 0]

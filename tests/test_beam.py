@@ -108,13 +108,9 @@ def test_cantilever_bending_frequencies():
     tz = n.ig[1:, 2]
     Kuu, Kut, Ktt = K[np.ix_(uy, uy)], K[np.ix_(uy, tz)], K[np.ix_(tz, tz)]
     Kc = Kuu - Kut @ np.linalg.solve(Ktt, K[np.ix_(tz, uy)])      # no rotary inertia (Euler-Bernoulli)
-    # finite-volume lumping: node shares of an element of length l are (1-1/√3)/2, 1/√3, (1-1/√3)/2
-    le = L / ne
-    share = np.zeros(2 * ne + 1)
-    a = (1 - 1 / np.sqrt(3)) / 2
-    for e in range(ne):
-        share[2 * e:2 * e + 3] += np.array([a, 1 - 2 * a, a]) * le
-    Mlump = mu * share[1:]
+    # finite-volume lumping: node shares (1-1/√3)/2, 1/√3, (1-1/√3)/2 of each element
+    from mbdae.elements.beam import beam3_node_shares
+    Mlump = mu * beam3_node_shares(ne, L)[1:]
     w2 = np.sort(np.linalg.eigvals(Kc / Mlump[:, None]).real)
     f = np.sqrt(w2[:3])
     exact = np.array([1.875104, 4.694091, 7.854757]) ** 2 * np.sqrt(EI / (mu * L ** 4))

@@ -81,10 +81,8 @@ def test_cantilever_euler_bernoulli_frequencies():
     for e in range(ne):
         model.beam3(100 + e, 2 * e, 2 * e + 1, 2 * e + 2, law)
     model.clamp(1, 0)
-    a = (1 - 1 / np.sqrt(3)) / 2
-    share = np.zeros(nn)
-    for e in range(ne):
-        share[2 * e:2 * e + 3] += np.array([a, 1 - 2 * a, a]) * L / ne
+    from mbdae.elements.beam import beam3_node_shares
+    share = beam3_node_shares(ne, L)
     for i in range(1, nn):
         model.body(1000 + i, i, mu * share[i], inertia=[1e-6, 1e-9, 1e-9])
     system, st = committed_state(model)

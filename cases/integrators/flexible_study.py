@@ -66,10 +66,8 @@ def cantilever():
     for e in range(NE):
         m.beam3(100 + e, 2 * e, 2 * e + 1, 2 * e + 2, law)
     m.clamp(1, 0)
-    a = (1 - 1 / np.sqrt(3)) / 2
-    share = np.zeros(nn)
-    for e in range(NE):
-        share[2 * e:2 * e + 3] += np.array([a, 1 - 2 * a, a]) * L / NE
+    from mbdae.elements.beam import beam3_node_shares
+    share = beam3_node_shares(NE, L)
     for i in range(1, nn):
         # rotary inertia of the thin section lumped on the node (ρJ ℓ ≈ m ℓ r², r ~ 1 cm)
         m.body(1000 + i, i, MU * share[i], inertia=np.array([2e-4, 1e-4, 1e-4]) * MU * share[i])

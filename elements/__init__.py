@@ -1,4 +1,11 @@
-"""Element families of mbdae.  FAMILIES is the registry the generated tests walk."""
+"""Element families of mbdae.  FAMILIES is the registry the generated tests walk: every
+family needs samples (tests/samples.py) for the Jacobian-vs-finite-difference checks.
+Objectivity and action = reaction are checked in tests/test_element_checks.py for the
+two-node families (rods, joints, internal forces, deformable joints) and in
+tests/test_beam.py for the beams; the viscous body acts between one node and the ground
+(neither check applies), and the driven and regularization families only switch or scale
+the rows of the families they wrap.  The System builds the last two itself when a model
+has driven elements or regularized joints."""
 from .body import RigidBodies, Gravity
 from .forces import StructuralForces
 from .rod import Rods
@@ -7,5 +14,8 @@ from .userforce import UserForces
 from .deformable import DeformableJoints
 from .viscous_body import ViscousBodies
 from .beam import Beams3, Beams2
+from .driven import DrivenActivity
+from .regularization import JointRegularizations
 
-FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, ViscousBodies, Beams3, Beams2]
+FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, ViscousBodies, Beams3, Beams2,
+            DrivenActivity, JointRegularizations]

@@ -155,15 +155,10 @@ class _Beams(ElementFamily):
     rows by one (6NN × 6NP)(6NP × 6NN) product per element.  The state of the last residual
     evaluation is kept and reused by a Jacobian evaluation at the same node poses and time
     (Newton tests the residual before building J); commit() drops it."""
-    NN = 3
-    XI = ()
-    REF = 1
-    W = None          # (NN, NP) finite-volume weights of the point actions on each node
+    # Beams3 and Beams2 define: NN nodes, evaluation points XI, the reference node REF, the
+    # (NN, NP) finite-volume weights W of the point actions on each node, and shape(ξ) →
+    # (N(ξ), dN/dξ)
     output_file = "act"
-
-    @staticmethod
-    def shape(xi):
-        raise NotImplementedError
 
     def __init__(self, specs, nodes):
         super().__init__(specs, nodes)

@@ -136,11 +136,30 @@ def markdown_table(rows, orders=None):
     return "\n".join(lines) + "\n"
 
 
-def plot(rows, prefix, title=""):
-    """error vs step and error vs CPU time, one line per method (PNG files); needs matplotlib."""
+def _pyplot():
+    """matplotlib's pyplot on the file-only Agg back end (optional dependency)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
+
+
+def _finish(fig, ax, xlabel, ylabel, title, path, which="major"):
+    """Labels, grid and legend of one plot, written to `path`; returns the path."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which=which, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    _pyplot().close(fig)
+    return path
+
+
+def plot(rows, prefix, title=""):
+    """error vs step and error vs CPU time, one line per method (PNG files); needs matplotlib."""
+    plt = _pyplot()
     keys = list(dict.fromkeys((r["method"], r["rho"]) for r in rows))
     colors = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(keys), 2)))
     paths = []
@@ -153,24 +172,14 @@ def plot(rows, prefix, title=""):
                 x, y = zip(*pts)
                 ax.loglog(x, y, "os^v<>"[i % 6] + ("-" if i % 2 == 0 else "--"), color=colors[i],
                           label=f"{key[0]} ρ∞={key[1]:g}")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("max |error| at final time")
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-        path = f"{prefix}_{suffix}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
+        paths.append(_finish(fig, ax, xlabel, "max |error| at final time", title, f"{prefix}_{suffix}.png",
+                             which="both"))
     return paths
 
 
 def plot_costs(rows, prefix, title=""):
     """Newton iterations and factorizations per step against the step, one line per method."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
     keys = list(dict.fromkeys((r["method"], r["rho"]) for r in rows))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
     for i, key in enumerate(keys):
@@ -208,9 +217,7 @@ def finest_runs(rows):
 def plot_series(rows, prefix, title=""):
     """Monitored series over time (energy, constraint drift, …) of the finest run of each
     method; one PNG per series name.  Needs rows from a case with `monitors`."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
     finest = finest_runs(rows)
     names = list(dict.fromkeys(k for r in finest.values() for k in r["series"][1]))
     paths = []
@@ -220,14 +227,5 @@ def plot_series(rows, prefix, title=""):
             t, series = r["series"]
             if name in series:
                 ax.plot(t, series[name], "-" if i % 2 == 0 else "--", label=f"{key[0]} ρ∞={key[1]:g} h={r['h']:.3g}")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel(name)
-        ax.set_title(title)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        path = f"{prefix}_{name.replace(' ', '_')}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
+        paths.append(_finish(fig, ax, "time (s)", name, title, f"{prefix}_{name.replace(' ', '_')}.png"))
     return paths

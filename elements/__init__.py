@@ -14,8 +14,10 @@ from .userforce import UserForces
 from .deformable import DeformableJoints
 from .viscous_body import ViscousBodies
 from .beam import Beams3, Beams2
+from .hbeam import HelicoidalBeams
 from .driven import DrivenActivity
 from .regularization import JointRegularizations
 
 FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, ViscousBodies, Beams3, Beams2,
+            HelicoidalBeams,
             DrivenActivity, JointRegularizations]

@@ -68,6 +68,7 @@ class Model:
         self.deformable = []
         self.viscous_bodies = []
         self.beams = []
+        self.hbeams = []
         self.gravity_vector = None
         self.gravity_drive = None
         self.inverse_flags = {}          # label -> {flag: bool}, see inverse_dynamics_flags
@@ -191,6 +192,15 @@ class Model:
         self.beams.append(BeamSpec(label, (node1, node2), [law], _beam_list(offsets, 2, _vec),
                                    _beam_list(node_orientations, 2, _mat),
                                    [None if orientation is None else _mat(orientation)], output, interpolation))
+        return label
+
+    def hbeam(self, label, node1, node2, law, offsets=None, node_orientations=None, output=True):
+        """Two-node helicoidal beam (MBDyn `hbeam`, elements/hbeam.py): one 6-D section law,
+        strains from the screw logarithm of the relative end poses; offsets and orientations
+        of the reference line in the node frames (None: zero offset, node frame)."""
+        from mbdae.elements.hbeam import HBeamSpec
+        self.hbeams.append(HBeamSpec(label, node1, node2, law, _beam_list(offsets, 2, _vec),
+                                     _beam_list(node_orientations, 2, _mat), output))
         return label
 
     def user_force(self, label, node, func):
@@ -486,6 +496,9 @@ def build_families(model, nodes):
                 group = [b for b in beams if len(b.nodes) == cls.NN and b.interpolation == mode]
                 if group:
                     fams.append(cls(group, nodes))
+    if getattr(model, "hbeams", None):
+        from mbdae.elements.hbeam import HelicoidalBeams
+        fams.append(HelicoidalBeams(model.hbeams, nodes))
     if model.joints:
         fams.append(RigidJoints(model.joints, nodes))
         if getattr(model, "regularizations", None):

@@ -237,6 +237,25 @@ SAMPLES["beam3"].append(beam3_incremental_model)
 SAMPLES["beam2"].append(beam2_incremental_model)
 
 
+def hbeam_model(rng):
+    """Four helicoidal beams on three nodes, with offsets and node-frame orientations, every kind
+    of section law (coupled viscoelastic with prestrain, plain elastic, cubic, scaled viscous)."""
+    m = Model()
+    for i in range(3):
+        m.structural_node(i + 1, "dynamic", position=[0.7 * i, 0.1 * i * i, 0.0] + 0.05 * rng.normal(size=3),
+                          orientation=rand_R(rng), velocity=rng.normal(size=3),
+                          angular_velocity=rng.normal(size=3))
+    laws = _beam_laws(rng)
+    m.hbeam(1, 1, 2, laws[0], offsets=[0.05 * rng.normal(size=3), None], node_orientations=[rand_R(rng), None])
+    m.hbeam(2, 2, 3, laws[2], offsets=[None, 0.05 * rng.normal(size=3)], node_orientations=[None, rand_R(rng)])
+    m.hbeam(3, 3, 1, laws[3])
+    m.hbeam(4, 1, 3, laws[1], offsets=[0.05 * rng.normal(size=3), 0.05 * rng.normal(size=3)])
+    return m
+
+
+SAMPLES["hbeam"] = [hbeam_model]
+
+
 def _plain_linear_laws(m, rng):
     """Only plain linear section laws (elastic and viscoelastic, no drive, no prestrain): the
     beams' direct matrix-product path."""

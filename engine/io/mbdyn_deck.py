@@ -576,7 +576,7 @@ UNSUPPORTED_DRIVES = ("timestep", "file", "dof", "node", "element", "meter", "cl
                       "sample and hold", "discrete filter", "bistop", "scalar function", "ginac",
                       "frequency sweep", "fourier series", "shared", "socket")
 UNSUPPORTED_ELEMENTS = (
-    "automatic structural", "hbeam", "hbeam2",
+    "automatic structural", "hbeam2",
     "plate", "membrane4eas", "shell4eas", "shell4easans", "solid", "surface loads", "pressure load",
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
     "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
@@ -2669,6 +2669,34 @@ class DeckReader:
             self.model.beam2(label, *labels, laws[0], offsets=offsets, node_orientations=orientations,
                              orientation=sections[0], output=output, interpolation="incremental")
 
+    def hbeam(self, card, args):
+        """`hbeam: label, 2 × (node, [position,] offset [, {orientation | rot}, R]), law_6D
+        [, output, ...]` (input manual §8.3, experimental; elements/hbeam.py).  Without an
+        orientation the node frame is used (MBDyn substitutes the node-1 orientation of the
+        input, which is the same for nodes input with `eye`)."""
+        word = args.peek()
+        label = args.label("a beam label")
+        args.optional_name()
+        self.count("beams", label, word)
+        labels, offsets, orientations = [], [], []
+        for k in range(2):
+            n, site = self.node_site(args, f"hbeam node {k + 1}")
+            labels.append(n.label)
+            offsets.append(self.offset(args, site))
+            orientations.append(self.read_orientation(args, "rel", site)
+                                if args.is_keyword("orientation", "rot") else None)
+        law = self.read_law_6d(args)
+        output = "beams" in self.default_output
+        while args.more():
+            ow = args.peek()
+            kw = args.expect_keyword("output", "piezoelectric actuator", what="'output' or ';'")
+            if kw == "output":
+                output = self.read_output_flag(args, "beams")
+            else:
+                raise ow.error(not_supported("piezoelectric beams"))
+        self.model.hbeam(label, labels[0], labels[1], law, offsets=offsets, node_orientations=orientations,
+                         output=output)
+
     def read_mat6(self, args):
         """A Mat6x6: `null | eye | [matr,] 36 | sym, 21 | diag, 6` [, scale, s] (manual §2.3.3)."""
         kw = args.is_keyword("null", "default", "eye", "matr", "sym", "diag")
@@ -3330,7 +3358,7 @@ DRIVER_CARDS = _table([("file", R.driver_file)])
 ELEMENT_CARDS = _table(
     [("body", R.body), ("gravity", R.gravity), ("force", R.force), ("couple", R.couple),
      ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output),
-     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("driven", R.driven), ("bind", R.bind),
+     ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("hbeam", R.hbeam), ("driven", R.driven), ("bind", R.bind),
      ("joint regularization", R.joint_regularization)]
     + [(k, R.element_unsupported) for k in UNSUPPORTED_ELEMENTS])
 JOINT_READERS = _table([

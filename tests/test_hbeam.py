@@ -1,0 +1,184 @@
+"""Helicoidal two-node beam (MBDyn `hbeam`, elements/hbeam.py): action = reaction and
+objectivity of the element loads; a cantilever under a small tip load against Timoshenko beam
+theory; the exact circular arc under a pure end moment (closed form R = EI/M, φ = ML/EI, for
+any load magnitude: the property of the helicoidal interpolation); MBDyn's decks beam/h and
+beam/h_legacy against MBDyn 1.7.3's output.  The Jacobian-vs-finite-difference checks of the
+family run in tests/test_element_checks.py (SAMPLES["hbeam"])."""
+import numpy as np
+import pytest
+
+from mbdae.engine.model import Model
+from mbdae.engine.system import System, Context
+from mbdae.engine import constitutive as cl
+from mbdae.engine import rotations as rot
+from mbdae.engine.static import solve_static, StaticProblem
+from samples import SAMPLES, randomize_state, rigid_motion
+
+EA, GA, GJ, EI, L = 1e7, 4e6, 800.0, 1000.0, 1.0
+
+
+def cantilever(ne, rotation=None, section=None, beam="hbeam"):
+    """Cantilever of ne two-node beams along R·x clamped at node 0; returns (model, node labels)."""
+    R = np.eye(3) if rotation is None else rotation
+    m = Model()
+    s = np.linspace(0.0, L, ne + 1)
+    for i in range(ne + 1):
+        m.structural_node(i, "static", position=R @ [s[i], 0.0, 0.0], orientation=R)
+    law = section or cl.beam_section(EA, GA, GA, GJ, EI, EI)
+    for e in range(ne):
+        if beam == "hbeam":
+            m.hbeam(100 + e, e, e + 1, law)
+        else:
+            m.beam2(100 + e, e, e + 1, law)
+    m.clamp(1, 0)
+    return m, np.arange(ne + 1)
+
+
+def _loads(system, fam, state, dcoef=0.3):
+    ctx = Context(state.t, state.y, state.yp, system.kinematics(state, dcoef), dcoef, "regular")
+    return fam.evaluate(ctx, False)[0][0].reshape(fam.ne, 2, 2, 3)
+
+
+def test_action_reaction_and_objectivity():
+    rng = np.random.default_rng(11)
+    system = System(SAMPLES["hbeam"][0](rng))
+    fam = system.families[0]
+    assert fam.name == "hbeam"
+    st = randomize_state(system, rng)
+    st.y[system.nodes.ig] = 0.0
+    kin = system.kinematics(st, 0.3)
+    r0 = _loads(system, fam, st)
+    F, M = r0[:, :, 0], r0[:, :, 1]
+    x = kin.x[fam.nidx]
+    scale = np.abs(r0).max()
+    assert scale > 1.0                      # a generic, loaded state
+    assert np.allclose(F.sum(axis=1), 0.0, atol=1e-10 * scale)
+    assert np.allclose((M + rot.cross(x, F)).sum(axis=1), 0.0, atol=1e-9 * scale)
+    # rigid rotation Q, translation c and a superimposed rigid velocity field v0 + w0 × x
+    Q = rot.exp_rotvec(rng.normal(size=3))
+    c, v0, w0 = rng.normal(size=3), rng.normal(size=3), rng.normal(size=3)
+    st2 = rigid_motion(st, system.nodes, Q, c, v0, w0)
+    r1 = _loads(system, fam, st2)
+    assert np.allclose(rot.matvec(Q, r0), r1, atol=1e-9 * scale)
+
+
+def test_initial_configuration_is_unstressed():
+    rng = np.random.default_rng(2)
+    model = SAMPLES["hbeam"][0](rng)
+    for s in model.nodes:
+        s.v[:] = 0.0
+        s.w[:] = 0.0
+    system = System(model)
+    st = system.initial_state(0.0)
+    strain, rate = system.families[0].strains(Context(0.0, st.y, st.yp, system.kinematics(st), 0.0, "regular"))
+    assert np.abs(strain).max() < 1e-12 and np.abs(rate).max() < 1e-12
+
+
+def test_rigid_motion_is_strain_free():
+    """A large rigid rotation and translation of the initial configuration: no strain, no load."""
+    rng = np.random.default_rng(4)
+    model = SAMPLES["hbeam"][0](rng)
+    system = System(model)
+    st = system.initial_state(0.0)
+    st.yp[:] = 0.0
+    Q = rot.exp_rotvec([2.0, -1.0, 0.5])
+    st2 = rigid_motion(st, system.nodes, Q, rng.normal(size=3), rng.normal(size=3), rng.normal(size=3))
+    ctx = Context(0.0, st2.y, st2.yp, system.kinematics(st2), 0.0, "regular")
+    strain, rate = system.families[0].strains(ctx)
+    assert np.abs(strain).max() < 1e-12 and np.abs(rate).max() < 1e-12
+
+
+@pytest.mark.parametrize("ne,tol", [(1, 0.26), (4, 2e-2), (10, 3e-3), (40, 2e-4)])
+def test_cantilever_tip_load_timoshenko(ne, tol):
+    """δ = P L³/(3 EI) + P L/GA and φ = P L²/(2 EI) (small load); the midpoint rule of one
+    section per element converges as 1/ne² (one element: δ = P L³/(4 EI) + P L/GA)."""
+    P = 1.0
+    Rm = rot.exp_rotvec([0.3, -0.5, 0.8])            # an arbitrary orientation of the whole beam
+    m, nodes = cantilever(ne, rotation=Rm)
+    m.force(1, nodes[-1], Rm @ [0.0, -P, 0.0])
+    res = solve_static(m, steps=1, tolerance=1e-6)
+    x, R, _, _ = res.node(nodes[-1])
+    d = Rm.T @ (x[-1] - Rm @ [L, 0, 0])
+    phi = rot.log_rotvec(Rm.T @ R[-1])
+    delta = P * L ** 3 / (3 * EI) + P * L / GA
+    assert abs(-d[1] / delta - 1) <= tol, -d[1] / delta - 1
+    assert abs(-phi[2] / (P * L ** 2 / (2 * EI)) - 1) <= 1e-3     # the tip rotation is exact up to O(P²)
+    assert abs(d[2]) < 1e-9 and abs(phi[0]) < 1e-9
+    if ne == 1:   # one element: midpoint-rule bending δ = P L³/(4 EI) + P L/GA
+        assert np.isclose(-d[1], P * L ** 3 / (4 * EI) + P * L / GA, rtol=1e-3)
+
+
+def test_small_deformation_agrees_with_beam2():
+    """Under a small tip load hbeam and beam2 (same mid-point law) give the same tip deflection."""
+    tips = []
+    for beam in ("hbeam", "beam2"):
+        m, nodes = cantilever(10, beam=beam)
+        m.force(1, nodes[-1], [0.0, -1.0, 0.3])
+        m.couple(2, nodes[-1], [0.2, 0.0, 0.0])
+        x = solve_static(m, steps=1, tolerance=1e-6).node(nodes[-1])[0][-1]
+        tips.append(x - [L, 0.0, 0.0])
+    assert np.allclose(tips[0], tips[1], rtol=0, atol=1e-4 * np.abs(tips[1]).max()), tips
+
+
+def _arc(ne, M, steps):
+    """Cantilever of ne hbeams rolled by a tip couple M about z (static analysis, load ramp)."""
+    m, nodes = cantilever(ne)
+    m.couple(1, nodes[-1], [0.0, 0.0, M])
+    res = StaticProblem(m, steps=steps, ramp=True, tolerance=1e-7).run()
+    return res, nodes
+
+
+@pytest.mark.parametrize("phi_tip", [1e-3, 0.5, 2.0, 3.0])
+def test_single_element_circular_arc(phi_tip):
+    """One hbeam under a pure end moment: exact circle for any magnitude, tip at
+    (R sin φ, R (1 - cos φ)) with R = EI/M, tip rotation φ = ML/EI (φ < π: one element's
+    relative rotation is a minimal rotation vector)."""
+    M = phi_tip * EI / L
+    res, nodes = _arc(1, M, steps=max(1, int(np.ceil(phi_tip / 0.25))))
+    x, R, _, _ = res.node(nodes[-1])
+    rad = EI / M
+    exact = [rad * np.sin(phi_tip), rad * (1 - np.cos(phi_tip)), 0.0]
+    assert np.allclose(x[-1], exact, rtol=0, atol=1e-9 * L), (x[-1], exact)
+    assert np.allclose(rot.log_rotvec(R[-1]), [0.0, 0.0, phi_tip], rtol=0, atol=1e-9)
+
+
+def test_three_elements_full_circle():
+    """Three hbeams, tip couple 2π EI/L: a full circle, every node exactly on it."""
+    M = 2 * np.pi * EI / L
+    res, nodes = _arc(3, M, steps=8)
+    rad = L / (2 * np.pi)
+    for k, n in enumerate(nodes):
+        x, R, _, _ = res.node(n)
+        a = 2 * np.pi * k / 3
+        assert np.allclose(x[-1], [rad * np.sin(a), rad * (1 - np.cos(a)), 0.0], atol=1e-9), (k, x[-1])
+        assert np.allclose(R[-1], rot.exp_rotvec([0.0, 0.0, a]), atol=1e-9)
+
+
+def test_bad_input():
+    m, nodes = cantilever(2)
+    m.hbeam(200, 0, 0, cl.beam_section(1, 1, 1, 1, 1, 1))
+    with pytest.raises(ValueError, match="distinct"):
+        System(m)
+    m, nodes = cantilever(2)
+    m.hbeam(200, 0, 1, cl.linear_elastic(3, 1.0))
+    with pytest.raises(ValueError, match="6-D"):
+        System(m)
+    m = Model()
+    m.structural_node(1, "static", position=[0.0, 0.0, 0.0])
+    m.structural_node(2, "static", position=[0.0, 0.0, 0.0])
+    m.hbeam(1, 1, 2, cl.beam_section(1, 1, 1, 1, 1, 1))
+    with pytest.raises(ValueError, match="singular metric"):
+        System(m)
+
+
+# ----------------------------------------------------------------------------- MBDyn's decks
+@pytest.mark.parametrize("deck_name", ["beam/h", "beam/h_legacy"])
+def test_mbdyn_hbeam_decks_agree(tmp_path, deck_name):
+    """One hbeam cantilever with a tip mass, step tip force (dynamic, 1000 steps): node
+    positions (.mov) and internal actions (.act) within 1e-4 of MBDyn 1.7.3's."""
+    from test_beam import _compare_deck
+    res = _compare_deck(deck_name, tmp_path, 1.0)
+    assert set(res) == {"mov", "act"}
+    for ext, (worst, compared) in res.items():
+        assert compared == 50, (ext, compared)          # every kept step of the reference
+        assert worst < 1e-4, f"{deck_name}.{ext}: worst difference {worst:.2e}"

@@ -208,7 +208,7 @@ class RigidJoints(ElementFamily):
 
     # ------------------------------------------------------------------ geometry
     def _geometry(self, ctx):
-        kin, t = ctx.kin, ctx.t
+        kin, t = ctx.kin, ctx.t_constraint
         gs = self.gs
         x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
         if self.any_ground:          # the ground: at rest at the origin, identity frame
@@ -252,7 +252,7 @@ class RigidJoints(ElementFamily):
         """Constraint values c (ne,u), reaction map B (ne,u,12), position gradient C
         (ne,u,12) and velocity gradient Cv (ne,u,12), on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2).
         want_C False: C's rotation-row blocks (Γ⁻¹, only the Jacobian needs them) are skipped."""
-        t = ctx.t
+        t = ctx.t_constraint
         ne, nu, gs = self.ne, len(self.used), self.gs
         E, b1, d, f1, f2 = G["E"], G["b1"], G["d"], G["f1"], G["f2"]
         Et = np.swapaxes(E, -1, -2)           # rows e_k
@@ -330,7 +330,7 @@ class RigidJoints(ElementFamily):
 
     def _phi_t(self, G, ctx):
         """Explicit time derivative of the position-level rows (velocity initial assembly)."""
-        t, gs = ctx.t, self.gs
+        t, gs = ctx.t_constraint, self.gs
         out = np.zeros((self.ne, len(self.used)))
         if "pos" in gs:
             out[:, gs["pos"]] = -self.pos_drive.derivatives(t)

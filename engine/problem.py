@@ -201,7 +201,7 @@ class InitialValueProblem:
 
         A Newton solve with dCoef = h0 · coefficient of one tiny implicit Euler step from t0
         to t0 + dCoef, in which the joints' position-level rows are imposed at velocity level
-        (φ_q v + φ_t = 0).  That index-2 step gives the accelerations and reactions to O(dCoef)
+        (φ_q v + φ_t = 0).  Loads are evaluated at t0 itself, the joints' drives at t0 + dCoef.  That index-2 step gives the accelerations and reactions to O(dCoef)
         including the convective and φ_tt terms, which the index-3 form would get O(1) wrong.
         Afterwards y and the velocities are restored: only ẏ of the momenta and the
         multipliers are taken from the step."""
@@ -222,7 +222,10 @@ class InitialValueProblem:
             alg = self.system.is_alg
             f0 = self.system.evaluate(base, dcoef, mode="derivatives", want_jac=False)[0]
             bias = np.where(alg, f0, 0.0)
-            trial.t = base.t + dcoef
+            # loads at t0 (as MBDyn: a drive that steps at t0 enters with its value there,
+            # e.g. half the step for `double step`); the joints' imposed motion at t0 + dCoef,
+            # so that the velocity-level rows' difference quotient carries φ_tt
+            trial.t_constraint = base.t + dcoef
             trial.y[~alg] += dcoef * trial.yp[~alg]      # implicit Euler: y = y0 + dCoef ẏ
             try:
                 it, err, _ = self.newton.solve(self.system, trial, dcoef, mode="derivatives",

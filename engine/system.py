@@ -16,21 +16,27 @@ IA_MODES = ("ia_position", "ia_velocity")
 
 @dataclass
 class State:
-    """Mutable state: time, y, ẏ and the committed node reference orientations."""
+    """Mutable state: time, y, ẏ and the committed node reference orientations.
+    `t_constraint`: the time at which the joints evaluate their imposed motion, when it is
+    not t (the derivatives phase: loads at t0 as MBDyn, constraints at t0 + dCoef)."""
     t: float
     y: np.ndarray
     yp: np.ndarray
     R_ref: np.ndarray
+    t_constraint: float = None
 
     def copy(self):
-        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy())
+        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy(), self.t_constraint)
 
 
 class Context:
     """What an element family sees during one evaluation."""
 
-    def __init__(self, t, y, yp, kin, dcoef, mode):
+    def __init__(self, t, y, yp, kin, dcoef, mode, t_constraint=None):
         self.t, self.y, self.yp, self.kin, self.dcoef, self.mode = t, y, yp, kin, dcoef, mode
+        # time of the joints' imposed motion (drive hinge, total joint, ...): t except in
+        # the derivatives phase (State.t_constraint)
+        self.t_constraint = t if t_constraint is None else t_constraint
 
 
 class System:
@@ -140,7 +146,7 @@ class System:
         """(f, f̃, J): residual, Σ_e |f_e| per row (None unless want_abs; for relnorm and
         sepnorm) and the iteration matrix f/ẏ + dCoef f/y (None unless want_jac)."""
         kin = self.last_kinematics = self.kinematics(state, dcoef)
-        ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode)
+        ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode, state.t_constraint)
         if ia is not None:
             ctx.ia_x, ctx.ia_v, ctx.ia_w = ia
         if self.namespace is not None:

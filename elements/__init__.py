@@ -15,9 +15,13 @@ from .deformable import DeformableJoints
 from .viscous_body import ViscousBodies
 from .beam import Beams3, Beams2
 from .hbeam import HelicoidalBeams
+from .genel import SpringSupports, AbstractForces
+from mbdae.engine.abstract_nodes import AbstractNodes
+from mbdae.engine.parameters import ParameterNodes
 from .driven import DrivenActivity
 from .regularization import JointRegularizations
 
 FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, ViscousBodies, Beams3, Beams2,
             HelicoidalBeams,
+            AbstractNodes, SpringSupports, AbstractForces, ParameterNodes,
             DrivenActivity, JointRegularizations]

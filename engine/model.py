@@ -441,6 +441,60 @@ class Model:
         specs[0].driven = DrivenSpec(_scalar_drive(drive), tuple(as_hint(h) for h in hints), initial_state)
         return label
 
+    # ------------------------------------------------------------------ scalar nodes and genels
+    def abstract_node(self, label, kind="differential", value=0.0, derivative=0.0, output=True):
+        """Abstract node (input manual §6.1): a scalar unknown x, with ẋ when differential
+        (engine/abstract_nodes.py)."""
+        from .abstract_nodes import AbstractNodeSpec
+        nodes = self.__dict__.setdefault("abstract_nodes", [])
+        if any(s.label == label for s in nodes):
+            raise ValueError(f"abstract node {label} is already defined")
+        nodes.append(AbstractNodeSpec(label, kind, float(value), float(derivative), output))
+        return label
+
+    def parameter_node(self, label, kind="value", value=0.0, y=0.0, z=0.0, output=True):
+        """Parameter node (input manual §6.6): kind "value" (a constant), "element" or
+        "beam strain gage" (fibre y, z of a beam section), filled by `bind` (engine/parameters.py)."""
+        from .parameters import ParameterNodeSpec
+        nodes = self.__dict__.setdefault("parameter_nodes", [])
+        if any(s.label == label for s in nodes):
+            raise ValueError(f"parameter node {label} is already defined")
+        nodes.append(ParameterNodeSpec(label, kind, float(value), float(y), float(z), output))
+        return label
+
+    def bind(self, element, element_type, parameter_node, name=None, index=None):
+        """Bind element private datum `name` (or 1-based `index`; for a beam strain gage the
+        evaluation point) to a parameter node (input manual §8.20.1)."""
+        from .parameters import BindSpec
+        if (name is None) == (index is None):
+            raise ValueError("bind: give either a private datum name or an index")
+        self.__dict__.setdefault("binds", []).append(
+            BindSpec(element, element_type, parameter_node, name, None if index is None else int(index)))
+        return parameter_node
+
+    def spring_support(self, label, node, law, node_type="abstract", index=1, order="algebraic"):
+        """`genel: spring support` (input manual §8.9): a 1-D law of a dof value to the ground
+        (elements/genel.py)."""
+        from mbdae.elements.genel import SpringSupportSpec, NodeDof
+        self.__dict__.setdefault("spring_supports", []).append(
+            SpringSupportSpec(label, NodeDof(node, node_type, index, order), law))
+        return label
+
+    def abstract_force(self, label, node, drive, node_type="abstract", index=1):
+        """`force: abstract` (input manual §8.8): a scalar drive on a dof's equation."""
+        from mbdae.elements.genel import AbstractForceSpec, NodeDof
+        self.__dict__.setdefault("abstract_forces", []).append(
+            AbstractForceSpec(label, NodeDof(node, node_type, index), _scalar_drive(drive)))
+        return label
+
+    def element_drive(self, kind, label, name, drive):
+        """`element` drive caller: drive(private datum `name` of element `label` of type
+        `kind`) on the current state (engine/privdata.py ElementDrive)."""
+        from .privdata import ElementDrive, ModelNamespace
+        if getattr(self, "namespace", None) is None:
+            self.namespace = ModelNamespace()
+        return ElementDrive(self.namespace, kind, label, name, _scalar_drive(drive))
+
     # ------------------------------------------------------------------ helpers
     def _node_spec(self, label):
         for s in self.nodes:
@@ -504,4 +558,20 @@ def build_families(model, nodes):
         if getattr(model, "regularizations", None):
             from mbdae.elements.regularization import JointRegularizations
             fams.append(JointRegularizations(model.regularizations, fams[-1]))
+    abstract = None
+    if getattr(model, "abstract_nodes", None):
+        from .abstract_nodes import AbstractNodes
+        abstract = AbstractNodes(model.abstract_nodes, nodes)
+        fams.append(abstract)
+    if getattr(model, "spring_supports", None):
+        from mbdae.elements.genel import SpringSupports
+        fams.append(SpringSupports(model.spring_supports, nodes, abstract))
+    if getattr(model, "abstract_forces", None):
+        from mbdae.elements.genel import AbstractForces
+        fams.append(AbstractForces(model.abstract_forces, nodes, abstract))
+    if getattr(model, "parameter_nodes", None):
+        from .parameters import ParameterNodes
+        fams.append(ParameterNodes(model.parameter_nodes, nodes, getattr(model, "binds", []), list(fams)))
+    elif getattr(model, "binds", None):
+        raise KeyError(f"bind: parameter node {model.binds[0].node} is not defined")
     return fams

@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from . import rotations as rot
+from .drives import Drive
 
 ELEMENT_KINDS = ("body", "joint", "force", "beam")
 """MBDyn element types the model namespace knows here (`model::element::<kind>`)."""
@@ -91,6 +92,8 @@ def state_sources(drive, _seen=None):
     expression = getattr(drive, "expression", None)
     if expression is not None and hasattr(expression, "state_sources"):
         found += expression.state_sources
+    if isinstance(drive, ElementDrive):
+        found.append(drive.namespace)
     children = []
     if hasattr(drive, "terms"):                          # VectorDrive: [(vector, drive)]
         children += [d for _, d in drive.terms]
@@ -212,7 +215,7 @@ class ModelNamespace:
         vkey = (id(family), key[2])
         values = self._values.get(vkey)
         if values is None:
-            values = self._values[vkey] = family.private_data(self.context, key[2])
+            values = self._values[vkey] = private_data(family, self.context, key[2])
         return float(values[index])
 
     def _resolve(self, kind, label, name, what):
@@ -221,9 +224,9 @@ class ModelNamespace:
             hits = np.flatnonzero(fam.labels == label)
             if len(hits):
                 i = int(hits[0])
-                if not hasattr(fam, "private_data"):
+                if not has_private_data(fam):
                     raise ValueError(f"{what}: {fam.name} {label} has no private data in mbdae")
-                names = fam.private_data_names(i)
+                names = private_data_names(fam, i)
                 if name not in names:
                     listed = ", ".join(f'"{n}"' for n in names) or "none"
                     raise ValueError(f'{what}: {fam.name} {label} has no private datum "{name}" '
@@ -231,8 +234,6 @@ class ModelNamespace:
                 return fam, i
         if kind == "force":
             raise ValueError(f"{what}: forces and couples have no private data (MBDyn's manual lists none)")
-        if kind == "beam":
-            raise ValueError(f"{what}: beam private data are not available in mbdae")
         raise ValueError(f"{what}: no {kind} with label {label}")
 
 
@@ -248,3 +249,99 @@ def _element_kind(family):
     if name.startswith("beam"):
         return "beam"
     return None
+
+
+# ---------------------------------------------------------------------------- beams
+_BEAM_QUANTITIES = ("e", "k", "F", "M", "X", "Phi", "Omega")     # + "eP", "kP" for viscous laws
+
+
+def beam_private_data_names(family):
+    """MBDyn's beam private data, in MBDyn's index order (input manual, beam "Private Data"):
+    per evaluation point e{x,y,z} strains, k{x,y,z} curvatures, F, M internal loads (section
+    frame), X position, Phi rotation vector, Omega angular velocity, and for viscous laws eP,
+    kP strain rates; beam3 prefixes "pI." / "pII.", beam2 has no prefix.  Same for all
+    instances of a family (its laws are all viscous or not)."""
+    quantities = _BEAM_QUANTITIES + (("eP", "kP") if family.viscous else ())
+    prefixes = ("pI.", "pII.") if family.NP == 2 else ("",)
+    return [f"{p}{q}{c}" for p in prefixes for q in quantities for c in "xyz"]
+
+
+def beam_private_data(family, ctx, name):
+    """Values of beam private datum `name` for all instances of a beam family (ne,)."""
+    names = beam_private_data_names(family)
+    if name not in names:
+        raise ValueError(f'{family.name}: no private datum "{name}"')
+    k = names.index(name)
+    per_point = len(names) // family.NP
+    point, k = divmod(k, per_point)
+    quantity, component = divmod(k, 3)
+    st = family._state(ctx)
+    if quantity < 2:                                   # strain, curvature (section frame)
+        v = st["strain"][:, point, 3 * quantity:3 * quantity + 3]
+    elif quantity < 4:                                 # force, moment (section frame)
+        v = st["f"][:, point, 3 * (quantity - 2):3 * (quantity - 2) + 3]
+    elif quantity == 4:                                # position of the reference line
+        v = st["ph"][:, point] + ctx.kin.x[family.nidx[:, family.REF]]
+    elif quantity == 5:
+        v = rot.log_rotvec(st["R"][:, point])
+    elif quantity == 6:                                # interpolated angular velocity
+        v = np.einsum('k,nki->ni', family.N[point], ctx.kin.w[family.nidx])
+    else:                                              # strain rates
+        v = st["rate"][:, point, 3 * (quantity - 7):3 * (quantity - 7) + 3]
+    return v[:, component]
+
+
+def has_private_data(family):
+    return hasattr(family, "private_data") or family.name.startswith("beam")
+
+
+def private_data_names(family, i):
+    """The private data names instance i of a family defines."""
+    if hasattr(family, "private_data_names"):
+        return family.private_data_names(i)
+    if family.name.startswith("beam"):
+        return beam_private_data_names(family)
+    return []
+
+
+def private_data(family, ctx, name):
+    """Values of private datum `name` for all instances of a family."""
+    if hasattr(family, "private_data"):
+        return family.private_data(ctx, name)
+    return beam_private_data(family, ctx, name)
+
+
+# ---------------------------------------------------------------------------- element drive
+class ElementDrive(Drive):
+    """MBDyn's `element` drive caller (input manual §2.6, "Element drive"): the private datum
+    `name` of element `label` of type `kind`, read on the state being evaluated through a
+    ModelNamespace, passed as the argument of another drive: f = inner(datum).  It depends
+    on the state, not on time: no time derivative (as MBDyn's, which is not differentiable);
+    the elements using it re-evaluate it at every residual and take no Jacobian from it."""
+
+    def __init__(self, namespace, kind, label, name, inner):
+        if kind not in ELEMENT_KINDS:
+            raise ValueError(f"element drive: element type {kind!r} is not one of {ELEMENT_KINDS}")
+        self.namespace, self.kind, self.label, self.name, self.inner = namespace, kind, int(label), str(name), inner
+        self.parameters = {}
+
+    def __repr__(self):
+        return f'ElementDrive({self.kind}, {self.label}, "{self.name}", {self.inner!r})'
+
+    def _evaluate_single(self, t, order):
+        if order != 0:
+            raise ValueError(f'element drive ({self.kind} {self.label}, "{self.name}"): not differentiable')
+        if np.ndim(t) != 0:
+            raise ValueError("element drive: evaluated at one time only (it reads the current state)")
+        return float(self.inner.value(self.namespace.element(self.kind, self.label, self.name)))
+
+    def value(self, t):
+        return self._evaluate_single(t, 0)
+
+    def derivative(self, t):
+        return self._evaluate_single(t, 1)
+
+    def second_derivative(self, t):
+        return self._evaluate_single(t, 2)
+
+    __call__ = value

@@ -118,6 +118,9 @@ class System:
         y = np.zeros(self.n)
         yp = np.zeros(self.n)
         R_ref = self.nodes.initial_state(y, yp)
+        for fam in self.families:          # families with initial values (abstract nodes)
+            if hasattr(fam, "initial_values"):
+                fam.initial_values(y, yp)
         return State(t0, y, yp, R_ref)
 
     def kinematics(self, state, dcoef=0.0):

@@ -404,3 +404,40 @@ def total_equation_model(rng):
 
 
 SAMPLES["joint"].append(total_equation_model)
+
+
+def genel_model(rng):
+    """Abstract nodes (differential and algebraic) with spring supports and abstract forces,
+    and a spring support and an abstract force on a structural position dof."""
+    from mbdae.engine.constitutive import LinearElastic1D
+    m = Model()
+    _nodes(m, rng, 1)
+    m.abstract_node(1, "differential", rng.normal(), rng.normal())
+    m.abstract_node(2, "algebraic", rng.normal())
+    m.abstract_node(3, "differential")
+    m.spring_support(1, 1, LinearElastic1D(3.0, LinearDrive(0.1, 0.2)))
+    m.spring_support(2, 2, LinearElastic1D(5.0))
+    m.spring_support(3, 1, LinearElastic1D(7.0), node_type="structural", index=2)
+    m.spring_support(4, 3, LinearElastic1D(2.0))
+    m.abstract_force(5, 1, SineDrive(0.0, 3.0, 2.0, "forever", 0.5))
+    m.abstract_force(6, 2, LinearDrive(1.0, 0.5))
+    m.abstract_force(7, 1, ConstDrive(0.3), node_type="structural", index=3)
+    return m
+
+
+def parameter_model(rng):
+    """A beam3 with strain-gage and element parameter nodes bound to it (no rows: the FD
+    check covers that they add none)."""
+    m = beam3_model(rng)
+    m.parameter_node(1, "beam strain gage", y=0.01, z=0.02)
+    m.parameter_node(2, "element")
+    m.parameter_node(3, "value", 2.5)
+    m.bind(1, "beam", 1, index=2)
+    m.bind(2, "beam", 2, name="pI.kz")
+    return m
+
+
+SAMPLES["abstract node"] = [genel_model]
+SAMPLES["spring support"] = [genel_model]
+SAMPLES["abstract force"] = [genel_model]
+SAMPLES["parameter node"] = [parameter_model]

@@ -572,7 +572,7 @@ def constant_value(drive):
 # =========================================================================== vocabulary
 
 # MBDyn names of things mbdae does not have: reading one stops with "not supported yet"
-UNSUPPORTED_DRIVES = ("timestep", "file", "dof", "node", "element", "meter", "closest next", "random",
+UNSUPPORTED_DRIVES = ("timestep", "file", "dof", "node", "meter", "closest next", "random",
                       "sample and hold", "discrete filter", "bistop", "scalar function", "ginac",
                       "frequency sweep", "fourier series", "shared", "socket")
 UNSUPPORTED_ELEMENTS = (
@@ -580,7 +580,7 @@ UNSUPPORTED_ELEMENTS = (
     "plate", "membrane4eas", "shell4eas", "shell4easans", "solid", "surface loads", "pressure load",
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
     "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
-    "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "genel", "electric",
+    "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
     "thermal", "hydraulic", "bulk", "loadable", "user defined", "stream output",
     "stream motion output", "rtai output", "gust")
 UNSUPPORTED_JOINTS = (
@@ -1723,22 +1723,104 @@ class DeckReader:
         raise card.name.error(not_supported(f"{_shown(card.name.text)} (node)"))
 
     def node_parameter(self, card, args):
-        """`parameter: <label>, {element | <value>} [, output, ...]` (manual §6.6): a parameter
-        node holds a value that only `node`/`dof` drive callers (not supported: reading one
-        stops) and the .prm output read, so mbdae counts it and stores it unread."""
+        """`parameter: <label>, {[value,] <v> | element | beam strain gage, <y>, <z>}
+        [, output, ...]` (manual §6.6; engine/parameters.py)."""
         w = args.peek()
         label = args.label("a parameter node label")
         self.count("parameter nodes", label, w)
-        if not args.is_keyword("element"):
+        kind, value, y, z = "value", 0.0, 0.0, 0.0
+        if args.is_keyword("element"):
+            kind = "element"
+        elif args.is_keyword("beam strain gage"):
+            kind = "beam strain gage"
+            y, z = args.real("the fibre y coordinate"), args.real("the fibre z coordinate")
+        else:
             kw = args.peek()
             if args.is_keyword("sample and hold", "beam slider"):
                 raise kw.error(not_supported(f"{_shown(kw.text)} parameter node"))
-            args.real("an initial value")
+            args.is_keyword("value")
+            value = args.real("an initial value")
+        output = self.read_output_flag(args, "parameter nodes") if args.is_keyword("output") \
+            else "parameter nodes" in self.default_output
+        self.parameter_nodes = getattr(self, "parameter_nodes", {})
+        self.parameter_nodes[label] = kind
+        self.model.parameter_node(label, kind, value, y, z, output)
+
+    def node_abstract(self, card, args):
+        """`abstract: <label> [, {algebraic | differential}] [, [value,] <x0> [, derivative,
+        <xp0>]] [, output, ...]` (manual §6.1; engine/abstract_nodes.py)."""
+        w = args.peek()
+        label = args.label("an abstract node label")
+        self.count("abstract nodes", label, w)
+        kind = args.is_keyword("algebraic", "differential") or "differential"
+        x0 = xp0 = 0.0
+        if args.more() and args.peek_keyword() not in ("output", "scale", "derivative"):
+            args.is_keyword("value")
+            x0 = args.real("the initial value")
+        if args.is_keyword("derivative"):
+            if kind == "algebraic":
+                raise args.card.args[args.i - 1].error("an algebraic abstract node has no derivative")
+            xp0 = args.real("the initial derivative")
+        if args.is_keyword("scale"):
+            args.is_keyword("default") or args.real("a scale factor")
+        output = self.read_output_flag(args, "abstract nodes") if args.is_keyword("output") \
+            else "abstract nodes" in self.default_output
+        self.model.abstract_node(label, kind, x0, xp0, output)
+
+    def read_node_dof(self, args, order=True):
+        """(NodeDof) `<label>, {abstract | structural, <index>} [, {algebraic | differential}]`
+        (manual §2.5); elements/genel.py NodeDof."""
+        from mbdae.elements.genel import NodeDof
+        w = args.peek()
+        label = args.label("a node label")
+        tw = args.peek()
+        ntype = args.expect_keyword("abstract", "structural", what="a node type (abstract or structural)")
+        index = 1
+        if ntype == "abstract":
+            if label not in self.element_labels.get("abstract nodes", set()):
+                raise w.error(f"Abstract({label}) is not defined")
+        else:
+            if label not in self.nodes:
+                raise w.error(f"Structural({label}) is not defined")
+            iw = args.peek()
+            index = args.integer("a structural dof index")
+            if index not in (1, 2, 3):
+                raise iw.error(not_supported(f"structural node dof index {index} (positions 1-3 only)"))
+        dof_order = "algebraic"
+        if order:
+            dof_order = args.is_keyword("algebraic", "differential") or "algebraic"
+        del tw
+        return NodeDof(label, ntype, index, dof_order)
+
+    def genel(self, card, args):
+        """`genel: <label>, [name,] spring support, (NodeDof), (ConstitutiveLaw<1D>) [, output ...]`
+        (manual §8.9; elements/genel.py).  Other genels are not supported."""
+        word = args.peek()
+        label = args.label("a genel label")
+        args.optional_name()
+        self.count("genels", label, word)
+        tw = args.peek()
+        if not args.is_keyword("spring support"):
+            raise tw.error(not_supported(f"{_shown(tw.text) if tw else 'this'} (genel)"))
+        dw = args.peek()
+        dof = self.read_node_dof(args)
+        if dof.order != "algebraic":
+            raise dw.error("spring support: the dof order must be 'algebraic' (the law acts on the value)")
+        lw = args.peek()
+        law = self.read_law_1d(args)
+        if getattr(law, "viscosity", 0.0):
+            raise lw.error("spring support: MBDyn gives the law no strain rate; a viscous law is refused")
         if args.is_keyword("output"):
-            self.read_output_flag(args, "parameter nodes")
-        self.parameter_nodes = getattr(self, "parameter_nodes", set()) | {label}
-        self.note(w, f"parameter node {label} stored unread (only node/dof drive callers, not "
-                     f"supported, and the .prm output would read it; no .prm file is written)")
+            self.read_output_flag(args, "genels")
+        self.model.spring_support(label, dof.node, law, dof.node_type, dof.index, dof.order)
+
+    def read_abstract_force(self, args, label, word):
+        """`force: <label>, abstract, (NodeDof), (DriveCaller) [, output ...]` (manual §8.8)."""
+        dof = self.read_node_dof(args)
+        drive = self.read_drive(args)
+        output = self.read_output_flag(args, "forces") if args.is_keyword("output") else "forces" in self.default_output
+        self.model.abstract_force(label, dof.node, drive, dof.node_type, dof.index)
+        self.model.abstract_forces[-1].output = output
 
     def node_structural(self, card, args):
         """`structural: label, [name,] {static|dynamic|dummy ...}, X, R, V, W [, options]`
@@ -1977,21 +2059,55 @@ class DeckReader:
 
     def bind(self, card, args):
         """`bind: <element label>, <element type>, <parameter node>, {name | string, "<datum>" |
-        [index,] <i>}` (manual §8.20.1): copies an element's private datum into a parameter
-        node, which nothing mbdae computes reads (see node_parameter); checked, noted."""
+        [index,] <i>}` (manual §8.20.1): the parameter node takes the element's private datum
+        (a beam strain gage: the index is the evaluation point); engine/parameters.py."""
         w = args.peek()
-        args.label("an element label")
-        args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
+        elabel = args.label("an element label")
+        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
+        kind = {"couple": "force"}.get(kind, kind)
+        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams"}[kind]
+        if elabel not in self.element_labels.get(family, set()):
+            raise w.error(f"bind: {kind} {elabel} is not defined")
         pw = args.peek()
         plabel = args.label("a parameter node label")
-        if plabel not in getattr(self, "parameter_nodes", set()):
+        pkind = getattr(self, "parameter_nodes", {}).get(plabel)
+        if pkind is None:
             raise pw.error(f"parameter node {plabel} is not defined")
+        if pkind == "value":
+            raise pw.error(f"parameter node {plabel} holds a value; only 'element' and 'beam strain gage' "
+                           "parameter nodes can be bound")
+        bound = self.__dict__.setdefault("bound_parameters", set())
+        if plabel in bound:
+            raise pw.error(f"parameter node {plabel} is already bound")
+        bound.add(plabel)
+        name = index = None
+        nw = args.peek()
         if args.is_keyword("name", "string"):
-            args.string("a private data name")
+            nw = args.peek()
+            name = args.string("a private data name")
+            self.check_private_name(nw, kind, elabel, name)
         else:
             args.is_keyword("index")
-            args.integer("a private data index")
-        self.note(w, f"bind to parameter node {plabel} stored unread (no .prm output)")
+            nw = args.peek()
+            index = args.integer("a private data index")
+            if index < 1:
+                raise nw.error(f"private data index {index} must be positive")
+            if pkind == "beam strain gage":
+                beam = next(b for b in self.model.beams if b.label == elabel)
+                if index > len(beam.laws):
+                    raise nw.error(f"beam strain gage: evaluation point {index} out of range 1..{len(beam.laws)}")
+        if pkind == "beam strain gage" and (kind != "beam" or name is not None):
+            raise (nw or w).error("a beam strain gage binds to a beam evaluation point index")
+        self.model.bind(elabel, kind, plabel, name=name, index=index)
+
+    def check_private_name(self, word, kind, label, name):
+        """A private datum name the element type defines (beams: manual, beam "Private Data")."""
+        if kind == "beam":
+            beam = next((b for b in self.model.beams if b.label == label), None)
+            prefix = r"(pI\.|pII\.)" if beam is not None and len(beam.nodes) == 3 else ""
+            if not re.fullmatch(prefix + r"(e|k|F|M|X|Phi|Omega|eP|kP)[xyz]", name):
+                raise word.error(f'beam {label} has no private datum "{name}" (names: '
+                                 f'{"pI.|pII." if prefix else ""}{{e,k,F,M,X,Phi,Omega,eP,kP}}{{x,y,z}})')
 
     def read_hint(self, word, text):
         """A hint of a driven element (manual §2.6.41): `offset{1|2}`, `drive{<DriveCaller>}`,
@@ -2130,6 +2246,8 @@ class DeckReader:
         label = args.label("a force label")
         args.optional_name()
         self.count("forces", label, word)
+        if not couple and args.is_keyword("abstract"):
+            return self.read_abstract_force(args, label, word)
         frame, internal = self.force_type(args.take("a force type"), couple)
         kind = "abs direction" if frame == "absolute" else "rel direction"
         n1 = self.structural_node(args)
@@ -3139,6 +3257,29 @@ class DeckReader:
         inner = self.read_drive(args, at)
         return ComposedDrive(outer, inner)
 
+    def d_element(self, args, w, at):
+        """`element, <label>, <type>, [{string, "<name>" | name, "<name>" | index, <i>},]
+        (DriveCaller)` (manual §2.6): the drive of an element private datum on the current
+        state (engine/privdata.py ElementDrive)."""
+        from mbdae.engine.privdata import ElementDrive
+        lw = args.peek()
+        label = args.label("an element label")
+        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
+        kind = {"couple": "force"}.get(kind, kind)
+        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams"}[kind]
+        if label not in self.element_labels.get(family, set()):
+            raise lw.error(f"element drive: {kind} {label} is not defined")
+        nw = args.peek()
+        if args.is_keyword("string", "name"):
+            nw = args.peek()
+            name = args.string("a private data name")
+            self.check_private_name(nw, kind, label, name)
+        elif args.is_keyword("index"):
+            raise nw.error(not_supported("element drive by private data index (use string, \"<name>\")"))
+        else:
+            raise nw.error("syntax error: string, \"<private data name>\" expected")
+        return ElementDrive(self.namespace, kind, label, name, self.read_drive(args, argument_is_time=False))
+
     def d_periodic(self, args, w, at):
         t0, period = args.real("the initial time"), args.real("the period")
         return PeriodicDrive(t0, period, self.read_drive(args, argument_is_time=False))
@@ -3352,14 +3493,14 @@ UNSUPPORTED_CONTROL_CARDS = _table([
 ])
 UNSUPPORTED_CARDS = {"initial value": UNSUPPORTED_PROBLEM_CARDS, "control data": UNSUPPORTED_CONTROL_CARDS}
 NODE_CARDS = _table([("structural", R.node_structural), ("output", R.node_output),
-                     ("parameter", R.node_parameter)]
-                    + [(k, R.node_unsupported) for k in NODE_TYPES if k not in ("structural", "parameter")])
+                     ("parameter", R.node_parameter), ("abstract", R.node_abstract)]
+                    + [(k, R.node_unsupported) for k in NODE_TYPES if k not in ("structural", "parameter", "abstract")])
 DRIVER_CARDS = _table([("file", R.driver_file)])
 ELEMENT_CARDS = _table(
     [("body", R.body), ("gravity", R.gravity), ("force", R.force), ("couple", R.couple),
      ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output),
      ("beam", R.beam3), ("beam3", R.beam3), ("beam2", R.beam2), ("hbeam", R.hbeam), ("driven", R.driven), ("bind", R.bind),
-     ("joint regularization", R.joint_regularization)]
+     ("joint regularization", R.joint_regularization), ("genel", R.genel)]
     + [(k, R.element_unsupported) for k in UNSUPPORTED_ELEMENTS])
 JOINT_READERS = _table([
     ("clamp", R.j_clamp), ("spherical hinge", R.j_spherical_hinge), ("spherical pin", R.j_spherical_pin),
@@ -3391,6 +3532,7 @@ DRIVE_READERS = _table([
     ("step5", R.d_step5), ("exponential", R.d_exponential), ("piecewise linear", R.d_piecewise_linear),
     ("string", R.d_string), ("mult", R.d_mult), ("array", R.d_array), ("drive", R.d_drive),
     ("periodic", R.d_periodic), ("reference", R.d_reference), ("postponed", R.d_postponed),
+    ("element", R.d_element),
 ])
 del R
 KNOWN_LAWS = {normalize(k) for k in (

@@ -1,0 +1,105 @@
+"""Abstract nodes (MBDyn input manual §6.1, spec/mbdyn-input-language.md §4.5): scalar
+unknowns with no equation of their own.  A `differential` node has a value x and its
+derivative ẋ (the Newton increment is Δẋ, x += dCoef Δẋ); an `algebraic` node only has x
+(x += Δ).  Genels and abstract forces (elements/genel.py) write the equation rows.
+
+The family owns the unknowns (a block after the structural nodes) and gives the other
+families their row/column (`row_of`) and update kind.  It writes no residual, except in
+the initial assembly, where only joints take part: there each abstract unknown is held at
+its value (row Δ = 0), so the assembly matrix stays regular.
+
+Output (.abs, one row per node): label, x, and ẋ for a differential node."""
+from dataclasses import dataclass
+import numpy as np
+
+from mbdae.elements.base import ElementFamily
+from .assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM
+
+KINDS = ("differential", "algebraic")
+
+
+@dataclass
+class AbstractNodeSpec:
+    label: int
+    kind: str = "differential"      # "differential" | "algebraic"
+    value: float = 0.0              # x0
+    derivative: float = 0.0         # ẋ0 (differential only)
+    output: bool = True
+
+
+class AbstractNodes(ElementFamily):
+    name = "abstract node"
+    output_file = "abs"
+    in_initial_assembly = True
+
+    def __init__(self, specs, nodes):
+        super().__init__(specs, nodes)
+        for s in self.specs:
+            if s.kind not in KINDS:
+                raise ValueError(f"abstract node {s.label}: kind must be one of {KINDS}, not {s.kind!r}")
+        if len(set(self.labels.tolist())) != self.ne:
+            raise ValueError("abstract nodes: duplicate labels")
+        self.differential = np.array([s.kind == "differential" for s in self.specs], bool)
+        self.x0 = np.array([s.value for s in self.specs], float)
+        self.xp0 = np.where(self.differential, [s.derivative for s in self.specs], 0.0)
+        self.n_internal = self.ne
+        self._index = {int(l): i for i, l in enumerate(self.labels)}
+
+    def set_offset(self, start):
+        self.offset = start
+        self.rows = start + np.arange(self.ne, dtype=np.int64)
+
+    def dof_info(self):
+        kind = np.where(self.differential, DIFFERENTIAL, ALGEBRAIC).astype(np.int64)
+        dim = np.full(self.ne, DIM["other"], np.int64)
+        return kind, dim, self.labels.copy(), ["abstract x"] * self.ne
+
+    def index(self, label):
+        try:
+            return self._index[int(label)]
+        except KeyError:
+            raise KeyError(f"abstract node {label} is not defined") from None
+
+    def initial_values(self, y, yp):
+        """x0 and ẋ0 into the initial state (called by System.initial_state)."""
+        y[self.rows] = self.x0
+        yp[self.rows] = self.xp0
+
+    def build_pattern(self):
+        p = self.pattern = Pattern()
+        p.add_res(self.rows[:, None])
+        p.add_jac(self.rows[:, None], self.rows[:, None])
+        return p
+
+    def evaluate(self, ctx, want_jac):
+        """No equation of its own; in the initial assembly the identity (Δ = 0)."""
+        ia = ctx.mode in ("ia_position", "ia_velocity")
+        res = [np.zeros((self.ne, 1))]
+        if not want_jac:
+            return res, None
+        return res, [np.full((self.ne, 1, 1), 1.0 if ia else 0.0)]
+
+    def values(self, y, yp):
+        """(x, ẋ) of all nodes (ẋ = 0 for algebraic ones)."""
+        return y[self.rows], np.where(self.differential, yp[self.rows], 0.0)
+
+    def private_data(self, ctx, name):
+        """Private data `x` and `xP` (input manual §6.1)."""
+        x, xp = self.values(ctx.y, ctx.yp)
+        if name == "x":
+            return x
+        if name == "xP":
+            return xp
+        raise ValueError(f'abstract node private datum "{name}" is not one of "x", "xP"')
+
+    def output_groups(self, ctx):
+        """.abs rows: label, x [, ẋ] (differential nodes write the derivative too)."""
+        out = np.array([s.output for s in self.specs], bool)
+        x, xp = self.values(ctx.y, ctx.yp)
+        groups = []
+        for diff in (True, False):
+            sel = out & (self.differential == diff)
+            if sel.any():
+                vals = np.stack([x, xp], axis=1) if diff else x[:, None]
+                groups.append((self.labels[sel], vals[sel]))
+        return groups

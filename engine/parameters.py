@@ -1,0 +1,132 @@
+"""Parameter nodes and `bind` (MBDyn input manual §6.6 and §8.20.1; spec
+mbdyn-input-language.md §4.5, §7.10).
+
+A parameter node owns no unknowns: it holds a value that is
+* `value`: a constant given in the deck;
+* `element`: an element private datum, copied by a `bind: <elem>, <type>, <node>,
+  {name, "<datum>" | [index,] <i>}` card each time the node is read or output;
+* `beam strain gage, y, z`: bound to a beam with `bind: <beam>, beam, <node>, <i>`, the strain
+  of the fibre at (y, z) of the section of evaluation point i,
+      ε = ν_x + z κ_y - y κ_z
+  from the axial strain ν_x and the curvatures κ_y, κ_z there (the beam's private data
+  "ex", "ky", "kz" of that point: strains net of the reference configuration).
+
+The family has no rows; it writes the .prm file (label, value per node)."""
+from dataclasses import dataclass
+import numpy as np
+
+from mbdae.elements.base import ElementFamily
+from mbdae.engine.assembly import Pattern
+from . import privdata
+
+KINDS = ("value", "element", "beam strain gage")
+
+
+@dataclass
+class ParameterNodeSpec:
+    label: int
+    kind: str = "value"
+    value: float = 0.0
+    y: float = 0.0                 # beam strain gage fibre position in the section frame
+    z: float = 0.0
+    output: bool = True
+
+
+@dataclass
+class BindSpec:
+    element: int
+    element_type: str              # "beam", "joint", "body", "force"
+    node: int                      # parameter node label
+    name: str = None               # private datum name, or
+    index: int = None              # MBDyn's 1-based private datum index (strain gage: the point)
+
+
+class ParameterNodes(ElementFamily):
+    name = "parameter node"
+    output_file = "prm"
+
+    def __init__(self, specs, nodes, binds=(), families=()):
+        super().__init__(specs, nodes)
+        labels = self.labels.tolist()
+        if len(set(labels)) != len(labels):
+            raise ValueError("parameter nodes: duplicate labels")
+        for s in self.specs:
+            if s.kind not in KINDS:
+                raise ValueError(f"parameter node {s.label}: kind must be one of {KINDS}, not {s.kind!r}")
+        self.value = np.array([s.value for s in self.specs], float)
+        # per bound node: (family, instance, [(name, weight), ...]); value = Σ w · datum
+        self.sources = {}
+        pos = {l: i for i, l in enumerate(labels)}
+        for b in binds:
+            if b.node not in pos:
+                raise KeyError(f"bind: parameter node {b.node} is not defined")
+            i = pos[b.node]
+            spec = self.specs[i]
+            if spec.kind == "value":
+                raise ValueError(f"bind: parameter node {b.node} holds a value; only 'element' and "
+                                 "'beam strain gage' parameter nodes can be bound")
+            if i in self.sources:
+                raise ValueError(f"bind: parameter node {b.node} is already bound")
+            fam, k = _find_element(families, b.element_type, b.element)
+            self.sources[i] = (fam, k, _terms(fam, k, spec, b))
+        for i, s in enumerate(self.specs):
+            if s.kind != "value" and i not in self.sources:
+                raise ValueError(f"parameter node {s.label}: never bound (add a 'bind' card)")
+        # group the terms by (family, datum) so each datum is evaluated once for all nodes
+        self.groups = {}
+        for i, (fam, k, terms) in self.sources.items():
+            for name, w in terms:
+                self.groups.setdefault((id(fam), name), (fam, name, []))[2].append((i, k, w))
+
+    def build_pattern(self):
+        self.pattern = Pattern()
+        return self.pattern
+
+    def evaluate(self, ctx, want_jac):
+        return [], ([] if want_jac else None)
+
+    def values(self, ctx):
+        """Current value of every parameter node."""
+        v = np.where([s.kind == "value" for s in self.specs], self.value, 0.0)
+        for fam, name, entries in self.groups.values():
+            data = privdata.private_data(fam, ctx, name)
+            i, k, w = (np.array(a) for a in zip(*entries))
+            np.add.at(v, i, w * data[k])
+        return v
+
+    def output_groups(self, ctx):
+        """.prm rows: label, value."""
+        out = np.array([s.output for s in self.specs], bool)
+        return [(self.labels[out], self.values(ctx)[out, None])]
+
+
+def _find_element(families, kind, label):
+    for fam in families:
+        if privdata._element_kind(fam) == kind and label in fam.labels:
+            if not privdata.has_private_data(fam):
+                raise ValueError(f"bind: {fam.name} {label} has no private data in mbdae")
+            return fam, int(np.flatnonzero(fam.labels == label)[0])
+    raise KeyError(f"bind: {kind} {label} is not defined")
+
+
+def _terms(fam, k, spec, b):
+    """[(datum name, weight)] whose weighted sum is the bound node's value."""
+    names = privdata.private_data_names(fam, k)
+    what = f"bind: {fam.name} {b.element}"
+    if spec.kind == "beam strain gage":
+        if not fam.name.startswith("beam"):
+            raise ValueError(f"{what}: a beam strain gage binds to a beam")
+        if b.index is None or b.name is not None:
+            raise ValueError(f"{what}: a beam strain gage needs the evaluation point index")
+        if not 1 <= b.index <= fam.NP:
+            raise ValueError(f"{what}: evaluation point {b.index} out of range 1..{fam.NP}")
+        prefix = ("pI.", "pII.")[b.index - 1] if fam.NP == 2 else ""
+        return [(prefix + "ex", 1.0), (prefix + "ky", spec.z), (prefix + "kz", -spec.y)]
+    if b.name is not None:
+        if b.name not in names:
+            listed = ", ".join(f'"{n}"' for n in names) or "none"
+            raise ValueError(f'{what}: no private datum "{b.name}" (it has: {listed})')
+        return [(b.name, 1.0)]
+    if not 1 <= b.index <= len(names):
+        raise ValueError(f"{what}: private datum index {b.index} out of range 1..{len(names)}")
+    return [(names[b.index - 1], 1.0)]

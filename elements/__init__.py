@@ -1,8 +1,8 @@
 """Element families of mbdae.  FAMILIES is the registry the generated tests walk: every
 family needs samples (tests/samples.py) for the Jacobian-vs-finite-difference checks.
 Objectivity and action = reaction are checked in tests/test_element_checks.py for the
-two-node families (rods, joints, internal forces, deformable joints) and in
-tests/test_beam.py for the beams; the viscous body acts between one node and the ground
+two-node families (rods, joints, internal forces, deformable joints), in
+tests/test_beam.py for beam3 and beam2 and in tests/test_hbeam.py for hbeam; the viscous body acts between one node and the ground
 (neither check applies), and the driven and regularization families only switch or scale
 the rows of the families they wrap.  The System builds the last two itself when a model
 has driven elements or regularized joints."""

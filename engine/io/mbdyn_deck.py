@@ -2790,8 +2790,9 @@ class DeckReader:
     def hbeam(self, card, args):
         """`hbeam: label, 2 × (node, [position,] offset [, {orientation | rot}, R]), law_6D
         [, output, ...]` (input manual §8.3, experimental; elements/hbeam.py).  Without an
-        orientation the node frame is used (MBDyn substitutes the node-1 orientation of the
-        input, which is the same for nodes input with `eye`)."""
+        orientation the end frame is the node frame (MBDyn 1.7's reader uses node 1's input
+        orientation as the relative orientation of both ends instead: the same for nodes input
+        with `eye`, as in its tests beam/h and hcurl)."""
         word = args.peek()
         label = args.label("a beam label")
         args.optional_name()

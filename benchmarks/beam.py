@@ -17,9 +17,9 @@ refactorization, solvers/klu.py) at each step's prediction and kept for that ste
 iteration reduces the error by less than half (modified Newton within the step).
 `--newton full` rebuilds it at every iteration.
 
-    /tmp/venv/bin/python benchmarks/cantilever.py                 # NE = 10, 100 (1 s), 1000 (0.1 s)
-    /tmp/venv/bin/python benchmarks/cantilever.py --ne 100 --final-time 1
-    /tmp/venv/bin/python benchmarks/cantilever.py --ne 10 --newton full --test norm --tolerance 1e-4 --linear-solver superlu
+    python benchmarks/beam.py                 # NE = 10, 100 (1 s), 1000 (0.1 s)
+    python benchmarks/beam.py --ne 100 --final-time 1
+    python benchmarks/beam.py --ne 10 --newton full --test norm --tolerance 1e-4 --linear-solver superlu
 """
 import argparse
 import time

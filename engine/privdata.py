@@ -128,6 +128,7 @@ class ModelNamespace:
                                      lambda label, name, kind=kind: self.element(kind, label, name),
                                      2, state_source=self)
         parser.register_function("model::node::structural", self.node, 2, state_source=self)
+        parser.register_function("model::node::abstract", self.abstract_node, 2, state_source=self)
         parser.model_namespace = self
         return self
 
@@ -187,6 +188,21 @@ class ModelNamespace:
         if not np.isfinite(value):
             raise ValueError(f"{what}: no acceleration for node {int(label)} (it carries no body)")
         return float(value)
+
+    def abstract_node(self, label, name):
+        """`model::node::abstract(label, "x" | "xP")` (input manual §6.1, private data)."""
+        what = f'model::node::abstract({label}, "{name}")'
+        self._require_state(what)
+        fam = next((f for f in self.system.families if f.name == "abstract node"), None)
+        if fam is None:
+            raise ValueError(f"{what}: the model has no abstract nodes")
+        try:
+            i = fam.index(int(label))
+        except KeyError:
+            raise ValueError(f"{what}: abstract node {int(label)} is not defined") from None
+        if name not in ("x", "xP"):
+            raise ValueError(f'{what}: unknown abstract node private datum (x, xP)')
+        return float(fam.private_data(self.context, name)[i])
 
     def _accelerations(self):
         from mbdae.elements.body import RigidBodies

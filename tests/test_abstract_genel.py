@@ -123,3 +123,37 @@ def test_bad_spring_support_and_abstract_force_input():
     m.abstract_force(1, 1, 1.0, node_type="structural", index=5)
     with pytest.raises(ValueError, match="index 5"):
         System(m)
+
+
+def test_model_node_abstract_in_a_string_drive(tmp_path):
+    """model::node::abstract(l, "x") in a string drive reads the abstract node's value: a
+    structural spring support loaded by F = 3 x of an abstract node held at x = F0/k0."""
+    from mbdae.engine.io.mbdyn_deck import parse_deck
+    text = """
+begin: data; problem: initial value; end: data;
+begin: initial value; time step: 1e-3; initial time: 0; final time: 5e-3; tolerance: 1e-12;
+    max iterations: 20; end: initial value;
+begin: control data; structural nodes: 1; abstract nodes: 1; joints: 1; forces: 2; genels: 2;
+end: control data;
+begin: nodes;
+    structural: 1, static, null, eye, null, null;
+    abstract: 4, algebraic, value, 0.;
+end: nodes;
+begin: elements;
+    joint: 1, total pin joint, 1, position, null, position orientation, eye, rotation orientation, eye,
+        position, null, position orientation, eye, rotation orientation, eye,
+        position constraint, inactive, active, active, null,
+        orientation constraint, active, active, active, null;
+    genel: 1, spring support, 4, abstract, algebraic, linear elastic, 2.;
+    genel: 2, spring support, 1, structural, 1, algebraic, linear elastic, 10.;
+    force: 3, abstract, 4, abstract, const, 5.;
+    force: 4, abstract, 1, structural, 1, string, "3*model::node::abstract(4, \\"x\\")";
+end: elements;
+"""
+    deck = parse_deck(text, name="absdrv.mbd", echo=lambda *a, **k: None)
+    prefix = str(tmp_path / "absdrv")
+    deck.run(output_prefix=prefix, output_precision=16, progress=False)
+    x_abs = mr.blocks(mr.read_lines(prefix + ".abs"))[-1][4][0]
+    x_node = mr.blocks(mr.read_lines(prefix + ".mov"))[-1][1][0]
+    assert abs(x_abs - 5.0 / 2.0) < 1e-12
+    assert abs(x_node - 3.0 * 2.5 / 10.0) < 1e-9

@@ -207,3 +207,33 @@ def test_mbdyn_hcurl_rolls_onto_the_exact_arc(tmp_path):
         s = k / 4
         exact = rot.gamma([0.0, M * s / EI_deck, 0.0]) @ [s, 0.0, 0.0]
         assert np.allclose(final[k + 1][:3], exact, rtol=0, atol=1e-6), (k, final[k + 1][:3], exact)
+
+
+def test_viscous_section_rates():
+    """Viscous law, straight beam along x of length 2 (rotated as a whole by Q): an axial
+    velocity difference Δv gives the axial force C₁₁ Δv/ℓ, a twist rate difference Δω the
+    torque C₄₄ Δω/ℓ, and a rigid rotation rate of the whole beam no load at all."""
+    C = np.diag([3.0, 5.0, 7.0, 0.4, 0.6, 0.8])
+    Q = rot.exp_rotvec([0.4, 0.9, -0.3])
+    ell = 2.0
+
+    def loads(v2, w1, w2, v1=(0.0, 0.0, 0.0)):
+        m = Model()
+        m.structural_node(1, "dynamic", position=[0.0, 0.0, 0.0], orientation=Q, velocity=Q @ v1,
+                          angular_velocity=Q @ w1)
+        m.structural_node(2, "dynamic", position=Q @ [ell, 0.0, 0.0], orientation=Q, velocity=Q @ v2,
+                          angular_velocity=Q @ w2)
+        m.hbeam(1, 1, 2, cl.linear_viscous(6, C))
+        system = System(m)
+        st = system.initial_state(0.0)
+        fam = system.families[0]
+        r = _loads(system, fam, st).reshape(2, 2, 3)
+        return Q.T @ r[1, 0], Q.T @ r[1, 1]          # node 2 force and moment in the beam frame
+
+    F, M = loads([0.3, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    assert np.allclose(F, [C[0, 0] * 0.3 / ell, 0, 0], atol=1e-12) and np.allclose(M, 0.0, atol=1e-12)
+    F, M = loads([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0])
+    assert np.allclose(F, 0.0, atol=1e-12) and np.allclose(M, [C[3, 3] * 0.5 / ell, 0, 0], atol=1e-12)
+    w0 = np.array([0.2, -0.7, 1.1])                  # rigid rotation rate about node 1
+    F, M = loads(np.cross(w0, [ell, 0.0, 0.0]), w0, w0, v1=(0.0, 0.0, 0.0))
+    assert np.allclose(F, 0.0, atol=1e-12) and np.allclose(M, 0.0, atol=1e-12)

@@ -430,7 +430,7 @@ class Model:
         forces are refused there)."""
         from mbdae.elements.driven import DrivenSpec, as_hint
         pools = {"joint": self.joints + self.rods + self.deformable + self.viscous_bodies,
-                 "force": self.forces, "body": self.bodies, "beam": self.beams}
+                 "force": self.forces, "body": self.bodies, "beam": self.beams + self.hbeams}
         if kind not in pools:
             raise ValueError(f"driven {label}: kind must be one of {sorted(pools)}, not {kind!r}")
         specs = [s for s in pools[kind] if s.label == label]

@@ -237,3 +237,22 @@ def test_viscous_section_rates():
     w0 = np.array([0.2, -0.7, 1.1])                  # rigid rotation rate about node 1
     F, M = loads(np.cross(w0, [ell, 0.0, 0.0]), w0, w0, v1=(0.0, 0.0, 0.0))
     assert np.allclose(F, 0.0, atol=1e-12) and np.allclose(M, 0.0, atol=1e-12)
+
+
+def test_driven_hbeam():
+    """A driven hbeam (Model.driven kind "beam"; the deck's `driven: ..., existing: beam, l`)
+    loads its nodes while the drive is non-zero and not at all afterwards."""
+    from mbdae.engine.drives import StepDrive
+    m = Model()
+    m.structural_node(1, "static", position=[0.0, 0.0, 0.0])
+    m.structural_node(2, "static", position=[1.0, 0.0, 0.0])
+    m.hbeam(1, 1, 2, cl.beam_section(EA, GA, GA, GJ, EI, EI))
+    m.driven(1, StepDrive(0.3, -1.0, 1.0), kind="beam")           # 1 until t = 0.3, then 0
+    system = System(m)
+    st = system.initial_state(0.1)
+    st.y[system.nodes.ix[1]] += [1e-3, 2e-3, 0.0]
+    on = system.evaluate(st, 1.0, want_jac=False)[0]
+    st.t = 0.5
+    off = system.evaluate(st, 1.0, want_jac=False)[0]
+    rows = np.concatenate([system.nodes.ix.ravel(), system.nodes.ig.ravel()])
+    assert np.abs(on[rows]).max() > 1e3 and np.abs(off[rows]).max() == 0.0

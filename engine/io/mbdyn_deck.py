@@ -2008,8 +2008,8 @@ class DeckReader:
         sub_args = Args(self, sub)
         m = self.model
         pools = {"joint": (m.joints, m.rods, m.deformable, m.viscous_bodies), "force": (m.forces,),
-                 "couple": (m.forces,), "body": (m.bodies,), "beam": (m.beams,), "beam2": (m.beams,),
-                 "beam3": (m.beams,)}
+                 "couple": (m.forces,), "body": (m.bodies,), "beam": (m.beams, m.hbeams), "beam2": (m.beams,),
+                 "beam3": (m.beams,), "hbeam": (m.hbeams,)}
         kind = normalize(kind_text)
         if kind == "existing":
             tw = sub_args.peek()

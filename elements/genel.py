@@ -113,6 +113,12 @@ class SpringSupports(ElementFamily):
         w = np.where(self.differential, ctx.dcoef, 1.0)
         return res, [(E * w)[:, None, None]]
 
+    output_file = "gen"
+
+    def output_groups(self, ctx):
+        """MBDyn opens a .gen file for genels; a spring support writes no rows in it."""
+        return []
+
     def force(self, ctx):
         """The law's value F per instance (MBDyn's private datum "F")."""
         return self.laws.evaluate(ctx.y[self.rows], 0.0, ctx.t)[0]

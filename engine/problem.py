@@ -413,8 +413,10 @@ class InitialValueProblem:
         ctx = Context(st.t, st.y, st.yp, sysm.kinematics(st, 0.0), 0.0, "regular")
         for fam in sysm.families:
             if hasattr(fam, "output_groups"):
+                ext = getattr(fam, "output_file", "jnt")
+                out.file(ext)                 # the file exists even when no row is written
                 for labels, vals in fam.output_groups(ctx):
-                    out.rows(getattr(fam, "output_file", "jnt"), labels, vals)
+                    out.rows(ext, labels, vals)
 
     def _write_dummy_nodes(self, kin):
         """Offset dummy nodes (eq. 8.27): x + R f, R R_h, v + ω×(R f), ω; grouped by

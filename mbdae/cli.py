@@ -10,6 +10,7 @@ Errors in the deck or in the run are one line on stderr and exit code 1; `--debu
 the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
 """
 import argparse
+import glob
 import os
 import sys
 import time
@@ -95,14 +96,25 @@ def command_run(args):
     if args.quiet:
         overrides["progress"] = False
     t0 = time.perf_counter()
+    started = time.time()
     results = deck.run(output_prefix=prefix, **overrides)
     wall = time.perf_counter() - t0
     if results is not None and not args.quiet:
         stats = results.stats or {}
         t_end = results.t[-1] if len(results.t) else float("nan")
         print(f"mbdae: {stats.get('steps', 0)} steps to time {t_end:g} in {wall:.2f} s; "
-              f"output in {prefix}.{{out,mov,jnt,log}}", file=sys.stderr)
+              f"output in {prefix}.{{{','.join(written_extensions(prefix, started))}}}", file=sys.stderr)
     return 0
+
+
+def written_extensions(prefix, since):
+    """Extensions of the files PREFIX.<ext> written since the time `since` (s since the epoch)."""
+    found = []
+    for path in glob.glob(glob.escape(prefix) + ".*"):
+        ext = path[len(prefix) + 1:]
+        if os.sep not in ext and os.path.getmtime(path) >= since - 1.0:
+            found.append(ext)
+    return sorted(found)
 
 
 def command_check(args):
@@ -141,6 +153,9 @@ def check_report(deck):
                      f"t = {inv.times[0]:g} .. {inv.times[-1]:g}")
         return lines
     system = System(m)
+    lines.append("element families (instances, own unknowns):")
+    for fam in system.families:
+        lines.append(f"  {fam.name}: {fam.ne}, {fam.n_internal}")
     n_alg = int(system.is_alg.sum())
     lines.append(f"unknowns: {system.n} ({system.n - n_alg} differential, {n_alg} algebraic)")
     lines.append(f"equations: {system.n}")

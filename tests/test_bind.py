@@ -154,6 +154,22 @@ def test_bind_deck_prm_file_matches_mbdyn_size(bind_run):
     assert os.path.getsize(bind_run + ".prm") == int(sizes["prm"])
 
 
+def test_bind_deck_writes_the_files_mbdyn_wrote(tmp_path, capsys):
+    """`mbdae run` writes the same set of output files as MBDyn did for this deck (manifest.csv:
+    abs, act, frc, gen, jnt, log, mov, out, prm), the .gen of the spring support empty as
+    MBDyn's, and says so in its closing line."""
+    if not (os.path.exists(DECK) and os.path.isdir(REF)):
+        pytest.skip("../shared (MBDyn decks and reference outputs) is not available")
+    from mbdae.cli import main as cli_main
+    sizes = _manifest_sizes()
+    prefix = str(tmp_path / "bind")
+    assert cli_main(["run", DECK, "-o", prefix]) == 0
+    written = sorted(f[len("bind."):] for f in os.listdir(tmp_path) if f.startswith("bind."))
+    assert written == sorted(sizes)
+    assert os.path.getsize(prefix + ".gen") == int(sizes["gen"]) == 0
+    assert "output in " + prefix + ".{" + ",".join(sorted(sizes)) + "}" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------- bad input
 BASE = """
 begin: data; problem: initial value; end: data;

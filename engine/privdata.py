@@ -262,7 +262,7 @@ def _element_kind(family):
         return "joint"
     if name == "force":
         return "force"
-    if name.startswith("beam"):
+    if name.startswith("beam") or name == "hbeam":
         return "beam"
     return None
 

@@ -256,3 +256,24 @@ def test_driven_hbeam():
     off = system.evaluate(st, 1.0, want_jac=False)[0]
     rows = np.concatenate([system.nodes.ix.ravel(), system.nodes.ig.ravel()])
     assert np.abs(on[rows]).max() > 1e3 and np.abs(off[rows]).max() == 0.0
+
+
+def test_private_data_through_bind(tmp_path):
+    """The hbeam's private data reach parameter nodes through `bind` (an element of MBDyn type
+    "beam"): one hbeam under a tip couple M about z (static nodes) has κ_z = M/EI and M_z = M
+    exactly, whatever the magnitude (the helicoidal strain is uniform)."""
+    from mbdae.engine.problem import InitialValueProblem
+    from mbdae.engine.io import mbdyn_ref as mr
+    M = 0.5 * EI / L
+    m, nodes = cantilever(1)
+    m.couple(1, nodes[-1], [0.0, 0.0, M])
+    m.parameter_node(1, "element")
+    m.parameter_node(2, "element")
+    m.bind(100, "beam", 1, name="kz")
+    m.bind(100, "beam", 2, name="Mz")
+    prefix = str(tmp_path / "hb")
+    InitialValueProblem(m, time_step=1e-3, final_time=2e-3, tolerance=1e-8,
+                        output_prefix=prefix, output_precision=16, progress=False).run()
+    last = mr.blocks(mr.read_lines(prefix + ".prm"))[-1]
+    assert abs(last[1][0] - M / EI) <= 1e-9 * M / EI
+    assert abs(last[2][0] - M) <= 1e-9 * M

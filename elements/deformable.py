@@ -62,26 +62,7 @@ class DeformableSpec:
 
 def as_law(spec):
     """The spec's law as a constitutive.Law of the type's dimension (prestrain included)."""
-    dim = len(COMPONENTS[spec.type])
-    law = spec.law
-    where = f"{spec.type} {spec.label}"
-    if isinstance(law, cl.Law):
-        if law.dim != dim:
-            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a {law.dim}-D one")
-        if spec.prestrain is not None:
-            raise ValueError(f"{where}: give the prestrain in the constitutive law")
-        return law
-    if isinstance(law, cl.LinearLaw3D):
-        if dim != 3:
-            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a 3-D one")
-        return cl.Law(3, law.K, law.C, prestrain=cl.TemplateDrive.of(spec.prestrain, 3), name="linear law")
-    if isinstance(law, (cl.LinearElastic1D, cl.LinearViscous1D, cl.LinearViscoelastic1D)):
-        if dim != 1:
-            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a 1-D one")
-        pre = law.prestrain
-        terms = [] if pre is None else [(np.ones(1), pre if hasattr(pre, "value") else cl.ConstDrive(float(pre)))]
-        return cl.Law(1, law.stiffness, law.viscosity, prestrain=cl.TemplateDrive(1, terms), name="linear law")
-    raise ValueError(f"{where}: unsupported constitutive law {type(law).__name__}")
+    return cl.as_law(spec.law, len(COMPONENTS[spec.type]), f"{spec.type} {spec.label}", spec.prestrain)
 
 
 def half_tangent_coefs(s):

@@ -5,9 +5,9 @@ manual §14.1).
 A NodeDof names a scalar unknown: an abstract node (engine/abstract_nodes.py), or a
 position component (index 1-3) of a structural node.  Its equation row receives the loads.
 
-Spring support: a 1-D law of the dof value, F = E (x - x0(t)); MBDyn gives the law the value
+Spring support: a 1-D elastic law of the dof value, F(x - x0(t)); MBDyn gives the law the value
 x only (strain rate 0, the dof order must be `algebraic`), and the row receives -F:
-    f = +F(x),   J = E · (dCoef for a differential dof | 1 for an algebraic one).
+    f = +F(x),   J = ∂F/∂x · (dCoef for a differential dof | 1 for an algebraic one).
 Abstract force: a scalar drive F(t) added to the row, f = -F.  The drive may read the model
 state (`element` drives, model::element): it is then evaluated at every residual and, as in
 MBDyn (whose AbstractForce assembles no Jacobian), contributes no Jacobian term.
@@ -18,7 +18,7 @@ import numpy as np
 
 from mbdae.engine.assembly import Pattern
 from mbdae.engine.drives import DriveArray
-from mbdae.engine.constitutive import LinearLaws1D
+from mbdae.engine.constitutive import ScalarLaws
 from .base import ElementFamily
 
 
@@ -35,7 +35,7 @@ class NodeDof:
 class SpringSupportSpec:
     label: int
     dof: NodeDof
-    law: object                     # 1-D linear law (constitutive.LinearElastic1D ...)
+    law: object                     # 1-D elastic law (constitutive.Law or LinearElastic1D)
     output: bool = True
 
 
@@ -89,12 +89,13 @@ class SpringSupports(ElementFamily):
             if s.dof.order != "algebraic":
                 raise ValueError(f"genel {s.label}: a spring support acts on the value of a dof: "
                                  "its order must be 'algebraic'")
-            if getattr(s.law, "viscosity", 0.0):
+        self.laws = ScalarLaws([s.law for s in self.specs], [f"genel {s.label}" for s in self.specs])
+        for s, law in zip(self.specs, self.laws.laws):
+            if law.viscous:
                 raise ValueError(f"genel {s.label}: a spring support gets no strain rate (as in MBDyn): "
                                  "a viscous law is refused")
-            if not hasattr(s.law, "stiffness"):
-                raise ValueError(f"genel {s.label}: a 1-D linear elastic law is required")
-        self.laws = LinearLaws1D([s.law for s in self.specs])
+            if not law.elastic:
+                raise ValueError(f"genel {s.label}: an elastic 1-D law is required")
 
     def build_pattern(self):
         self.rows, self.differential = resolve_dofs([(s.label, s.dof) for s in self.specs],

@@ -6,7 +6,7 @@ import numpy as np
 
 from mbdae.engine import rotations as rot
 from mbdae.engine.assembly import Pattern
-from mbdae.engine.constitutive import LinearLaws1D
+from mbdae.engine.constitutive import ScalarLaws
 from .base import ElementFamily, node_columns, distance_geometric_stiffness, chain12
 
 
@@ -32,7 +32,7 @@ class Rods(ElementFamily):
         self.n2 = self.node_index([s.node2 for s in S])
         self.f1 = np.array([s.f1 for s in S], float).reshape(-1, 3)
         self.f2 = np.array([s.f2 for s in S], float).reshape(-1, 3)
-        self.law = LinearLaws1D([s.law for s in S])
+        self.law = ScalarLaws([s.law for s in S], [f"rod {s.label}" for s in S])
         x1, R1 = nodes.x0[self.n1], nodes.R0[self.n1]
         x2, R2 = nodes.x0[self.n2], nodes.R0[self.n2]
         lini = np.linalg.norm(x2 + rot.matvec(R2, self.f2) - x1 - rot.matvec(R1, self.f1), axis=1)

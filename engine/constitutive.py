@@ -1,7 +1,9 @@
 """Constitutive laws (manual §7.1): F = F(ε, ε̇, t) with ∂F/∂ε and ∂F/∂ε̇.
 
-The 1-D laws used by the rod are linear, so a family stores their coefficients as
-arrays: F = E (ε - ε0(t)) + η ε̇.  Prestrain ε0 may be a drive."""
+One law class, `Law`, of dimension 1, 3 or 6, evaluated for all instances of a family at
+once by `Laws` (`ScalarLaws` for the 1-D families: rods, spring supports).  The small
+dataclasses below (LinearElastic1D, ..., LinearLaw3D) are conveniences of the Python API;
+`as_law` turns them into a Law."""
 from dataclasses import dataclass
 import numpy as np
 
@@ -32,22 +34,6 @@ class LinearViscoelastic1D:
     stiffness: float
     viscosity: float
     prestrain: object = None
-
-
-class LinearLaws1D:
-    """Vectorized evaluation of a list of linear 1-D laws."""
-
-    def __init__(self, laws):
-        self.E = np.array([l.stiffness for l in laws], float)
-        self.eta = np.array([l.viscosity for l in laws], float)
-        pre = [l.prestrain if l.prestrain is not None else ConstDrive(0.0) for l in laws]
-        pre = [p if hasattr(p, "value") else ConstDrive(float(p)) for p in pre]
-        self.prestrain = DriveArray(pre)
-
-    def evaluate(self, eps, epsdot, t):
-        """Return (F, ∂F/∂ε, ∂F/∂ε̇)."""
-        F = self.E * (eps - self.prestrain.values(t)) + self.eta * epsdot
-        return F, self.E, self.eta
 
 
 @dataclass
@@ -357,3 +343,44 @@ class _SlowArray:
 
     def values(self, t):
         return np.array([float(d.value(t)) for d in self.drives])
+
+
+def as_law(law, dim, where, prestrain=None):
+    """`law` as a constitutive.Law of dimension `dim`: a Law as it is, or one of the API's
+    linear conveniences (LinearElastic1D, LinearViscous1D, LinearViscoelastic1D, LinearLaw3D,
+    the latter with the element's separate `prestrain` drive).  `where` names the element in
+    errors."""
+    if isinstance(law, Law):
+        if law.dim != dim:
+            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a {law.dim}-D one")
+        if prestrain is not None:
+            raise ValueError(f"{where}: give the prestrain in the constitutive law")
+        return law
+    if isinstance(law, LinearLaw3D):
+        if dim != 3:
+            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a 3-D one")
+        return Law(3, law.K, law.C, prestrain=TemplateDrive.of(prestrain, 3), name="linear law")
+    if isinstance(law, (LinearElastic1D, LinearViscous1D, LinearViscoelastic1D)):
+        if dim != 1:
+            raise ValueError(f"{where}: a {dim}-D constitutive law is required, got a 1-D one")
+        pre = law.prestrain
+        terms = [] if pre is None else [(np.ones(1), pre if hasattr(pre, "value") else ConstDrive(float(pre)))]
+        return Law(1, law.stiffness, law.viscosity, prestrain=TemplateDrive(1, terms), name="linear law")
+    raise ValueError(f"{where}: unsupported constitutive law {type(law).__name__}")
+
+
+class ScalarLaws:
+    """1-D laws of a family's instances (`laws`: Law of dimension 1 or the 1-D conveniences;
+    `where`: the instances' names for errors), evaluated at once with (n,)-shaped arrays."""
+
+    def __init__(self, laws, where):
+        self.laws = [as_law(l, 1, w) for l, w in zip(laws, where)]
+        self.vectorized = Laws(self.laws) if self.laws else None
+
+    def evaluate(self, eps, epsdot, t):
+        """(F, ∂F/∂ε, ∂F/∂ε̇), each (n,)."""
+        n = len(self.laws)
+        e = np.broadcast_to(np.asarray(eps, float), (n,)).reshape(n, 1)
+        ed = np.broadcast_to(np.asarray(epsdot, float), (n,)).reshape(n, 1)
+        f, A, B = self.vectorized.evaluate(e, ed, t)
+        return f[:, 0], A[:, 0, 0], B[:, 0, 0]

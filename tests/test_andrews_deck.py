@@ -73,7 +73,7 @@ def energy_terms(d, res):
     ends = [res.x[:, res.index(n)] + np.einsum("tij,j->ti", res.R[:, res.index(n)], f)
             for n, f in ((rod.node1, rod.f1), (rod.node2, rod.f2))]
     length = np.linalg.norm(ends[1] - ends[0], axis=1)
-    V = 0.5 * rod.law.stiffness / rod.l0 * (length - rod.l0) ** 2      # F = EA (l - l0) / l0
+    V = 0.5 * rod.law.K[0, 0] / rod.l0 * (length - rod.l0) ** 2      # F = EA (l - l0) / l0
     (couple,) = [f for f in m.forces if f.kind == "couple"]
     torque = couple.value.value(0.0)[2]
     W = torque * (crank_angle(res) - crank_angle(res)[0])

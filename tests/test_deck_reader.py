@@ -458,8 +458,8 @@ def test_joints_map_to_the_model(tmp_path):
     assert total.output is False and total.active[[0, 1, 3, 11]].all() and not total.active[[2, 4, 5]].any()
     np.testing.assert_allclose(total.avel_drive.value(0.0), [0.0, 0.0, 2.0])
     rod = m.rods[0]
-    assert (rod.law.stiffness, rod.law.viscosity) == (100.0, 10.0) and rod.l0 == 1.0
-    assert rod.law.prestrain.value(0.0) == pytest.approx(-0.05)
+    assert (rod.law.K[0, 0], rod.law.C[0, 0]) == (100.0, 10.0) and rod.l0 == 1.0
+    assert rod.law.prestress[0] == 5.0 and rod.law.prestrain.value(0.0)[0] == 0.0
     assert m.joints[3].distance_drive is None or m.joints[3].distance_drive.value(0) == pytest.approx(math.sqrt(2))
     imposed = m.joints[4]                # one row along the direction: axis 3 of its position frame
     assert imposed.active[2] and not imposed.active[[0, 1, 3, 4, 5]].any()
@@ -487,7 +487,8 @@ def test_deformable_joints_and_3d_laws(tmp_path):
     np.testing.assert_allclose(hinge.law.C, np.diag([.5, 1., 1.5]))
     np.testing.assert_allclose(hinge.R1h, R_z(math.pi / 2), atol=1e-15)
     np.testing.assert_allclose(disp.f2, [0.0, 0.0, 0.0], atol=1e-15)     # R2ᵀ(x1 + R1 p - x2)
-    np.testing.assert_allclose(disp.prestrain.value(0.0), [-0.1, 0.0, 0.2])   # prestress folded in
+    np.testing.assert_allclose(disp.law.prestress, [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(disp.law.prestrain.value(0.0), [0.0, 0.0, 0.2])
     assert visc.law.viscous and not np.any(visc.law.K)
 
 
@@ -520,7 +521,7 @@ def test_deformable_joint_family_keywords_and_static_model(tmp_path):
     np.testing.assert_allclose(six.R1h, R_z(math.pi / 2), atol=1e-15)
     np.testing.assert_allclose(inv6.law.K, 7.0 * np.eye(6))
     np.testing.assert_allclose(inv6.f1, [0.5, 0.0, 0.0])
-    assert (axial.law.stiffness, axial.law.viscosity) == (8.0, 0.2)
+    assert (axial.law.K[0, 0], axial.law.C[0, 0]) == (8.0, 0.2)
     np.testing.assert_allclose(axial.R1h[:, 2], [0.0, -1.0, 0.0], atol=1e-15)
     vb, = m.viscous_bodies
     np.testing.assert_allclose(vb.offset, [0.0, 0.1, 0.0])
@@ -807,3 +808,46 @@ def test_joint_reactions_match_mbdyn_sign_and_frame(tmp_path, deck_name):
     scale = max(np.abs(v[:12]).max() for v in ref.values())
     for label, values in ref.items():
         assert np.allclose(ours[label][:12], values[:12], atol=1e-3 * scale), (label, ours[label][:12], values[:12])
+
+
+def test_one_law_reader_for_every_dimension(tmp_path):
+    """The deck's law syntax is read the same way in 1, 3 and 6 dimensions (input manual §2.10):
+    a `cubic elastic generic` rod and deformable hinge reach the equilibrium of their cubic
+    law under a tip load (the nodes' other motions held by linear deformable joints), and a
+    6-D `constitutive law:` card is referenced by a beam whose static tip deflection is the
+    Euler-Bernoulli one."""
+    k1, k3, F = 100.0, 4.0e4, 30.0
+    nodes = """\
+    structural: 1, static, null, eye, null, null;
+    structural: 2, static, 1., 0., 0., eye, null, null;
+    structural: 3, static, 0., 2., 0., eye, null, null;
+    structural: 4, static, 0., 2., 0., eye, null, null;
+    structural: 5, static, 0., -1., 0., eye, null, null;
+    structural: 6, static, .5, -1., 0., eye, null, null;
+    structural: 7, static, 1., -1., 0., eye, null, null;"""
+    elements = f"""\
+    constitutive law: 60, 6, linear elastic generic, diag, 1e7, 1e7, 1e7, 1e4, 2e3, 2e3;
+    joint: 1, clamp, 1, node, node;
+    joint: 2, rod, 1, 2, from nodes, cubic elastic generic, {k1}, 0., {k3};
+    joint: 3, clamp, 3, node, node;
+    joint: 4, deformable hinge, 3, 4, cubic elastic generic, {k1}, {k1}, {k1}, 0., 0., 0., {k3}, {k3}, {k3};
+    joint: 5, clamp, 5, node, node;
+    joint: 6, deformable joint, 1, null, 2, null, linear elastic generic, diag, 0., 1e6, 1e6, 1e6, 1e6, 1e6;
+    joint: 7, deformable displacement joint, 3, null, 4, null, linear elastic, 1e6;
+    beam3: 6, 5, null, 6, null, 7, null, eye, reference, 60, same, same;
+    force: 1, absolute, 2, position, null, {F}, 0., 0., const, 1.;
+    couple: 2, absolute, 4, 0., 0., {F}, const, 1.;
+    force: 3, absolute, 7, position, null, 0., -1., 0., const, 1.;"""
+    text = deck_text(nodes=nodes, elements=elements, final="0.002",
+                     control="    structural nodes: 7;\n    joints: 7;\n    beams: 1;\n    forces: 3;")
+    d = parse(text, tmp_path)
+    prefix = str(tmp_path / "laws")
+    d.run(output_prefix=prefix, progress=False, tolerance=1e-8, output_precision=16)
+    last = np.loadtxt(prefix + ".mov")[-7:]
+    eps = last[1, 1] - 1.0                              # rod strain (length 1)
+    assert k1 * eps + k3 * eps ** 3 == pytest.approx(F, rel=1e-8)
+    assert 0.0 < eps < 0.5 * F / k1                    # the cubic term carries most of the load
+    phi = math.radians(last[3, 6])                      # hinge rotation about z (Euler 1-2-3, degrees)
+    assert k1 * phi + k3 * phi ** 3 == pytest.approx(F, rel=1e-6)
+    # cantilever of length 1 under a unit tip load, EI = 2e3: δ = P L³ / (3 EI) + P L / GA
+    assert -(last[6, 2] + 1.0) == pytest.approx(1.0 / (3 * 2e3) + 1.0 / 1e7, rel=1e-6)

@@ -1141,7 +1141,7 @@ class DeckReader:
         args.expect_end()
 
     def dir_constitutive_law(self, card):
-        """`constitutive law: label, [name,] dim, <law>` (manual §2.4.1); 1-D laws only."""
+        """`constitutive law: label, [name,] dim, <law>` (manual §2.4.1); dimension 1, 3 or 6."""
         args = Args(self, card)
         word = args.peek()
         label = args.label("a constitutive law label")
@@ -1150,17 +1150,9 @@ class DeckReader:
         dim = args.integer("the dimension of the law")
         if label in self.laws:
             raise word.error(f"constitutive law {label} is already defined")
-        if dim == 6:
-            self.laws[label] = (6, self.read_law_6d(args))
-            args.expect_end()
-            return
-        if dim not in (1, 3):
-            while args.more():
-                args.take("law data")
-            self.laws[label] = (dim, dim_word)
-            self.note(dim_word, f"{dim}-D constitutive law {label} stored unread: no mbdae element uses it")
-            return
-        self.laws[label] = (dim, self.read_law_1d(args) if dim == 1 else self.read_law_3d(args))
+        if dim not in (1, 3, 6):
+            raise dim_word.error(not_supported(f"{dim}-D constitutive laws (mbdae has 1, 3 and 6)"))
+        self.laws[label] = (dim, self.read_law(args, dim))
         args.expect_end()
 
     def dir_scalar_function(self, card):
@@ -1807,8 +1799,8 @@ class DeckReader:
         if dof.order != "algebraic":
             raise dw.error("spring support: the dof order must be 'algebraic' (the law acts on the value)")
         lw = args.peek()
-        law = self.read_law_1d(args)
-        if getattr(law, "viscosity", 0.0):
+        law = self.read_law(args, 1)
+        if law.viscous:
             raise lw.error("spring support: MBDyn gives the law no strain rate; a viscous law is refused")
         if args.is_keyword("output"):
             self.read_output_flag(args, "genels")
@@ -2656,7 +2648,7 @@ class DeckReader:
             raise lw.error("rod: the reference length must be positive")
         self.current = {"L0": L0, "L": length}
         try:
-            law = self.read_law_1d(args)
+            law = self.read_law(args, 1)
         finally:
             self.current = {}
         self.model.rod(label, n1.label, n2.label, law, L0, f1, f2)
@@ -2681,8 +2673,8 @@ class DeckReader:
         """`[invariant] deformable hinge` (manual §8.12.14, §8.12.28): offsets are ignored, a 3-D
         law of the relative rotation in the node-1 hinge frame (invariant: the mid frame)."""
         n1, R1h, n2, R2h = self.hinge_sites_without_offsets(args)
-        law, prestrain = self.read_law_3d(args)
-        self.model.deformable_hinge(label, n1.label, n2.label, law, R1h, R2h, prestrain, invariant=invariant)
+        law = self.read_law(args, 3)
+        self.model.deformable_hinge(label, n1.label, n2.label, law, R1h, R2h, invariant=invariant)
 
     def j_invariant_deformable_hinge(self, label, args, tw):
         self.j_deformable_hinge(label, args, tw, invariant=True)
@@ -2691,8 +2683,8 @@ class DeckReader:
         """`[invariant] deformable displacement joint` (manual §8.12.13): a 3-D law of the
         relative position of the offset points in the node-1 hinge frame (invariant: mid frame)."""
         n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
-        law, prestrain = self.read_law_3d(args)
-        self.model.deformable_displacement_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, prestrain,
+        law = self.read_law(args, 3)
+        self.model.deformable_displacement_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h,
                                                  invariant=invariant)
 
     def j_invariant_deformable_displacement_joint(self, label, args, tw):
@@ -2702,7 +2694,7 @@ class DeckReader:
         """`[invariant] deformable joint` (manual §8.12.15): a 6-D law of the relative
         displacement and rotation (and rates) in the node-1 hinge frame (invariant: mid frame)."""
         n1, f1, R1h, n2, f2, R2h = self.two_node_hinge_sites(args)
-        law = self.read_law_6d(args)
+        law = self.read_law(args, 6)
         self.model.deformable_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, invariant=invariant)
 
     def j_invariant_deformable_joint(self, label, args, tw):
@@ -2712,7 +2704,7 @@ class DeckReader:
         """`deformable axial joint` (manual §8.12.11): a 1-D law of the relative rotation about
         axis 3 of the node-1 hinge frame; offsets are ignored."""
         n1, R1h, n2, R2h = self.hinge_sites_without_offsets(args)
-        law = self.read_law_1d(args)
+        law = self.read_law(args, 1)
         self.model.deformable_axial_joint(label, n1.label, n2.label, law, R1h, R2h)
 
     def j_viscous_body(self, label, args, tw):
@@ -2722,7 +2714,7 @@ class DeckReader:
         f = self.offset(args, site)
         Rh = self.hinge(args, site)
         lw = args.peek()
-        law = self.read_law_6d(args)
+        law = self.read_law(args, 6)
         if law.elastic:
             raise lw.error("viscous body: the constitutive law must be viscous")
         self.model.viscous_body(label, n.label, law, f, Rh)
@@ -2763,7 +2755,7 @@ class DeckReader:
             if J > 0 and args.is_keyword("same"):
                 laws.append(laws[0])
             else:
-                laws.append(self.read_law_6d(args))
+                laws.append(self.read_law(args, 6))
         output = "beams" in self.default_output
         while args.more():
             ow = args.peek()
@@ -2804,7 +2796,7 @@ class DeckReader:
             offsets.append(self.offset(args, site))
             orientations.append(self.read_orientation(args, "rel", site)
                                 if args.is_keyword("orientation", "rot") else None)
-        law = self.read_law_6d(args)
+        law = self.read_law(args, 6)
         output = "beams" in self.default_output
         while args.more():
             ow = args.peek()
@@ -2864,52 +2856,6 @@ class DeckReader:
         v = self.read_vec6(args)
         return constitutive.TemplateDrive(6, [(v, self.read_drive(args))])
 
-    def read_law_6d(self, args):
-        """A 6-D law (input manual §2.10): `linear elastic [isotropic], k`, `linear elastic generic,
-        K`, `linear viscous [isotropic|generic]`, `linear viscoelastic [isotropic|generic], K,
-        {C | proportional, r}`, `linear time variant viscoelastic generic, K, sK, {C | proportional,
-        r}, {same | sC}`, `drive caller wrapper, w, <law>` [, prestress, Vec6] [, prestrain, <tpl>]."""
-        if args.is_keyword("reference"):
-            return self.law_reference(args, 6)
-        name = args.take("a constitutive law")
-        kw = name.keyword
-        cl = constitutive
-        if kw == "drivecallerwrapper":
-            w = self.read_drive(args)
-            return cl.scaled(self.read_law_6d(args), w)
-        generic = kw.endswith("generic")
-        read_K = (lambda: self.read_mat6(args)) if generic else (lambda: args.real("the stiffness"))
-        if kw in ("linearelastic", "linearelasticisotropic", "linearelasticgeneric"):
-            law = cl.linear_elastic(6, read_K())
-        elif kw in ("linearviscous", "linearviscousisotropic", "linearviscousgeneric"):
-            law = cl.linear_viscous(6, (self.read_mat6(args) if generic else args.real("the viscosity")))
-        elif kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
-            K = read_K()
-            if args.is_keyword("proportional"):
-                law = cl.linear_viscoelastic(6, K, proportional=args.real("the proportional factor"))
-            else:
-                law = cl.linear_viscoelastic(6, K, read_K())
-        elif kw == "lineartimevariantviscoelasticgeneric":
-            K = self.read_mat6(args)
-            sK = self.read_drive(args)
-            if args.is_keyword("proportional"):
-                C = cl._square(K, 6, "stiffness") * args.real("the proportional factor")
-            else:
-                C = self.read_mat6(args)
-            sC = sK if args.is_keyword("same") else self.read_drive(args)
-            law = cl.linear_viscoelastic(6, K, C, stiffness_scale=sK, viscosity_scale=sC)
-        else:
-            raise self.unknown_law(name)
-        while args.peek_keyword() in ("prestress", "prestrain"):
-            if args.is_keyword("prestress"):
-                law.prestress = self.read_vec6(args)
-            else:
-                args.is_keyword("prestrain")
-                if not law.elastic:
-                    raise name.error("a viscous law has no prestrain")
-                law.prestrain = self.read_tpl_vec6(args)
-        return law
-
     # ------------------------------------------------------------------ constitutive laws (§2.10)
     def law_reference(self, args, dim):
         """`reference, label` to a `constitutive law:` of the given dimension (manual §2.10)."""
@@ -2922,91 +2868,83 @@ class DeckReader:
             raise lw.error(f"constitutive law {label} is {entry[0]}-D; a {dim}-D law is required")
         return entry[1]
 
-    def read_law_1d(self, args):
-        """A 1-D linear (visco)elastic law [, prestress, s] [, prestrain, <tpl>] (manual §2.10)."""
-        w = args.peek()
-        if args.is_keyword("reference"):
-            return self.law_reference(args, 1)
-        name = args.take("a constitutive law")
-        kw = name.keyword
-        if kw in ("linearelastic", "linearelasticisotropic", "linearelasticgeneric"):
-            law = constitutive.LinearElastic1D(args.real("the stiffness"))
-        elif kw in ("linearviscous", "linearviscousisotropic", "linearviscousgeneric"):
-            law = constitutive.LinearViscous1D(args.real("the viscosity"))
-        elif kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
-            k = args.real("the stiffness")
-            c = k * args.real("the proportional factor") if args.is_keyword("proportional") else \
-                args.real("the viscosity")
-            law = constitutive.LinearViscoelastic1D(k, c)
-        else:
-            raise self.unknown_law(name)
-        self.read_law_prestress(args, law, w)
-        return law
-
     def unknown_law(self, name):
         if name.keyword in KNOWN_LAWS:
             return name.error(not_supported(f"{_shown(name.text)} (constitutive law)"))
         return name.error(f"syntax error: unknown constitutive law '{name.text}'")
 
-    def read_law_3d(self, args):
-        """A 3-D linear (visco)elastic law: `linear elastic [isotropic], k`, `linear elastic
-        generic, K`, `linear viscous ...`, `linear viscoelastic [isotropic|generic], K, {C |
-        proportional, r}` [, prestress, <Vec3>] [, prestrain, <TplDriveCaller<Vec3>>]
-        (manual §2.10).  Returns (LinearLaw3D, prestrain VectorDrive or None)."""
+    def read_law(self, args, dim):
+        """A constitutive law of dimension 1, 3 or 6 (input manual §2.10), as a constitutive.Law:
+        `linear elastic [isotropic], k`, `linear elastic generic, K`, `linear viscous [isotropic |
+        generic], C`, `linear viscoelastic [isotropic | generic], K, {C | proportional, r}`,
+        `linear time variant viscoelastic generic, K, sK, {C | proportional, r}, {same | sC}`,
+        `cubic elastic generic, k1, k2, k3` (1-D and 3-D, as MBDyn), `drive caller wrapper, w,
+        <law>`, `reference, <label>`; then [, prestress, <Entity>] [, prestrain, <TplDriveCaller>].
+        The scalars, matrices and vectors are those of the dimension (scalar, Mat3x3/Vec3,
+        Mat6x6/Vec6)."""
         if args.is_keyword("reference"):
-            return self.law_reference(args, 3)
+            return self.law_reference(args, dim)
         name = args.take("a constitutive law")
         kw = name.keyword
-        stiffness = viscosity = 0.0
-        if kw in ("linearelastic", "linearelasticisotropic"):
-            stiffness = args.real("the stiffness")
-        elif kw == "linearelasticgeneric":
-            stiffness = self.read_mat3(args)
-        elif kw in ("linearviscous", "linearviscousisotropic"):
-            viscosity = args.real("the viscosity")
-        elif kw == "linearviscousgeneric":
-            viscosity = self.read_mat3(args)
-        elif kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
-            generic = kw.endswith("generic")
-            stiffness = self.read_mat3(args) if generic else args.real("the stiffness")
+        cl = constitutive
+        if kw == "drivecallerwrapper":
+            w = self.read_drive(args)
+            return cl.scaled(self.read_law(args, dim), w)
+        generic = kw.endswith("generic")
+
+        def matrix(what):             # (DerivativeOf)Entity: scalar, Mat3x3 or Mat6x6
+            if not generic or dim == 1:
+                return args.real(what)
+            return self.read_mat3(args) if dim == 3 else self.read_mat6(args)
+
+        def viscosity_of(K):          # `C` or `proportional, r`
             if args.is_keyword("proportional"):
-                viscosity = np.asarray(stiffness) * args.real("the proportional factor")
-            else:
-                viscosity = self.read_mat3(args) if generic else args.real("the viscosity")
+                return np.asarray(K, float) * args.real("the proportional factor")
+            return matrix("the viscosity")
+
+        if kw in ("linearelastic", "linearelasticisotropic", "linearelasticgeneric"):
+            law = cl.linear_elastic(dim, matrix("the stiffness"))
+        elif kw in ("linearviscous", "linearviscousisotropic", "linearviscousgeneric"):
+            law = cl.linear_viscous(dim, matrix("the viscosity"))
+        elif kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
+            K = matrix("the stiffness")
+            law = cl.linear_viscoelastic(dim, K, viscosity_of(K))
+        elif kw == "lineartimevariantviscoelasticgeneric":
+            K = matrix("the stiffness")
+            sK = self.read_drive(args)
+            C = viscosity_of(K)
+            sC = sK if args.is_keyword("same") else self.read_drive(args)
+            law = cl.linear_viscoelastic(dim, K, C, stiffness_scale=sK, viscosity_scale=sC)
+        elif kw == "cubicelasticgeneric" and dim in (1, 3):
+            k1, k2, k3 = (self.read_entity(args, dim, what) for what in
+                          ("the linear coefficient", "the quadratic coefficient", "the cubic coefficient"))
+            law = cl.cubic_elastic(dim, k1, k2, k3)
         else:
             raise self.unknown_law(name)
-        law = constitutive.LinearLaw3D(stiffness, viscosity)
-        prestress, prestrain = np.zeros(3), None
-        while args.peek_keyword() in ("prestress", "prestrain"):
-            if args.is_keyword("prestress"):
-                prestress = self.read_plain_vec3(args)
-            else:
-                args.is_keyword("prestrain")
-                prestrain = self.read_tpl_vec3(args, "rel direction", GLOBAL_SITE)
-        if np.any(prestress):
-            K = law.K
-            if abs(np.linalg.det(K)) < 1e-300:
-                raise name.error(not_supported("prestress on a law without invertible stiffness"))
-            shift = VectorDrive.constant(-np.linalg.solve(K, prestress))
-            prestrain = shift if prestrain is None else VectorDrive(prestrain.terms + shift.terms)
-        return law, prestrain
-
-    def read_law_prestress(self, args, law, word):
-        prestress = 0.0
         while args.peek_keyword() in ("prestress", "prestrain"):
             pw = args.peek()
             if args.is_keyword("prestress"):
-                prestress = args.real("the prestress")
+                law.prestress = self.read_entity(args, dim, "the prestress") * np.ones(dim)
             else:
                 args.is_keyword("prestrain")
-                if isinstance(law, constitutive.LinearViscous1D):
+                if not law.elastic:
                     raise pw.error("a viscous law has no prestrain")
-                law.prestrain = self.read_tpl_scalar(args)
-        if prestress:
-            if law.stiffness == 0:
-                raise word.error(not_supported("prestress on a viscous law"))
-            shift = ConstDrive(-prestress / law.stiffness)
-            law.prestrain = shift if law.prestrain is None else SumDrive([law.prestrain, shift])
+                law.prestrain = self.read_tpl_entity(args, dim)
+        return law
+
+    def read_entity(self, args, dim, what):
+        """An Entity of the law's dimension: a scalar, a Vec3 or a Vec6."""
+        if dim == 1:
+            return np.array([args.real(what)])
+        return self.read_plain_vec3(args) if dim == 3 else self.read_vec6(args)
+
+    def read_tpl_entity(self, args, dim):
+        """TplDriveCaller<Entity> of the law's dimension, as a constitutive.TemplateDrive."""
+        if dim == 1:
+            return constitutive.TemplateDrive(1, [(np.ones(1), self.read_tpl_scalar(args))])
+        if dim == 3:
+            return constitutive.TemplateDrive.of(self.read_tpl_vec3(args, "rel direction", GLOBAL_SITE), 3)
+        return self.read_tpl_vec6(args)
 
     # ------------------------------------------------------------------ geometry readers (§2.3)
     def read_prefix(self, args, site, vector):

@@ -55,6 +55,8 @@ def rod_model(rng):
     _nodes(m, rng, 3)
     m.rod(1, 1, 2, LinearViscoelastic1D(100.0, 3.0, 0.01), offset1=rng.normal(size=3), offset2=rng.normal(size=3))
     m.rod(2, 2, 3, LinearViscoelastic1D(50.0, 0.0), length=2.5)
+    from mbdae.engine.constitutive import cubic_elastic
+    m.rod(3, 3, 1, cubic_elastic(1, 20.0, 300.0, 4000.0), length=1.7)      # nonlinear tangent
     return m
 
 
@@ -419,6 +421,8 @@ def genel_model(rng):
     m.spring_support(2, 2, LinearElastic1D(5.0))
     m.spring_support(3, 1, LinearElastic1D(7.0), node_type="structural", index=2)
     m.spring_support(4, 3, LinearElastic1D(2.0))
+    from mbdae.engine.constitutive import cubic_elastic
+    m.spring_support(5, 2, cubic_elastic(1, 1.0, 20.0, 300.0))
     m.abstract_force(5, 1, SineDrive(0.0, 3.0, 2.0, "forever", 0.5))
     m.abstract_force(6, 2, LinearDrive(1.0, 0.5))
     m.abstract_force(7, 1, ConstDrive(0.3), node_type="structural", index=3)

@@ -414,9 +414,17 @@ class InitialValueProblem:
         for fam in sysm.families:
             if hasattr(fam, "output_groups"):
                 ext = getattr(fam, "output_file", "jnt")
-                out.file(ext)                 # the file exists even when no row is written
+                if self._opens_file(fam):     # as MBDyn: the file exists even with no row in it
+                    out.file(ext)
                 for labels, vals in fam.output_groups(ctx):
                     out.rows(ext, labels, vals)
+
+    def _opens_file(self, fam):
+        """Whether any instance of the family has its output on (cached per family)."""
+        cache = self.__dict__.setdefault("_output_on", {})
+        if id(fam) not in cache:
+            cache[id(fam)] = any(getattr(spec, "output", True) for spec in fam.specs)
+        return cache[id(fam)]
 
     def _write_dummy_nodes(self, kin):
         """Offset dummy nodes (eq. 8.27): x + R f, R R_h, v + ω×(R f), ω; grouped by
@@ -478,7 +486,8 @@ class InitialValueProblem:
             if self.output:
                 self.output.close()
         wall = _time.perf_counter() - wall0
-        stats = dict(wall_time=wall, steps=self.step, newton_iterations=self.newton.total_iterations,
+        stats = dict(wall_time=wall, final_time=float(self.state.t), steps=self.step,
+                     newton_iterations=self.newton.total_iterations,
                      factorizations=self.newton.factorizations, unknowns=self.system.n,
                      step_reductions=getattr(self, "reductions", 0),
                      unconverged_steps=self.newton.accepted_unconverged)

@@ -97,12 +97,17 @@ def command_run(args):
         overrides["progress"] = False
     t0 = time.perf_counter()
     started = time.time()
-    results = deck.run(output_prefix=prefix, **overrides)
+    # the files are the results: nothing is kept in memory (a direct run returns its statistics)
+    results = deck.run(output_prefix=prefix, keep_results=False, **overrides)
     wall = time.perf_counter() - t0
     if results is not None and not args.quiet:
-        stats = results.stats or {}
-        t_end = results.t[-1] if len(results.t) else float("nan")
-        print(f"mbdae: {stats.get('steps', 0)} steps to time {t_end:g} in {wall:.2f} s; "
+        if isinstance(results, dict):
+            stats, t_end = results, results.get("final_time", float("nan"))
+        else:
+            stats = results.stats or {}
+            t_end = results.t[-1] if len(results.t) else float("nan")
+        steps = stats.get("steps", stats.get("instants", 0))
+        print(f"mbdae: {steps} {'instants' if 'instants' in stats else 'steps'} to time {t_end:g} in {wall:.2f} s; "
               f"output in {prefix}.{{{','.join(written_extensions(prefix, started))}}}", file=sys.stderr)
     return 0
 

@@ -412,10 +412,9 @@ class InitialValueProblem:
         from .system import Context
         ctx = Context(st.t, st.y, st.yp, sysm.kinematics(st, 0.0), 0.0, "regular")
         for fam in sysm.families:
-            if hasattr(fam, "output_groups"):
+            if hasattr(fam, "output_groups") and self._opens_file(fam):
                 ext = getattr(fam, "output_file", "jnt")
-                if self._opens_file(fam):     # as MBDyn: the file exists even with no row in it
-                    out.file(ext)
+                out.file(ext)                 # as MBDyn: the file exists even with no row in it
                 for labels, vals in fam.output_groups(ctx):
                     out.rows(ext, labels, vals)
 

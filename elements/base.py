@@ -46,6 +46,42 @@ def node_columns(nodes, idx):
     return ix, ig
 
 
+def two_node_columns(nodes, n1, n2):
+    """Rows/columns (x1, g1, x2, g2) of two-node elements, (ne, 12), and the rotation ones
+    (g1, g2), (ne, 6); ground nodes (-1) give -1 entries, which the pattern discards."""
+    ix1, ig1 = node_columns(nodes, n1)
+    ix2, ig2 = node_columns(nodes, n2)
+    return np.concatenate([ix1, ig1, ix2, ig2], axis=1), np.concatenate([ig1, ig2], axis=1)
+
+
+def two_node_pattern(nodes, n1, n2):
+    """Pattern of two-node elements whose 12 load rows depend on all 12 node unknowns."""
+    rows, _ = two_node_columns(nodes, n1, n2)
+    p = Pattern()
+    p.add_res(rows)
+    p.add_jac(rows, rows)
+    return p
+
+
+class StateCache:
+    """A family's per-evaluation state kept for one iterate: Newton evaluates the residual
+    and then the Jacobian at the same time and node arrays (`key`), which then share it."""
+
+    def __init__(self):
+        self.entry = None
+
+    def get(self, t, key, compute):
+        c = self.entry
+        if c is not None and c[0] == t and all(np.array_equal(a, b) for a, b in zip(c[1], key)):
+            return c[2]
+        state = compute(t, key)
+        self.entry = (t, key, state)
+        return state
+
+    def clear(self):
+        self.entry = None
+
+
 def chain(kin, idx, dF_dx=None, dF_dth=None, dF_dv=None, dF_dw=None):
     """Jacobian blocks on a node's (Δẋ, Δġ) columns from partials on (x, θ, v, ω) (G8):
     J_x = ∂f/∂v + dCoef ∂f/∂x,  J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω."""

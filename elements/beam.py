@@ -31,7 +31,7 @@ import numpy as np
 from mbdae.engine import rotations as rot
 from mbdae.engine.assembly import Pattern
 from mbdae.engine.constitutive import Laws
-from .base import ElementFamily, node_columns
+from .base import ElementFamily, node_columns, StateCache
 
 I3 = np.eye(3)
 
@@ -242,7 +242,7 @@ class _Beams(ElementFamily):
             self.strain_ref = np.concatenate([eps0, -self.kappa_prev], axis=-1)
         else:
             self.strain_ref = np.concatenate([eps0, kappa0], axis=-1)
-        self._cache = None
+        self._cache = StateCache()
 
     # ------------------------------------------------------------------ pattern
     def build_pattern(self):
@@ -306,12 +306,7 @@ class _Beams(ElementFamily):
             key += [kin.v[nidx], kin.w[nidx]]
         if self.incremental:
             key.append(kin.g[nidx])
-        c = self._cache
-        if c is not None and c[0] == ctx.t and all(np.array_equal(a, b) for a, b in zip(c[1], key)):
-            return c[2]
-        st = self._compute_state(ctx.t, key)
-        self._cache = (ctx.t, key, st)
-        return st
+        return self._cache.get(ctx.t, key, self._compute_state)
 
     def _compute_state(self, t, key):
         x, R = key[0], key[1]
@@ -460,7 +455,7 @@ class _Beams(ElementFamily):
     def commit(self, system, state):
         """After a converged step or phase, before the nodes' increments are reset (G3): the
         incremental form stores the section frames and curvatures (MBDyn's AfterConvergence)."""
-        self._cache = None
+        self._cache.clear()
         if not self.incremental:
             return
         kin = system.kinematics(state)

@@ -32,7 +32,7 @@ import numpy as np
 from mbdae.engine import rotations as rot
 from mbdae.engine import constitutive as cl
 from mbdae.engine.assembly import Pattern
-from .base import ElementFamily, node_columns, chain12
+from .base import ElementFamily, chain12, two_node_columns
 
 I3 = np.eye(3)
 # strain components of the 6-vector [d̃; θ] each type uses, and its law dimension
@@ -117,9 +117,7 @@ class DeformableJoints(ElementFamily):
 
     def build_pattern(self):
         p = self.pattern = Pattern()
-        ix1, ig1 = node_columns(self.nodes, self.n1)
-        ix2, ig2 = node_columns(self.nodes, self.n2)
-        self.node_rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)
+        self.node_rows, _ = two_node_columns(self.nodes, self.n1, self.n2)
         p.add_res(self.node_rows)
         p.add_jac(self.node_rows, self.node_rows)
         return p

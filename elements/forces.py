@@ -15,7 +15,7 @@ import numpy as np
 from mbdae.engine import rotations as rot
 from mbdae.engine.assembly import Pattern
 from mbdae.engine.tpldrive import VectorDriveArray
-from .base import ElementFamily, node_columns
+from .base import ElementFamily, two_node_columns
 
 
 @dataclass
@@ -54,11 +54,9 @@ class StructuralForces(ElementFamily):
 
     def build_pattern(self):
         p = self.pattern = Pattern()
-        ix1, ig1 = node_columns(self.nodes, self.n1)
-        ix2, ig2 = node_columns(self.nodes, self.n2)
-        rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)
+        rows, rot_columns = two_node_columns(self.nodes, self.n1, self.n2)
         p.add_res(rows)
-        p.add_jac(rows, np.concatenate([ig1, ig2], axis=1))
+        p.add_jac(rows, rot_columns)
         return p
 
     def _drive_values(self, t):

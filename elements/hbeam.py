@@ -36,9 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.engine import rotations as rot
-from mbdae.engine.assembly import Pattern
 from mbdae.engine.constitutive import Laws
-from .base import ElementFamily, node_columns, chain12
+from .base import ElementFamily, chain12, two_node_pattern, StateCache
 from .beam import _log_rotvec, _exp_gamma, _coefficients
 
 I3 = np.eye(3)
@@ -108,17 +107,12 @@ class HelicoidalBeams(ElementFamily):
             raise ValueError(f"hbeam {self.labels[bad][0]}: singular metric (zero length between the end points)")
         self.ell = ell
         self.eta0 = np.concatenate([g["rho"], g["phi"]], axis=-1)
-        self._cache = None
+        self._cache = StateCache()
 
     # ------------------------------------------------------------------ pattern
     def build_pattern(self):
-        p = self.pattern = Pattern()
-        ix1, ig1 = node_columns(self.nodes, self.n1)
-        ix2, ig2 = node_columns(self.nodes, self.n2)
-        rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)
-        p.add_res(rows)
-        p.add_jac(rows, rows)
-        return p
+        self.pattern = two_node_pattern(self.nodes, self.n1, self.n2)
+        return self.pattern
 
     # ------------------------------------------------------------------ kinematics
     def _geometry(self, x, Rn):
@@ -146,12 +140,7 @@ class HelicoidalBeams(ElementFamily):
         key = [x, Rn]
         if self.viscous:
             key += [kin.v[self.nidx], kin.w[self.nidx]]
-        c = self._cache
-        if c is not None and c[0] == ctx.t and all(np.array_equal(a, b) for a, b in zip(c[1], key)):
-            return c[2]
-        st = self._compute_state(ctx.t, key)
-        self._cache = (ctx.t, key, st)
-        return st
+        return self._cache.get(ctx.t, key, self._compute_state)
 
     def _compute_state(self, t, key):
         ne = self.ne
@@ -302,4 +291,4 @@ class HelicoidalBeams(ElementFamily):
 
     def commit(self, system, state):
         """The cached state belongs to the previous step's reference orientations."""
-        self._cache = None
+        self._cache.clear()

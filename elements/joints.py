@@ -25,7 +25,7 @@ from mbdae.engine import rotations as rot
 from mbdae.engine.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.engine.tpldrive import VectorDriveArray
 from mbdae.engine.drives import DriveArray, NullDrive
-from .base import ElementFamily, node_columns, distance_geometric_stiffness, chain12
+from .base import ElementFamily, distance_geometric_stiffness, chain12, two_node_columns
 
 NROWS = 15
 POS, ROT, VEL, AVEL, DOT, DIST = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), slice(12, 14), 14
@@ -179,9 +179,7 @@ class RigidJoints(ElementFamily):
 
     def build_pattern(self):
         p = self.pattern = Pattern()
-        ix1, ig1 = node_columns(self.nodes, self.n1)
-        ix2, ig2 = node_columns(self.nodes, self.n2)
-        self.node_rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)      # (ne, 12)
+        self.node_rows, _ = two_node_columns(self.nodes, self.n1, self.n2)      # (ne, 12)
         act, mult = self.uact, self.umult
         p.add_res(self.node_rows)
         p.add_res(mult, act)

@@ -5,9 +5,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine import rotations as rot
-from mbdae.engine.assembly import Pattern
 from mbdae.engine.constitutive import ScalarLaws
-from .base import ElementFamily, node_columns, distance_geometric_stiffness, chain12
+from .base import ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern
 
 
 @dataclass
@@ -42,13 +41,8 @@ class Rods(ElementFamily):
         self.ground = np.zeros(self.ne, bool)
 
     def build_pattern(self):
-        p = self.pattern = Pattern()
-        ix1, ig1 = node_columns(self.nodes, self.n1)
-        ix2, ig2 = node_columns(self.nodes, self.n2)
-        rows = np.concatenate([ix1, ig1, ix2, ig2], axis=1)
-        p.add_res(rows)
-        p.add_jac(rows, rows)
-        return p
+        self.pattern = two_node_pattern(self.nodes, self.n1, self.n2)
+        return self.pattern
 
     def kinematics(self, ctx):
         kin = ctx.kin

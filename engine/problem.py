@@ -476,7 +476,6 @@ class InitialValueProblem:
         return st
 
     def run(self):
-        s = self.settings
         wall0 = _time.perf_counter()
         try:
             self.prepare()

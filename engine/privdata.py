@@ -350,14 +350,3 @@ class ElementDrive(Drive):
         if np.ndim(t) != 0:
             raise ValueError("element drive: evaluated at one time only (it reads the current state)")
         return float(self.inner.value(self.namespace.element(self.kind, self.label, self.name)))
-
-    def value(self, t):
-        return self._evaluate_single(t, 0)
-
-    def derivative(self, t):
-        return self._evaluate_single(t, 1)
-
-    def second_derivative(self, t):
-        return self._evaluate_single(t, 2)
-
-    __call__ = value

@@ -203,12 +203,18 @@ def beam3_model(rng):
     return m
 
 
-def beam2_model(rng):
+def _three_moving_nodes(rng):
+    """Three dynamic nodes on a slightly curved line, random frames and velocities."""
     m = Model()
     for i in range(3):
         m.structural_node(i + 1, "dynamic", position=[0.7 * i, 0.1 * i * i, 0.0] + 0.05 * rng.normal(size=3),
                           orientation=rand_R(rng), velocity=rng.normal(size=3),
                           angular_velocity=rng.normal(size=3))
+    return m
+
+
+def beam2_model(rng):
+    m = _three_moving_nodes(rng)
     laws = _beam_laws(rng)
     m.beam2(1, 1, 2, laws[0], offsets=[0.05 * rng.normal(size=3), None], orientation=rand_R(rng))
     m.beam2(2, 2, 3, laws[2], node_orientations=[None, rand_R(rng)])
@@ -242,11 +248,7 @@ SAMPLES["beam2"].append(beam2_incremental_model)
 def hbeam_model(rng):
     """Four helicoidal beams on three nodes, with offsets and node-frame orientations, every kind
     of section law (coupled viscoelastic with prestrain, plain elastic, cubic, scaled viscous)."""
-    m = Model()
-    for i in range(3):
-        m.structural_node(i + 1, "dynamic", position=[0.7 * i, 0.1 * i * i, 0.0] + 0.05 * rng.normal(size=3),
-                          orientation=rand_R(rng), velocity=rng.normal(size=3),
-                          angular_velocity=rng.normal(size=3))
+    m = _three_moving_nodes(rng)
     laws = _beam_laws(rng)
     m.hbeam(1, 1, 2, laws[0], offsets=[0.05 * rng.normal(size=3), None], node_orientations=[rand_R(rng), None])
     m.hbeam(2, 2, 3, laws[2], offsets=[None, 0.05 * rng.normal(size=3)], node_orientations=[None, rand_R(rng)])

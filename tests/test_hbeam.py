@@ -62,18 +62,6 @@ def test_action_reaction_and_objectivity():
     assert np.allclose(rot.matvec(Q, r0), r1, atol=1e-9 * scale)
 
 
-def test_initial_configuration_is_unstressed():
-    rng = np.random.default_rng(2)
-    model = SAMPLES["hbeam"][0](rng)
-    for s in model.nodes:
-        s.v[:] = 0.0
-        s.w[:] = 0.0
-    system = System(model)
-    st = system.initial_state(0.0)
-    strain, rate = system.families[0].strains(Context(0.0, st.y, st.yp, system.kinematics(st), 0.0, "regular"))
-    assert np.abs(strain).max() < 1e-12 and np.abs(rate).max() < 1e-12
-
-
 def test_rigid_motion_is_strain_free():
     """A large rigid rotation and translation of the initial configuration: no strain, no load."""
     rng = np.random.default_rng(4)

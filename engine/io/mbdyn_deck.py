@@ -2054,12 +2054,7 @@ class DeckReader:
         [index,] <i>}` (manual §8.20.1): the parameter node takes the element's private datum
         (a beam strain gage: the index is the evaluation point); engine/parameters.py."""
         w = args.peek()
-        elabel = args.label("an element label")
-        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
-        kind = {"couple": "force"}.get(kind, kind)
-        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams"}[kind]
-        if elabel not in self.element_labels.get(family, set()):
-            raise w.error(f"bind: {kind} {elabel} is not defined")
+        elabel, kind = self.read_element_reference(args, "bind")
         pw = args.peek()
         plabel = args.label("a parameter node label")
         pkind = getattr(self, "parameter_nodes", {}).get(plabel)
@@ -2091,6 +2086,18 @@ class DeckReader:
         if pkind == "beam strain gage" and (kind != "beam" or name is not None):
             raise (nw or w).error("a beam strain gage binds to a beam evaluation point index")
         self.model.bind(elabel, kind, plabel, name=name, index=index)
+
+    def read_element_reference(self, args, what):
+        """`<label>, <type>` of a defined element whose private data are read (`bind`, the
+        `element` drive): (label, MBDyn element type, `couple` read as `force`)."""
+        lw = args.peek()
+        label = args.label("an element label")
+        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
+        kind = {"couple": "force"}.get(kind, kind)
+        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams"}[kind]
+        if label not in self.element_labels.get(family, set()):
+            raise lw.error(f"{what}: {kind} {label} is not defined")
+        return label, kind
 
     def check_private_name(self, word, kind, label, name):
         """A private datum name the element type defines (beams: manual, beam "Private Data")."""
@@ -3201,13 +3208,7 @@ class DeckReader:
         (DriveCaller)` (manual §2.6): the drive of an element private datum on the current
         state (engine/privdata.py ElementDrive)."""
         from mbdae.engine.privdata import ElementDrive
-        lw = args.peek()
-        label = args.label("an element label")
-        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
-        kind = {"couple": "force"}.get(kind, kind)
-        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams"}[kind]
-        if label not in self.element_labels.get(family, set()):
-            raise lw.error(f"element drive: {kind} {label} is not defined")
+        label, kind = self.read_element_reference(args, "element drive")
         nw = args.peek()
         if args.is_keyword("string", "name"):
             nw = args.peek()

@@ -34,18 +34,25 @@ def cantilever(ne, kind="static", beam="beam3", section=None, rotation=None):
     return m, np.arange(nn)
 
 
-@pytest.mark.parametrize("beam,ne,tol", [("beam3", 10, 5e-3), ("beam2", 40, 5e-3)])
-def test_cantilever_tip_load_timoshenko(beam, ne, tol):
-    """δ = P L³/(3 EI) + P L/GA and φ = P L²/(2 EI) (Timoshenko, small load)."""
-    P = 1.0
-    Rm = rot.exp_rotvec([0.3, -0.5, 0.8])            # an arbitrary orientation of the whole beam
-    m, nodes = cantilever(ne, beam=beam, rotation=Rm)
+def rotated_cantilever_tip(cantilever, ne, P=1.0, **kw):
+    """A cantilever along an arbitrary direction Rm x under a small tip load P along -Rm y,
+    static: the tip displacement d and rotation vector φ in the beam's frame, and the
+    Timoshenko deflection δ = P L³/(3 EI) + P L/GA (the tip rotation is P L²/(2 EI))."""
+    Rm = rot.exp_rotvec([0.3, -0.5, 0.8])
+    m, nodes = cantilever(ne, rotation=Rm, **kw)
     m.force(1, nodes[-1], Rm @ [0.0, -P, 0.0])
     res = solve_static(m, steps=1, tolerance=1e-6)
     x, R, _, _ = res.node(nodes[-1])
     d = Rm.T @ (x[-1] - Rm @ [L, 0, 0])
     phi = rot.log_rotvec(Rm.T @ R[-1])
-    delta = P * L ** 3 / (3 * EI) + P * L / GA
+    return d, phi, P * L ** 3 / (3 * EI) + P * L / GA
+
+
+@pytest.mark.parametrize("beam,ne,tol", [("beam3", 10, 5e-3), ("beam2", 40, 5e-3)])
+def test_cantilever_tip_load_timoshenko(beam, ne, tol):
+    """δ = P L³/(3 EI) + P L/GA and φ = P L²/(2 EI) (Timoshenko, small load)."""
+    P = 1.0
+    d, phi, delta = rotated_cantilever_tip(cantilever, ne, P, beam=beam)
     assert abs(-d[1] - delta) <= tol * delta, (-d[1], delta)
     assert abs(-phi[2] - P * L ** 2 / (2 * EI)) <= tol * P * L ** 2 / (2 * EI)
     assert abs(d[2]) < 1e-9 and abs(phi[0]) < 1e-9

@@ -66,9 +66,9 @@ def evaluation_times(ne, interpolation="total", repeat=30):
     st.yp[:] = 0.1 * rng.standard_normal(system.n)
 
     def one(jac):
-        for fam in system.families:
+        for fam in system.families:            # time the computation, not the per-iterate cache
             if hasattr(fam, "_cache"):
-                fam._cache = None
+                fam._cache.clear()
         c0 = time.process_time()
         system.evaluate(st, 1e-3, want_jac=jac, want_abs=False)
         return time.process_time() - c0

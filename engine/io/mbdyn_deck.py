@@ -2836,12 +2836,8 @@ class DeckReader:
         return K
 
     def read_vec6(self, args):
-        if args.is_keyword("null", "default"):
-            return np.zeros(6)
-        v = np.array([args.real("a vector component") for _ in range(6)])
-        if args.is_keyword("scale"):
-            v = v * args.real("a scale factor")
-        return v
+        """`null | default | 6 components [, scale, s]`."""
+        return self.read_plain_vector(args, 6)
 
     def read_tpl_vec6(self, args):
         """TplDriveCaller<Vec6>: `null | [single,] Vec6, d | component, 6 × d | array, n, ...`."""
@@ -2943,7 +2939,7 @@ class DeckReader:
         """An Entity of the law's dimension: a scalar, a Vec3 or a Vec6."""
         if dim == 1:
             return np.array([args.real(what)])
-        return self.read_plain_vec3(args) if dim == 3 else self.read_vec6(args)
+        return self.read_plain_vector(args, dim)
 
     def read_tpl_entity(self, args, dim):
         """TplDriveCaller<Entity> of the law's dimension, as a constitutive.TemplateDrive."""
@@ -2992,9 +2988,13 @@ class DeckReader:
 
     def read_plain_vec3(self, args):
         """`null | default | x, y, z [, scale, s]` (manual §2.3.1)."""
+        return self.read_plain_vector(args, 3)
+
+    def read_plain_vector(self, args, n):
+        """An n-vector without frame: `null | default | n components [, scale, s]`."""
         if args.is_keyword("null", "default"):
-            return np.zeros(3)
-        v = np.array([args.real("a vector component") for _ in range(3)])
+            return np.zeros(n)
+        v = np.array([args.real("a vector component") for _ in range(n)])
         if args.is_keyword("scale"):
             v = v * args.real("a scale factor")
         return v

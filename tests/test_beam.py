@@ -175,7 +175,6 @@ def test_bad_input():
 
 
 # ----------------------------------------------------------------------------- MBDyn's beam decks
-import gzip
 import os
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
@@ -183,28 +182,12 @@ TESTS_DIR = os.path.join(SHARED, "mbdyn-tests")
 REF_DIR = os.path.join(SHARED, "mbdyn-ref", "visible")
 
 
-def _blocks(lines):
-    """Rows of an MBDyn text output grouped by output block (a block restarts at its first label)."""
-    out, first = [], None
-    for line in lines:
-        f = line.split()
-        if not f:
-            continue
-        label, vals = int(f[0]), np.array([float(v) for v in f[1:]])
-        if first is None:
-            first = label
-        if label == first:
-            out.append({})
-        out[-1][label] = vals
-    return out
-
-
 def _compare_deck(deck_name, tmp_path, final_time):
     """Run an MBDyn beam deck and compare node positions (.mov, relative to the model size), node
     orientations (key "rotation": the angle between the two, rad) and beam internal actions (.act, relative to their largest value) with MBDyn 1.7.3's output at
     the kept steps up to final_time."""
     from mbdae.engine.io.mbdyn_deck import read_deck
-    from mbdae.engine.io.mbdyn_ref import orientation_of
+    from mbdae.engine.io.mbdyn_ref import orientation_of, blocks, read_lines, kept_times, output_times
     from mbdae.engine.rotations import log_rotvec
     key = deck_name.replace("/", "__")
     ref = os.path.join(REF_DIR, key)
@@ -213,18 +196,14 @@ def _compare_deck(deck_name, tmp_path, final_time):
     deck = read_deck(os.path.join(TESTS_DIR, deck_name), echo=lambda *a: None)
     prefix = str(tmp_path / "run")
     deck.run(output_prefix=prefix, progress=False, final_time=final_time)
-    with gzip.open(os.path.join(ref, key + ".kept_steps.csv.gz"), "rt") as f:
-        kept = np.loadtxt(f, delimiter=",", skiprows=1, ndmin=2)[:, 2]
-    with open(prefix + ".out") as f:
-        times = np.array([float(l.split()[2]) for l in f if l.startswith("Step") and l.split()[-1] == "1"])
+    kept = kept_times(ref)
+    times = output_times(read_lines(prefix + ".out"))
     result = {}
     for ext in ("mov", "act"):
         if not os.path.exists(os.path.join(ref, f"{key}.{ext}.gz")):
             continue
-        with gzip.open(os.path.join(ref, f"{key}.{ext}.gz"), "rt") as f:
-            rb = _blocks(f)
-        with open(f"{prefix}.{ext}") as f:
-            ob = _blocks(f)
+        rb = blocks(read_lines(os.path.join(ref, f"{key}.{ext}.gz")))
+        ob = blocks(read_lines(f"{prefix}.{ext}"))
         vals = np.array([v[:3] if ext == "mov" else v for b in rb for v in b.values()])
         scale = np.linalg.norm(vals.max(0) - vals.min(0)) if ext == "mov" else np.abs(vals).max()
         worst, worst_angle, compared = 0.0, 0.0, 0

@@ -401,22 +401,34 @@ class InitialValueProblem:
         sysm = self.system
         nodes = sysm.nodes
         out = self.output
-        descs = [sp.orientation_description for sp in nodes.specs]
-        outmask = np.array([sp.output for sp in nodes.specs], bool)
-        for d in dict.fromkeys(descs):
-            sel = outmask & np.array([x == d for x in descs])
-            if sel.any():
-                out.rows("mov", nodes.labels[sel], np.concatenate(
-                    [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
+        for d, sel in self._mov_groups():
+            out.rows("mov", nodes.labels[sel], np.concatenate(
+                [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
         self._write_dummy_nodes(kin)
         from .system import Context
-        ctx = Context(st.t, st.y, st.yp, sysm.kinematics(st, 0.0), 0.0, "regular")
+        ctx = Context(st.t, st.y, st.yp, kin, 0.0, "regular")
         for fam in sysm.families:
             if hasattr(fam, "output_groups") and self._opens_file(fam):
                 ext = getattr(fam, "output_file", "jnt")
                 out.file(ext)                 # as MBDyn: the file exists even with no row in it
                 for labels, vals in fam.output_groups(ctx):
                     out.rows(ext, labels, vals)
+
+    def _mov_groups(self):
+        """(orientation description, node selection) of the nodes with output on, one group
+        per description (computed once)."""
+        groups = self.__dict__.get("_mov_groups_cache")
+        if groups is None:
+            specs = self.system.nodes.specs
+            descs = [sp.orientation_description for sp in specs]
+            outmask = np.array([sp.output for sp in specs], bool)
+            groups = []
+            for d in dict.fromkeys(descs):
+                sel = outmask & np.array([x == d for x in descs])
+                if sel.any():
+                    groups.append((d, sel))
+            self._mov_groups_cache = groups
+        return groups
 
     def _opens_file(self, fam):
         """Whether any instance of the family has its output on (cached per family)."""

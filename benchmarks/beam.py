@@ -27,9 +27,9 @@ import time
 import numpy as np
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
+from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.system import System
-from mbdae.engine import constitutive as cl
+from mbdae.engine.core import constitutive as cl
 
 EA, GA, GJ, EI, L = 1e7, 4e6, 800.0, 1000.0, 1.0
 MU, JB, JT = 1.0, 1e-4, 2e-4

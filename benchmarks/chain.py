@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
+from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.solvers.linear import available_linear_solvers
 
 LINK = 0.1

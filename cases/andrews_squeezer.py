@@ -17,9 +17,9 @@ import sys
 import numpy as np
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine.rotations import euler123_to_R
-from mbdae.engine.constitutive import LinearElastic1D
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core.rotations import euler123_to_R
+from mbdae.engine.core.constitutive import LinearElastic1D
 
 # IVP test set data
 M = [0.04325, 0.00365, 0.02373, 0.00706, 0.07050, 0.00706, 0.05498]

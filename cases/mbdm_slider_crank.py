@@ -20,10 +20,10 @@ import sys
 import numpy as np
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine.drives import LinearDrive, ConstDrive
-from mbdae.engine.tpldrive import VectorDrive
-from mbdae.engine.rotations import euler123_to_R
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core.drives import LinearDrive, ConstDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.rotations import euler123_to_R
 
 CRANK, ROD, SLIDER, GROUND = 1, 2, 3, 4
 

@@ -9,20 +9,20 @@ the dof is a structural position); abstract and parameter nodes carry no structu
 the driven and regularization families only switch or scale the rows of the families they
 wrap.  The System builds the last two itself when a model
 has driven elements or regularized joints."""
-from .body import RigidBodies, Gravity
-from .forces import StructuralForces
-from .rod import Rods
-from .joints import RigidJoints
-from .userforce import UserForces
-from .deformable import DeformableJoints
-from .viscous_body import ViscousBodies
-from .beam import Beams3, Beams2
-from .hbeam import HelicoidalBeams
-from .genel import SpringSupports, AbstractForces
-from mbdae.engine.abstract_nodes import AbstractNodes
-from mbdae.engine.parameters import ParameterNodes
-from .driven import DrivenActivity
-from .regularization import JointRegularizations
+from mbdae.elements.body import RigidBodies, Gravity
+from mbdae.elements.forces import StructuralForces
+from mbdae.elements.rod import Rods
+from mbdae.elements.joints import RigidJoints
+from mbdae.elements.userforce import UserForces
+from mbdae.elements.deformable import DeformableJoints
+from mbdae.elements.viscous_body import ViscousBodies
+from mbdae.elements.beam import Beams3, Beams2
+from mbdae.elements.hbeam import HelicoidalBeams
+from mbdae.elements.genel import SpringSupports, AbstractForces
+from mbdae.elements.abstract_nodes import AbstractNodes
+from mbdae.elements.parameters import ParameterNodes
+from mbdae.elements.driven import DrivenActivity
+from mbdae.elements.regularization import JointRegularizations
 
 FAMILIES = [RigidBodies, Gravity, StructuralForces, UserForces, Rods, RigidJoints, DeformableJoints, ViscousBodies, Beams3, Beams2,
             HelicoidalBeams,

@@ -2,7 +2,7 @@
 perturbations (δx, θ, δv, δω) of a node to its Newton increments (Δẋ, Δġ) (G8)."""
 import numpy as np
 
-from mbdae.engine.assembly import Pattern
+from mbdae.engine.core.assembly import Pattern
 
 
 class ElementFamily:
@@ -102,7 +102,7 @@ def chain(kin, idx, dF_dx=None, dF_dth=None, dF_dv=None, dF_dw=None):
 def distance_geometric_stiffness(u, dist, f1, f2, lam):
     """Σ λ ∂B/∂(x1, θ1, x2, θ2) for B = [-u, -f1×u, u, f2×u], u = d/‖d‖, d = x2+f2-x1-f1
     (shared by the distance joint, eq. 9.33, and the rod, eq. 9.246).  Returns (K, P·Dd)."""
-    from mbdae.engine import rotations as rot
+    from mbdae.engine.core import rotations as rot
     ne = len(u)
     I3 = np.eye(3)
     ls = np.asarray(lam, float).reshape(ne, 1, 1)

@@ -28,10 +28,10 @@ because the residual is written with section loads, not with a virtual-work inte
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.assembly import Pattern
-from mbdae.engine.constitutive import Laws
-from .base import ElementFamily, node_columns, StateCache
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.constitutive import Laws
+from mbdae.elements.base import ElementFamily, node_columns, StateCache
 
 I3 = np.eye(3)
 

@@ -5,9 +5,9 @@ with the perturbations of eq. 8.4.  Several bodies may share a node."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.assembly import Pattern
-from .base import ElementFamily, chain
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.assembly import Pattern
+from mbdae.elements.base import ElementFamily, chain
 
 
 @dataclass
@@ -184,7 +184,7 @@ class Gravity(ElementFamily):
         self.drive = drive
 
     def build_pattern(self):
-        from mbdae.engine.assembly import Pattern
+        from mbdae.engine.core.assembly import Pattern
         p = self.pattern = Pattern()
         n, b = self.nodes, self.bodies
         p.add_res(n.ix[b.node])

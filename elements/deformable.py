@@ -29,10 +29,10 @@ geometric stiffness includes the perturbation of Î (eq. 9.287) through u."""
 from dataclasses import dataclass, field
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine import constitutive as cl
-from mbdae.engine.assembly import Pattern
-from .base import ElementFamily, chain12, two_node_columns
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core.assembly import Pattern
+from mbdae.elements.base import ElementFamily, chain12, two_node_columns
 
 I3 = np.eye(3)
 # strain components of the 6-vector [d̃; θ] each type uses, and its law dimension

@@ -33,9 +33,9 @@ import re
 
 import numpy as np
 
-from mbdae.engine.drives import DriveArray, NullDrive
-from mbdae.engine.tpldrive import VectorDriveArray
-from .base import ElementFamily
+from mbdae.engine.core.drives import DriveArray, NullDrive
+from mbdae.engine.core.tpldrive import VectorDriveArray
+from mbdae.elements.base import ElementFamily
 
 
 @dataclass
@@ -166,7 +166,7 @@ class DrivenActivity(ElementFamily):
         return cls(system, groups) if groups else None
 
     def build_pattern(self):
-        from mbdae.engine.assembly import Pattern
+        from mbdae.engine.core.assembly import Pattern
         p = self.pattern = Pattern()
         self.unknown_groups = [g for g in self.groups if g.own.shape[1]]
         for g in self.unknown_groups:
@@ -264,7 +264,7 @@ def _filtered_output(output_groups, g):
 
 def _check_hints(fam, g):
     """Hints are implemented for the rigid joints (the decks' use); anything else stops."""
-    from .joints import RigidJoints
+    from mbdae.elements.joints import RigidJoints
     for j, hints in enumerate(g.hints):
         if not hints:
             continue

@@ -12,10 +12,10 @@ number to them); Newton then converges linearly in that coupling."""
 from dataclasses import dataclass, field
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.assembly import Pattern
-from mbdae.engine.tpldrive import VectorDriveArray
-from .base import ElementFamily, two_node_columns
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.tpldrive import VectorDriveArray
+from mbdae.elements.base import ElementFamily, two_node_columns
 
 
 @dataclass
@@ -49,7 +49,7 @@ class StructuralForces(ElementFamily):
         self.o1 = np.array([s.o1 for s in S], float).reshape(-1, 3)
         self.o2 = np.array([s.o2 for s in S], float).reshape(-1, 3)
         self.value = VectorDriveArray([s.value for s in S])
-        from mbdae.engine.privdata import state_sources
+        from mbdae.engine.core.privdata import state_sources
         self.state_sources = list(dict.fromkeys(src for s in S for src in state_sources(s.value)))
 
     def build_pattern(self):

@@ -16,10 +16,10 @@ rows `label, node label, F`."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine.assembly import Pattern
-from mbdae.engine.drives import DriveArray
-from mbdae.engine.constitutive import ScalarLaws
-from .base import ElementFamily
+from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.drives import DriveArray
+from mbdae.engine.core.constitutive import ScalarLaws
+from mbdae.elements.base import ElementFamily
 
 
 @dataclass
@@ -133,7 +133,7 @@ class AbstractForces(ElementFamily):
         super().__init__(specs, nodes)
         self.abstract = abstract
         self.drives = DriveArray([s.drive for s in self.specs])
-        from mbdae.engine.privdata import state_sources
+        from mbdae.engine.core.privdata import state_sources
         self.state_sources = list(dict.fromkeys(src for s in self.specs for src in state_sources(s.drive)))
 
     def build_pattern(self):

@@ -35,10 +35,10 @@ rule (chain12) maps them to the Newton increments."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.constitutive import Laws
-from .base import ElementFamily, chain12, two_node_pattern, StateCache
-from .beam import _log_rotvec, _exp_gamma, _coefficients
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.constitutive import Laws
+from mbdae.elements.base import ElementFamily, chain12, two_node_pattern, StateCache
+from mbdae.elements.beam import _log_rotvec, _exp_gamma, _coefficients
 
 I3 = np.eye(3)
 

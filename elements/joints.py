@@ -21,11 +21,11 @@ against finite differences through the solver's update rule by the generated tes
 from dataclasses import dataclass, field
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.assembly import Pattern, ALGEBRAIC, DIM
-from mbdae.engine.tpldrive import VectorDriveArray
-from mbdae.engine.drives import DriveArray, NullDrive
-from .base import ElementFamily, distance_geometric_stiffness, chain12, two_node_columns
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
+from mbdae.engine.core.tpldrive import VectorDriveArray
+from mbdae.engine.core.drives import DriveArray, NullDrive
+from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, chain12, two_node_columns
 
 NROWS = 15
 POS, ROT, VEL, AVEL, DOT, DIST = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), slice(12, 14), 14
@@ -501,7 +501,7 @@ class RigidJoints(ElementFamily):
     def _relative_rotation(self, G):
         """Unwrapped rotation vector of (R1 R1r)ᵀ(R2 R2r); the reference is the value at the
         last converged step (`commit`), first the initial configuration."""
-        from mbdae.engine.privdata import unwrap_rotation_vector
+        from mbdae.engine.core.privdata import unwrap_rotation_vector
         theta = rot.log_rotvec(np.swapaxes(G["Er"], -1, -2) @ G["E2r"])
         if getattr(self, "_theta_committed", None) is None:
             R1 = np.where(self.ground[:, None, None], I3, self.nodes.R0[np.maximum(self.n1, 0)])
@@ -514,7 +514,7 @@ class RigidJoints(ElementFamily):
         the next step (only once some private datum "r" has been asked for)."""
         if getattr(self, "_theta_committed", None) is None:
             return
-        from mbdae.engine.system import Context
+        from mbdae.engine.core.state import Context
         ctx = Context(state.t, state.y, state.yp, system.kinematics(state), 0.0, "regular")
         G = self._geometry(ctx)
         self._rotation_frames(G)

@@ -10,8 +10,8 @@ c m g of a hanging mass).
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine.assembly import Pattern
-from .base import ElementFamily
+from mbdae.engine.core.assembly import Pattern
+from mbdae.elements.base import ElementFamily
 
 IA_MODES = ("ia_position", "ia_velocity")
 

@@ -4,9 +4,9 @@ Jacobian of eqs. 9.240-9.246 (exact, including the strain-rate terms)."""
 from dataclasses import dataclass, field
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.constitutive import ScalarLaws
-from .base import ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.constitutive import ScalarLaws
+from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern
 
 
 @dataclass

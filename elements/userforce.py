@@ -7,8 +7,8 @@ The force acts at the node (no offset, no moment)."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine.assembly import Pattern
-from .base import ElementFamily, chain
+from mbdae.engine.core.assembly import Pattern
+from mbdae.elements.base import ElementFamily, chain
 
 
 @dataclass

@@ -11,10 +11,10 @@ joint opposes the motion of its node 2).  The Jacobian is the exact one of this 
 from dataclasses import dataclass, field
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine import constitutive as cl
-from mbdae.engine.assembly import Pattern
-from .base import ElementFamily, node_columns, chain
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core.assembly import Pattern
+from mbdae.elements.base import ElementFamily, node_columns, chain
 
 I3 = np.eye(3)
 

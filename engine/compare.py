@@ -11,7 +11,7 @@ import csv
 import time
 import numpy as np
 
-from .problem import InitialValueProblem, SimulationFailed
+from mbdae.engine.drivers.ivp import InitialValueProblem, SimulationFailed
 from mbdae.solvers.integrators import make_method
 
 

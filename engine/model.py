@@ -4,14 +4,14 @@ Python API to build it.  Nothing here computes; `System(model)` lays out the unk
 
 Orientation matrices are 3×3 arrays; offsets of joints, forces and bodies are in the
 node frame unless the argument name says `absolute`.  Drives are objects of
-mbdae.engine.drives (scalar) or mbdae.engine.tpldrive.VectorDrive (vectors); a plain
+mbdae.engine.core.drives (scalar) or mbdae.engine.core.tpldrive.VectorDrive (vectors); a plain
 number or 3-vector is taken as a constant.
 """
 import numpy as np
 
-from .nodes import NodeSpec, DummyNodeSpec
-from .drives import ConstDrive
-from .tpldrive import VectorDrive
+from mbdae.engine.core.nodes import NodeSpec, DummyNodeSpec
+from mbdae.engine.core.drives import ConstDrive
+from mbdae.engine.core.tpldrive import VectorDrive
 
 I3 = np.eye(3)
 
@@ -277,7 +277,7 @@ class Model:
 
     def in_plane(self, label, node1, plane_position, normal, node2, offset2=None):
         """In plane: x2 + R2 q in the plane through x1 + R1 p normal to R1 n."""
-        from .rotations import frame_from_axis3
+        from mbdae.engine.core.rotations import frame_from_axis3
         R = frame_from_axis3(_vec(normal))
         return self._joint(label, "in plane", node1, node2, f1=_vec(plane_position), f2=_vec(offset2),
                            R1h=R, R1r=R, rows=(2,))
@@ -445,7 +445,7 @@ class Model:
     def abstract_node(self, label, kind="differential", value=0.0, derivative=0.0, output=True):
         """Abstract node (input manual §6.1): a scalar unknown x, with ẋ when differential
         (engine/abstract_nodes.py)."""
-        from .abstract_nodes import AbstractNodeSpec
+        from mbdae.elements.abstract_nodes import AbstractNodeSpec
         nodes = self.__dict__.setdefault("abstract_nodes", [])
         if any(s.label == label for s in nodes):
             raise ValueError(f"abstract node {label} is already defined")
@@ -455,7 +455,7 @@ class Model:
     def parameter_node(self, label, kind="value", value=0.0, y=0.0, z=0.0, output=True):
         """Parameter node (input manual §6.6): kind "value" (a constant), "element" or
         "beam strain gage" (fibre y, z of a beam section), filled by `bind` (engine/parameters.py)."""
-        from .parameters import ParameterNodeSpec
+        from mbdae.elements.parameters import ParameterNodeSpec
         nodes = self.__dict__.setdefault("parameter_nodes", [])
         if any(s.label == label for s in nodes):
             raise ValueError(f"parameter node {label} is already defined")
@@ -465,7 +465,7 @@ class Model:
     def bind(self, element, element_type, parameter_node, name=None, index=None):
         """Bind element private datum `name` (or 1-based `index`; for a beam strain gage the
         evaluation point) to a parameter node (input manual §8.20.1)."""
-        from .parameters import BindSpec
+        from mbdae.elements.parameters import BindSpec
         if (name is None) == (index is None):
             raise ValueError("bind: give either a private datum name or an index")
         self.__dict__.setdefault("binds", []).append(
@@ -490,7 +490,7 @@ class Model:
     def element_drive(self, kind, label, name, drive):
         """`element` drive caller: drive(private datum `name` of element `label` of type
         `kind`) on the current state (engine/privdata.py ElementDrive)."""
-        from .privdata import ElementDrive, ModelNamespace
+        from mbdae.engine.core.privdata import ElementDrive, ModelNamespace
         if getattr(self, "namespace", None) is None:
             self.namespace = ModelNamespace()
         return ElementDrive(self.namespace, kind, label, name, _scalar_drive(drive))
@@ -560,7 +560,7 @@ def build_families(model, nodes):
             fams.append(JointRegularizations(model.regularizations, fams[-1]))
     abstract = None
     if getattr(model, "abstract_nodes", None):
-        from .abstract_nodes import AbstractNodes
+        from mbdae.elements.abstract_nodes import AbstractNodes
         abstract = AbstractNodes(model.abstract_nodes, nodes)
         fams.append(abstract)
     if getattr(model, "spring_supports", None):
@@ -570,7 +570,7 @@ def build_families(model, nodes):
         from mbdae.elements.genel import AbstractForces
         fams.append(AbstractForces(model.abstract_forces, nodes, abstract))
     if getattr(model, "parameter_nodes", None):
-        from .parameters import ParameterNodes
+        from mbdae.elements.parameters import ParameterNodes
         fams.append(ParameterNodes(model.parameter_nodes, nodes, getattr(model, "binds", []), list(fams)))
     elif getattr(model, "binds", None):
         raise KeyError(f"bind: parameter node {model.binds[0].node} is not defined")

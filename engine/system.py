@@ -4,39 +4,14 @@ Unknowns: node blocks first (x, g [, β, γ]), then each family's own unknowns (
 multipliers).  Equation i is paired with unknown i.  `evaluate` returns f (the equation
 values; the Newton right-hand side is -f), Σ|f_e| per row, and the iteration matrix
 J = ∂f/∂ẏ + dCoef ∂f/∂y on Newton increments (G1, G8)."""
-from dataclasses import dataclass
 import numpy as np
 
-from .assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS
-from .nodes import StructuralNodes, Kinematics
-from . import rotations as rot
+from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS
+from mbdae.engine.core.nodes import StructuralNodes, Kinematics
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.state import State, Context
 
 IA_MODES = ("ia_position", "ia_velocity")
-
-
-@dataclass
-class State:
-    """Mutable state: time, y, ẏ and the committed node reference orientations.
-    `t_constraint`: the time at which the joints evaluate their imposed motion, when it is
-    not t (the derivatives phase: loads at t0 as MBDyn, constraints at t0 + dCoef)."""
-    t: float
-    y: np.ndarray
-    yp: np.ndarray
-    R_ref: np.ndarray
-    t_constraint: float = None
-
-    def copy(self):
-        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy(), self.t_constraint)
-
-
-class Context:
-    """What an element family sees during one evaluation."""
-
-    def __init__(self, t, y, yp, kin, dcoef, mode, t_constraint=None):
-        self.t, self.y, self.yp, self.kin, self.dcoef, self.mode = t, y, yp, kin, dcoef, mode
-        # time of the joints' imposed motion (drive hinge, total joint, ...): t except in
-        # the derivatives phase (State.t_constraint)
-        self.t_constraint = t if t_constraint is None else t_constraint
 
 
 class System:

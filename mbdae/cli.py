@@ -18,7 +18,7 @@ from collections import Counter
 
 from mbdae import cmd_plot
 from mbdae import cmd_compare
-from mbdae.engine.io.mbdyn_deck import DeckError, DeckStop, read_deck
+from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
 
 
 def build_parser():
@@ -65,7 +65,7 @@ def main(argv=None):
 
 
 def describe(error):
-    from mbdae.engine.problem import SimulationFailed
+    from mbdae.engine.drivers.ivp import SimulationFailed
     if isinstance(error, DeckError):
         return str(error)
     if isinstance(error, SimulationFailed):
@@ -178,7 +178,7 @@ def _breakdown(counter):
 
 
 def command_conformance(args):
-    from mbdae.engine.io.conformance import conformance, write_reports
+    from mbdae.engine.io.mbdyn.conformance import conformance, write_reports
     ref = None if args.ref.lower() == "none" else args.ref
     folder = os.path.dirname(os.path.abspath(args.prefix))
     os.makedirs(folder, exist_ok=True)        # before the long run, not after it

@@ -54,7 +54,7 @@ def parse_methods(items, rhos):
 
 
 def deck_case(path, final_time, reference_method, reference_step):
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     quiet = lambda *a, **k: None                       # noqa: E731
     deck = read_deck(path, echo=quiet)
     settings = {k: v for k, v in deck.settings.items()

@@ -10,8 +10,8 @@ import os
 
 import numpy as np
 
-from mbdae.engine.io.mbdyn_ref import blocks, output_times, read_lines
-from mbdae.engine import rotations as rot
+from mbdae.engine.io.mbdyn.reference import blocks, output_times, read_lines
+from mbdae.engine.core import rotations as rot
 
 QUANTITIES = {
     "x": ("position", ["x", "y", "z"], "m"),

@@ -22,10 +22,10 @@ Full Newton (the doubled matrix is rebuilt and factorized at every iteration).""
 import numpy as np
 import scipy.sparse as sp
 
-from mbdae.engine.system import State
-from .convergence import residual_error, solution_error, SimulationDiverged
-from .linear import SingularMatrix
-from .newton import NoConvergence
+from mbdae.engine.core.state import State
+from mbdae.solvers.convergence import residual_error, solution_error, SimulationDiverged
+from mbdae.solvers.linear import SingularMatrix
+from mbdae.solvers.newton import NoConvergence
 
 
 def coupled_step(problem, method, hist, h):
@@ -118,7 +118,7 @@ def scaled_rows(sysm):
     """Rows whose residual the System divides by dCoef in a regular step: the position-level
     constraint rows (position and rotation constraints of joints, as MBDyn's φ/dCoef).  Their
     Jacobian does not depend on dCoef (∂(φ/d)/∂Δẏ = φ_y); all other rows give f/ẏ + dCoef f/y."""
-    from mbdae.engine.assembly import DIM
+    from mbdae.engine.core.assembly import DIM
     pos = np.isin(sysm.dim, [DIM["position constraint"], DIM["rotation constraint"]])
     return sysm.is_alg & pos
 

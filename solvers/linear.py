@@ -88,7 +88,7 @@ class KLUSolver:
     name = "klu"
 
     def __init__(self):
-        from .klu import KLUFactorization
+        from mbdae.solvers.klu import KLUFactorization
         self.klu = KLUFactorization()
 
     @property
@@ -100,7 +100,7 @@ class KLUSolver:
         return self.klu.analyses
 
     def factor(self, A):
-        from .klu import KLUError
+        from mbdae.solvers.klu import KLUError
         try:
             self.klu.factor(A.indptr, A.indices, A.data)
         except KLUError as err:
@@ -115,7 +115,7 @@ class KLUSolver:
 
 def available_linear_solvers():
     names = ["superlu"]
-    from .klu import load_klu
+    from mbdae.solvers.klu import load_klu
     if load_klu() is not None:
         names.append("klu")
     try:

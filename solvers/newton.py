@@ -8,8 +8,8 @@ unchanged (refactoring as soon as an iteration fails to reduce the error)."""
 from dataclasses import dataclass
 import numpy as np
 
-from .convergence import residual_error, solution_error, SimulationDiverged
-from .linear import make_linear_solver, SingularMatrix
+from mbdae.solvers.convergence import residual_error, solution_error, SimulationDiverged
+from mbdae.solvers.linear import make_linear_solver, SingularMatrix
 
 
 @dataclass

@@ -2,10 +2,10 @@
 import numpy as np
 
 from mbdae.engine.model import Model
-from mbdae.engine.rotations import exp_rotvec
-from mbdae.engine.tpldrive import VectorDrive
-from mbdae.engine.drives import SineDrive, LinearDrive, ConstDrive
-from mbdae.engine.constitutive import LinearViscoelastic1D
+from mbdae.engine.core.rotations import exp_rotvec
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
+from mbdae.engine.core.constitutive import LinearViscoelastic1D
 
 
 def rand_R(rng):
@@ -55,7 +55,7 @@ def rod_model(rng):
     _nodes(m, rng, 3)
     m.rod(1, 1, 2, LinearViscoelastic1D(100.0, 3.0, 0.01), offset1=rng.normal(size=3), offset2=rng.normal(size=3))
     m.rod(2, 2, 3, LinearViscoelastic1D(50.0, 0.0), length=2.5)
-    from mbdae.engine.constitutive import cubic_elastic
+    from mbdae.engine.core.constitutive import cubic_elastic
     m.rod(3, 3, 1, cubic_elastic(1, 20.0, 300.0, 4000.0), length=1.7)      # nonlinear tangent
     return m
 
@@ -117,7 +117,7 @@ def randomize_state(system, rng, t=0.37, g_scale=0.2):
 def rigid_motion(st, nodes, Q, c, v0, w0):
     """The state seen after a rigid rotation Q and translation c with a superimposed rigid
     velocity field v0 + w0 × x (objectivity checks; rotation increments g unchanged)."""
-    from mbdae.engine import rotations as rot
+    from mbdae.engine.core import rotations as rot
     st2 = st.copy()
     xq = rot.matvec(Q, st.y[nodes.ix]) + c
     st2.y[nodes.ix] = xq
@@ -160,7 +160,7 @@ SAMPLES["joint"].append(joint_subset_model)
 
 
 def deformable_model(rng):
-    from mbdae.engine.constitutive import LinearLaw3D
+    from mbdae.engine.core.constitutive import LinearLaw3D
     m = Model()
     _nodes(m, rng, 3)
     K = rng.normal(size=(3, 3))
@@ -178,7 +178,7 @@ SAMPLES["deformable joint"] = [deformable_model]
 
 
 def _beam_laws(rng):
-    from mbdae.engine import constitutive as cl
+    from mbdae.engine.core import constitutive as cl
     K = rng.normal(size=(6, 6))
     C = rng.normal(size=(6, 6))
     pre = cl.TemplateDrive(6, [(rng.normal(size=6) * 0.05, LinearDrive(0.1, 0.3))])
@@ -263,7 +263,7 @@ SAMPLES["hbeam"] = [hbeam_model]
 def _plain_linear_laws(m, rng):
     """Only plain linear section laws (elastic and viscoelastic, no drive, no prestrain): the
     beams' direct matrix-product path."""
-    from mbdae.engine import constitutive as cl
+    from mbdae.engine.core import constitutive as cl
     K = rng.normal(size=(6, 6))
     C = rng.normal(size=(6, 6))
     laws = [cl.beam_section(10.0, 5.0, 6.0, 2.0, 3.0, 4.0), cl.linear_viscoelastic(6, K @ K.T + np.eye(6), C @ C.T)]
@@ -279,7 +279,7 @@ SAMPLES["beam2"].append(lambda rng: _plain_linear_laws(beam2_incremental_model(r
 def deformable_all_model(rng):
     """Every deformable joint type, attached and invariant, with offsets, hinge frames,
     coupled 6-D laws, a nonlinear (cubic) law, prestrain and drive-scaled laws."""
-    from mbdae.engine import constitutive as cl
+    from mbdae.engine.core import constitutive as cl
     m = Model()
     _nodes(m, rng, 4)
     v = lambda: rng.normal(size=3)
@@ -312,7 +312,7 @@ SAMPLES["deformable joint"].insert(0, deformable_all_model)   # first: also the 
 
 
 def viscous_body_model(rng):
-    from mbdae.engine import constitutive as cl
+    from mbdae.engine.core import constitutive as cl
     m = Model()
     _nodes(m, rng, 2)
     C = rng.normal(size=(6, 6))
@@ -330,7 +330,7 @@ def driven_model(rng):
     hinge), 4 (total joint) and rod 5 active, joints 3 (distance), 6 (revolute hinge), rod 7 and
     force 8 inactive; joint 4 starts "inactive" with an offset{1} hint, so its hint is applied
     at the first evaluation and the checks see the joint after re-taking its offset."""
-    from mbdae.engine.drives import StepDrive
+    from mbdae.engine.core.drives import StepDrive
     m = Model()
     _nodes(m, rng, 4)
     v = lambda: rng.normal(size=3)
@@ -413,7 +413,7 @@ SAMPLES["joint"].append(total_equation_model)
 def genel_model(rng):
     """Abstract nodes (differential and algebraic) with spring supports and abstract forces,
     and a spring support and an abstract force on a structural position dof."""
-    from mbdae.engine.constitutive import LinearElastic1D
+    from mbdae.engine.core.constitutive import LinearElastic1D
     m = Model()
     _nodes(m, rng, 1)
     m.abstract_node(1, "differential", rng.normal(), rng.normal())
@@ -423,7 +423,7 @@ def genel_model(rng):
     m.spring_support(2, 2, LinearElastic1D(5.0))
     m.spring_support(3, 1, LinearElastic1D(7.0), node_type="structural", index=2)
     m.spring_support(4, 3, LinearElastic1D(2.0))
-    from mbdae.engine.constitutive import cubic_elastic
+    from mbdae.engine.core.constitutive import cubic_elastic
     m.spring_support(5, 2, cubic_elastic(1, 1.0, 20.0, 300.0))
     m.abstract_force(5, 1, SineDrive(0.0, 3.0, 2.0, "forever", 0.5))
     m.abstract_force(6, 2, LinearDrive(1.0, 0.5))

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine.constitutive import LinearElastic1D
-from mbdae.engine.drives import SineDrive, ConstDrive, RampDrive
-from mbdae.engine.io import mbdyn_ref as mr
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core.constitutive import LinearElastic1D
+from mbdae.engine.core.drives import SineDrive, ConstDrive, RampDrive
+from mbdae.engine.io.mbdyn import reference as mr
 
 
 def _run(model, tmp_path, final_time, h=1e-3, tolerance=1e-12, **kw):
@@ -56,7 +56,8 @@ def test_spring_support_with_abstract_force_gives_x_equal_F_over_k(tmp_path, kin
 def test_abstract_initial_values_and_private_data(tmp_path):
     """value/derivative of the abstract card are the initial state; model::node-style private
     data x and xP read it."""
-    from mbdae.engine.system import System, Context
+    from mbdae.engine.system import System
+    from mbdae.engine.core.state import Context
     m = _clamped_model()
     m.abstract_node(3, "differential", value=1.5, derivative=-0.25)
     m.abstract_node(4, "algebraic", value=2.0)
@@ -105,7 +106,7 @@ def test_abstract_force_output_rows(tmp_path):
 
 def test_bad_spring_support_and_abstract_force_input():
     from mbdae.engine.system import System
-    from mbdae.engine.constitutive import LinearViscous1D
+    from mbdae.engine.core.constitutive import LinearViscous1D
     m = _clamped_model()
     m.abstract_node(1)
     m.spring_support(1, 2, LinearElastic1D(1.0))
@@ -128,7 +129,7 @@ def test_bad_spring_support_and_abstract_force_input():
 def test_model_node_abstract_in_a_string_drive(tmp_path):
     """model::node::abstract(l, "x") in a string drive reads the abstract node's value: a
     structural spring support loaded by F = 3 x of an abstract node held at x = F0/k0."""
-    from mbdae.engine.io.mbdyn_deck import parse_deck
+    from mbdae.engine.io.mbdyn.deck import parse_deck
     text = """
 begin: data; problem: initial value; end: data;
 begin: initial value; time step: 1e-3; initial time: 0; final time: 5e-3; tolerance: 1e-12;

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import pytest
 
-from mbdae.engine.io.mbdyn_deck import read_deck
+from mbdae.engine.io.mbdyn.deck import read_deck
 
 HERE = os.path.dirname(__file__)
 DECK = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "benchmarks", "andrewssqueezer", "andrewssqueezer")
@@ -105,7 +105,7 @@ def test_short_run_matches_the_python_model_and_balances_energy():
     from scipy.optimize import fsolve
     sys.path.insert(0, os.path.join(HERE, "..", "cases"))
     import andrews_squeezer as aq
-    from mbdae.engine.problem import InitialValueProblem
+    from mbdae.engine.drivers.ivp import InitialValueProblem
     rest = fsolve(lambda r: closure(np.r_[-0.062, r]), aq.Q0[1:], xtol=1e-13)
     q0 = np.r_[-0.062, rest]
     assert np.abs(closure(q0)).max() < 1e-15 and np.abs(closure(aq.Q0)).max() < 1e-15

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.system import System, Context
-from mbdae.engine import constitutive as cl
-from mbdae.engine import rotations as rot
-from mbdae.engine.static import solve_static, StaticProblem
+from mbdae.engine.system import System
+from mbdae.engine.core.state import Context
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.drivers.static import solve_static, StaticProblem
 from samples import SAMPLES, randomize_state, rigid_motion
 
 EA, GA, GJ, EI, L = 1e7, 4e6, 800.0, 1000.0, 1.0
@@ -186,9 +187,9 @@ def _compare_deck(deck_name, tmp_path, final_time):
     """Run an MBDyn beam deck and compare node positions (.mov, relative to the model size), node
     orientations (key "rotation": the angle between the two, rad) and beam internal actions (.act, relative to their largest value) with MBDyn 1.7.3's output at
     the kept steps up to final_time."""
-    from mbdae.engine.io.mbdyn_deck import read_deck
-    from mbdae.engine.io.mbdyn_ref import orientation_of, blocks, read_lines, kept_times, output_times
-    from mbdae.engine.rotations import log_rotvec
+    from mbdae.engine.io.mbdyn.deck import read_deck
+    from mbdae.engine.io.mbdyn.reference import orientation_of, blocks, read_lines, kept_times, output_times
+    from mbdae.engine.core.rotations import log_rotvec
     key = deck_name.replace("/", "__")
     ref = os.path.join(REF_DIR, key)
     if not (os.path.isfile(os.path.join(TESTS_DIR, deck_name)) and os.path.isdir(ref)):

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine import constitutive as cl
-from mbdae.engine.drives import LinearDrive
-from mbdae.engine.io import mbdyn_ref as mr
-from mbdae.engine.io.mbdyn_deck import DeckError, parse_deck
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core.drives import LinearDrive
+from mbdae.engine.io.mbdyn import reference as mr
+from mbdae.engine.io.mbdyn.deck import DeckError, parse_deck
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 DECK = os.path.join(SHARED, "mbdyn-tests", "beam", "bind", "bind")
@@ -95,7 +95,7 @@ def _manifest_sizes():
 def bind_run(tmp_path_factory):
     if not (os.path.exists(DECK) and os.path.isdir(REF)):
         pytest.skip("../shared (MBDyn decks and reference outputs) is not available")
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     prefix = str(tmp_path_factory.mktemp("bind") / "bind")
     deck = read_deck(DECK, echo=lambda *a, **k: None)
     deck.run(output_prefix=prefix, progress=False)

@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from mbdae.engine.io.mbdyn_deck import read_deck
+from mbdae.engine.io.mbdyn.deck import read_deck
 
 HERE = os.path.dirname(__file__)
 FOLDER = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "body", "chain15")

@@ -106,7 +106,7 @@ def test_compare_command_on_a_deck_with_reference_file(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     deck = tmp_path / "pend.mbd"
     deck.write_text(DECK)
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     fine = read_deck(str(deck), echo=lambda *a: None).run(method="dirk54", rho=0.0, time_step=5e-4, progress=False)
     np.savetxt(tmp_path / "ref.txt", fine.x[-1].ravel())
     prefix = str(tmp_path / "deck")

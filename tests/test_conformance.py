@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mbdae.cli import main
-from mbdae.engine.io.conformance import conformance, totals, write_reports
+from mbdae.engine.io.mbdyn.conformance import conformance, totals, write_reports
 
 GOOD = """begin: data; problem: initial value; end: data;
 begin: initial value; initial time: 0.; final time: 0.01; time step: 1e-3; end: initial value;

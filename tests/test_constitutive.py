@@ -3,9 +3,9 @@ formulas and both tangents against central finite differences."""
 import numpy as np
 import pytest
 
-from mbdae.engine import constitutive as cl
-from mbdae.engine.drives import LinearDrive, SineDrive
-from mbdae.engine.tpldrive import VectorDrive
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core.drives import LinearDrive, SineDrive
+from mbdae.engine.core.tpldrive import VectorDrive
 
 
 def _laws(dim, rng):

@@ -4,7 +4,7 @@ import pytest
 
 from mbdae.solvers.convergence import (norm_test, minmax_test, relnorm_test, sepnorm_test,
                                        residual_error, SimulationDiverged)
-from mbdae.engine.assembly import DIM
+from mbdae.engine.core.assembly import DIM
 
 F, M, P = DIM["force"], DIM["moment"], DIM["position constraint"]
 

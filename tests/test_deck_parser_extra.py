@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.io import mbdyn_ref
-from mbdae.engine.io.mbdyn_deck import DeckError, read_deck
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.io.mbdyn import reference as mbdyn_ref
+from mbdae.engine.io.mbdyn.deck import DeckError, read_deck
 from test_deck_reader import ONE_NODE, deck_text, expect_error, parse, position
 
 

@@ -10,9 +10,9 @@ import os
 import numpy as np
 import pytest
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.io import mbdyn_ref
-from mbdae.engine.io.mbdyn_deck import (DeckError, Source, parse_deck, read_deck, scan_cards)
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.io.mbdyn import reference as mbdyn_ref
+from mbdae.engine.io.mbdyn.deck import (DeckError, Source, parse_deck, read_deck, scan_cards)
 from mbdae.cli import main as cli_main
 
 HERE = os.path.dirname(__file__)

@@ -2,8 +2,8 @@
 import numpy as np
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine.constitutive import LinearLaw3D
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core.constitutive import LinearLaw3D
 from test_joint_physics import crossings
 
 
@@ -48,11 +48,11 @@ def test_viscoelastic_displacement_joint_damped_oscillation():
 
 # =========================================================================== deformable joint (6-D),
 # invariant variants, deformable axial joint, viscous body
-from mbdae.engine import constitutive as cl
-from mbdae.engine import rotations as rot
-from mbdae.engine.static import solve_static
-from mbdae.engine.tpldrive import VectorDrive
-from mbdae.engine.drives import ConstDrive
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.drivers.static import solve_static
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.drives import ConstDrive
 
 
 def _clamped_pair(**node2):

@@ -8,8 +8,8 @@ import pytest
 
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
-from mbdae.engine.problem import InitialValueProblem, Settings
-from mbdae.engine.drives import StepDrive, ConstDrive
+from mbdae.engine.drivers.ivp import InitialValueProblem, Settings
+from mbdae.engine.core.drives import StepDrive, ConstDrive
 from samples import SAMPLES, randomize_state
 
 G = 9.81
@@ -178,8 +178,8 @@ def test_pin_engaged_without_hint_pulls_the_body_to_its_original_point():
 
 import gzip
 import os
-from mbdae.engine.io.mbdyn_deck import DeckError, read_deck
-from mbdae.engine.io import mbdyn_ref
+from mbdae.engine.io.mbdyn.deck import DeckError, read_deck
+from mbdae.engine.io.mbdyn import reference as mbdyn_ref
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 TESTS_DIR = os.path.join(SHARED, "mbdyn-tests")
@@ -325,7 +325,7 @@ def test_totalhint_deck_grabs_the_node_where_it_is(tmp_path):
     r = deck.run(output_prefix=prefix, progress=False)
     late = r.t > 0.41
     assert np.allclose(r.x[late, 1], [0.0, 0.0, 1.0], atol=1e-9)
-    from mbdae.engine import rotations as rot
+    from mbdae.engine.core import rotations as rot
     assert np.allclose(rot.log_rotvec(r.R[late, 1]), [0.0, 0.4, 0.0], atol=1e-9)
     c = mbdyn_ref.compare_outputs(os.path.join(REF_DIR, mbdyn_ref.ref_key(name)), prefix)
     assert c.compared_steps >= 40 and not c.problems

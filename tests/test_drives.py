@@ -1,11 +1,11 @@
-"""Tests for mbdae.engine.drives (MBDyn input manual section 2.6; spec section 5.2)."""
+"""Tests for mbdae.engine.core.drives (MBDyn input manual section 2.6; spec section 5.2)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from mbdae.engine.drives import (
+from mbdae.engine.core.drives import (
     ConstDrive,
     CosineDrive,
     CubicDrive,
@@ -26,7 +26,7 @@ from mbdae.engine.drives import (
     TanhDrive,
     TimeDrive,
 )
-from mbdae.engine.mathparser import MathParser
+from mbdae.engine.core.mathparser import MathParser
 
 PI = math.pi
 

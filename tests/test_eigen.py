@@ -9,9 +9,9 @@ import pytest
 
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
-from mbdae.engine import constitutive as cl
-from mbdae.engine.eigen import EigenSettings, analyze, continuous
-from mbdae.engine.problem import InitialValueProblem, Settings
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.drivers.eigen import EigenSettings, analyze, continuous
+from mbdae.engine.drivers.ivp import InitialValueProblem, Settings
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 DETC = "beam/DETC2007-35511/beam"
@@ -163,7 +163,7 @@ def test_detc_deck_modes_agree_with_mbdyn(tmp_path):
     """The DETC2007-35511 space-manipulator beam (5 beam3, tip mass, pinned root): the four
     modes between 1e-3 and 20 Hz MBDyn printed at t = 0 (imaginary parts 5.27205, 20.6746,
     46.0087, 80.8237 rad/s) within 1e-5 relative."""
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     deck = os.path.join(SHARED, "mbdyn-tests", DETC)
     if not os.path.exists(deck):
         pytest.skip(f"MBDyn test decks not found at {deck}")
@@ -201,7 +201,7 @@ begin: elements; end: elements;
 
 def test_card_options(tmp_path):
     """The card's syntax (manual §4.1.1): list of times and every option read into EigenSettings."""
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     card = ("eigenanalysis: list, 3, 0., 0.5, 1., parameter, 0.01, output sparse matrices, "
             "output eigenvectors, output geometry, suffix format, \"%03d\", matrix output precision, 8, "
             "results output precision, 10, use arpack, 6, 20, 1e-9, lower frequency limit, 0.1, "
@@ -220,7 +220,7 @@ def test_decks_modes_agree_with_mbdyn(deck_name, n_modes):
     """Decks whose first eigenanalysis is at t0: every mode MBDyn printed (real and imaginary
     parts; deformablejointeig: six viscoelastic hinges with 10 % damping, both conjugates
     printed since no frequency limit is given; rodwithprestrain: a 100 Hz rod) within 1e-5."""
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     deck = os.path.join(SHARED, "mbdyn-tests", deck_name)
     if not os.path.exists(deck):
         pytest.skip(f"MBDyn test decks not found at {deck}")
@@ -244,6 +244,6 @@ def test_decks_modes_agree_with_mbdyn(deck_name, n_modes):
     ("eigenanalysis: 0., lower frequency limit, 5., upper frequency limit, 1.;", "upper frequency limit"),
 ])
 def test_bad_card(tmp_path, card, message):
-    from mbdae.engine.io.mbdyn_deck import read_deck, DeckError
+    from mbdae.engine.io.mbdyn.deck import read_deck, DeckError
     with pytest.raises(DeckError, match=message):
         read_deck(_deck(tmp_path, card), echo=lambda *a: None)

@@ -6,7 +6,7 @@ import pytest
 from mbdae.elements import FAMILIES
 from mbdae.engine.system import System
 from mbdae.engine.checks import jacobian_mismatch
-from mbdae.engine import rotations as rot
+from mbdae.engine.core import rotations as rot
 from samples import SAMPLES, randomize_state, rigid_motion
 
 CASES = [(name, i) for name, builders in SAMPLES.items() for i in range(len(builders))]
@@ -53,7 +53,7 @@ def test_joint_jacobian_in_initial_assembly(mode):
 
 def family_residual(system, st, dcoef):
     """Residual rows of the (single) element family alone, as its pattern arrays."""
-    from mbdae.engine.system import Context
+    from mbdae.engine.core.state import Context
     fam = system.families[0]
     ctx = Context(st.t, st.y, st.yp, system.kinematics(st, dcoef), dcoef, "regular")
     return fam.evaluate(ctx, False)[0]

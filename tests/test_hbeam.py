@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.system import System, Context
-from mbdae.engine import constitutive as cl
-from mbdae.engine import rotations as rot
-from mbdae.engine.static import solve_static, StaticProblem
+from mbdae.engine.system import System
+from mbdae.engine.core.state import Context
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.drivers.static import solve_static, StaticProblem
 from samples import SAMPLES, randomize_state, rigid_motion
 
 EA, GA, GJ, EI, L = 1e7, 4e6, 800.0, 1000.0, 1.0
@@ -174,7 +175,7 @@ def test_mbdyn_hcurl_rolls_onto_the_exact_arc(tmp_path):
     step lies on the exact arc p(s) = Γ(κ s) s e₁, κ = M/EI (tip rotation -10 rad)."""
     import os
     from test_beam import TESTS_DIR
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     path = os.path.join(TESTS_DIR, "beam", "hcurl")
     if not os.path.isfile(path):
         pytest.skip(f"MBDyn deck {path} not found")
@@ -224,7 +225,7 @@ def test_viscous_section_rates():
 def test_driven_hbeam():
     """A driven hbeam (Model.driven kind "beam"; the deck's `driven: ..., existing: beam, l`)
     loads its nodes while the drive is non-zero and not at all afterwards."""
-    from mbdae.engine.drives import StepDrive
+    from mbdae.engine.core.drives import StepDrive
     m = Model()
     m.structural_node(1, "static", position=[0.0, 0.0, 0.0])
     m.structural_node(2, "static", position=[1.0, 0.0, 0.0])
@@ -244,8 +245,8 @@ def test_private_data_through_bind(tmp_path):
     """The hbeam's private data reach parameter nodes through `bind` (an element of MBDyn type
     "beam"): one hbeam under a tip couple M about z (static nodes) has κ_z = M/EI and M_z = M
     exactly, whatever the magnitude (the helicoidal strain is uniform)."""
-    from mbdae.engine.problem import InitialValueProblem
-    from mbdae.engine.io import mbdyn_ref as mr
+    from mbdae.engine.drivers.ivp import InitialValueProblem
+    from mbdae.engine.io.mbdyn import reference as mr
     M = 0.5 * EI / L
     m, nodes = cantilever(1)
     m.couple(1, nodes[-1], [0.0, 0.0, M])

@@ -21,8 +21,8 @@ import pytest
 
 from mbdae.solvers.integrators import make_method, METHOD_NAMES, FIXED_RHO, POSITIVE_RHO, SingleStepSS
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine.constitutive import LinearElastic1D
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core.constitutive import LinearElastic1D
 
 TUNABLE_RHO = (0.0, 0.6, 1.0)
 

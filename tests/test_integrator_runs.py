@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
+from mbdae.engine.drivers.ivp import InitialValueProblem
 
 
 def pendulum():
@@ -174,7 +174,7 @@ end: nodes;
                                              ("method: third order, 1.;", "thirdorder", 1.0),
                                              ("method: thirdorder, ad hoc;", "thirdorder ad hoc", 0.0)])
 def test_thirdorder_deck_keywords(tmp_path, card, method, rho):
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     path = tmp_path / "deck.mbd"
     path.write_text(THIRDORDER_DECK.format(method=card))
     d = read_deck(str(path), echo=lambda *a: None)
@@ -182,7 +182,7 @@ def test_thirdorder_deck_keywords(tmp_path, card, method, rho):
 
 
 def test_thirdorder_rejects_a_null_spectral_radius(tmp_path):
-    from mbdae.engine.io.mbdyn_deck import read_deck, DeckError
+    from mbdae.engine.io.mbdyn.deck import read_deck, DeckError
     from mbdae.solvers.integrators import make_method
     path = tmp_path / "deck.mbd"
     path.write_text(THIRDORDER_DECK.format(method="method: thirdorder, 0.;"))

@@ -181,7 +181,7 @@ def test_dirk54_order_conditions_and_l_stability():
 
 
 # ------------------------------------------------------------------ deck keywords
-from mbdae.engine.io.mbdyn_deck import parse_deck
+from mbdae.engine.io.mbdyn.deck import parse_deck
 
 DECK = """begin: data; problem: initial value; end: data;
 begin: initial value; initial time: 0.; final time: 0.01; time step: 1e-3; {lines}

@@ -8,8 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from mbdae.engine.io.mbdyn_deck import read_deck, parse_deck, DeckError
-from mbdae.engine.io.mbdyn_ref import blocks, read_lines
+from mbdae.engine.io.mbdyn.deck import read_deck, parse_deck, DeckError
+from mbdae.engine.io.mbdyn.reference import blocks, read_lines
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 DECKS = os.path.join(SHARED, "mbdyn-tests", "invdyn")
@@ -152,7 +152,7 @@ def test_beam2_ergonomy_minimum_is_mbdyn_forward_equilibrium(block):
     beams: with EA = 1e9 the chord stretch of δ = 0.02 already gives an axial force of 5e4,
     so the rotation -0.0131 differs from the small-displacement value -GA δ/2 / (GA/2 + 2 EI)
     = -0.0150.)"""
-    from mbdae.engine.rotations import log_rotvec
+    from mbdae.engine.core.rotations import log_rotvec
     kept, ref = reference("beam2/ivcheck.mbd")
     t = 1e-3 * block                          # ivcheck: time step 1e-3, output at every step
     r = idcheck(0.02 * t).run()
@@ -171,7 +171,7 @@ def test_idcheck_mbdyn_positions_are_single_newton_steps():
     configuration with node 1's rotation applied twice.  The step computed with mbdae's
     beam energy (gradient and Hessian) reproduces both printed values; at MBDyn's t = 1
     configuration the beams' unbalanced couple on node 1 is MBDyn's torque of joint 1."""
-    from mbdae.engine import rotations as rot
+    from mbdae.engine.core import rotations as rot
     kept, ref = reference("beam2/idcheck.mbd")
     P = read_deck(os.path.join(BEAM2, "idcheck.mbd"), echo=lambda *a: None).inverse_problem()
     nodes = P.system.nodes
@@ -307,7 +307,7 @@ def test_inverse_dynamics_block_and_joint_flags_are_read():
     assert d.settings["max_iterations"] == 7 and d.settings["tolerance"] == 1e-9
     assert d.model.inverse_flags[2] == {"torque": False, "prescribed motion": True}
     # the three template drives are the imposed value, rate and acceleration, used as given
-    from mbdae.engine.drives import CosineDrive
+    from mbdae.engine.core.drives import CosineDrive
     p = d.inverse_problem()
     J = p.joints
     k = int(np.flatnonzero(J.labels == 2)[0])

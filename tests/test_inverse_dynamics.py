@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.inverse import InverseDynamicsProblem
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine.drives import ExpressionDrive, PiecewiseLinearDrive
-from mbdae.engine.tpldrive import VectorDrive
-from mbdae.engine.rotations import euler123_to_R
+from mbdae.engine.drivers.inverse import InverseDynamicsProblem
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core.drives import ExpressionDrive, PiecewiseLinearDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.rotations import euler123_to_R
 
 M1, M2, L1, LC1, LC2, I1, I2, G = 2.0, 1.5, 0.8, 0.35, 0.3, 0.12, 0.08, 9.81
 Q1 = "0.3 + 0.5*sin(2*Time)"
@@ -268,8 +268,8 @@ def test_non_collocated_round_trip(non_collocated):
 
 from scipy.linalg import null_space
 import scipy.sparse as sp
-from mbdae.engine import rotations as rot
-from mbdae.engine.constitutive import LinearViscoelastic1D
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.constitutive import LinearViscoelastic1D
 
 MC, MP, LP, IP = 3.0, 0.8, 0.6, 0.02
 XC = "0.2*sin(2*Time) + 0.1*Time^2"
@@ -421,8 +421,10 @@ def test_overcontrolled_kkt_and_torques(ergonomy, mbdyn_weights):
 # Convective terms (φ/x ẋ)/x ẋ (with the drives' φ/tt) of every joint type, and the mass
 # matrix, against central finite differences in time along smooth node motions.
 
-from mbdae.engine.system import System, State, Context
-from mbdae.engine.inverse_terms import joint_terms, inertia_terms
+from mbdae.engine.system import System
+
+from mbdae.engine.core.state import State, Context
+from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
 from mbdae.elements.joints import RigidJoints
 from mbdae.elements.body import RigidBodies
 

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem, SimulationFailed
-from mbdae.engine.drives import SineDrive, LinearDrive, ConstDrive
-from mbdae.engine.tpldrive import VectorDrive
-from mbdae.engine.constitutive import LinearElastic1D
-from mbdae.engine import rotations as rot
+from mbdae.engine.drivers.ivp import InitialValueProblem, SimulationFailed
+from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.constitutive import LinearElastic1D
+from mbdae.engine.core import rotations as rot
 
 
 def crossings(t, s):

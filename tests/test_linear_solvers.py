@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from mbdae.solvers.linear import make_linear_solver, available_linear_solvers, SingularMatrix
-from mbdae.engine.problem import InitialValueProblem
+from mbdae.engine.drivers.ivp import InitialValueProblem
 from samples import SAMPLES
 
 

@@ -1,11 +1,11 @@
-"""Tests for mbdae.engine.mathparser (MBDyn input manual section 2.2; spec section 1.8)."""
+"""Tests for mbdae.engine.core.mathparser (MBDyn input manual section 2.2; spec section 1.8)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from mbdae.engine.mathparser import MathError, MathParser, MathStop
+from mbdae.engine.core.mathparser import MathError, MathParser, MathStop
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem, SimulationFailed
+from mbdae.engine.drivers.ivp import InitialValueProblem, SimulationFailed
 
 
 def pendulum():

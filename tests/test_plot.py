@@ -72,7 +72,7 @@ def test_plot_free_motion_and_matrix_orientation(run, tmp_path):
     lines = plotted(make_figure(prefix, [1], "euler"))
     np.testing.assert_allclose(lines[0][1], 0.0, atol=1e-9)
     np.testing.assert_allclose(lines[1][1], 0.0, atol=1e-9)
-    from mbdae.engine.rotations import R_to_euler123
+    from mbdae.engine.core.rotations import R_to_euler123
     R = rows[:, 4:13].reshape(-1, 3, 3)                                  # the file's matrices, row-major
     np.testing.assert_array_equal(np.stack([y for _, y in lines], 1), np.degrees(R_to_euler123(R)))
     np.testing.assert_allclose(lines[2][1], np.degrees(2 * t), rtol=1e-4)   # integrator's rotation error

@@ -7,15 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from mbdae.engine import rotations as rot
-from mbdae.engine.constitutive import LinearElastic1D, LinearLaw3D
-from mbdae.engine.drives import ExpressionDrive
-from mbdae.engine.mathparser import MathError, MathParser
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.constitutive import LinearElastic1D, LinearLaw3D
+from mbdae.engine.core.drives import ExpressionDrive
+from mbdae.engine.core.mathparser import MathError, MathParser
 from mbdae.engine.model import Model
-from mbdae.engine.privdata import ModelNamespace, unwrap_rotation_vector
-from mbdae.engine.problem import InitialValueProblem
+from mbdae.engine.core.privdata import ModelNamespace, unwrap_rotation_vector
+from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.system import System
-from mbdae.engine.tpldrive import VectorDrive
+from mbdae.engine.core.tpldrive import VectorDrive
 from test_deck_reader import deck_text, parse
 
 

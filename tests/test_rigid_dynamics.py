@@ -4,8 +4,8 @@ import pytest
 from scipy.special import ellipk
 
 from mbdae.engine.model import Model
-from mbdae.engine.problem import InitialValueProblem
-from mbdae.engine import rotations as rot
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.core import rotations as rot
 
 
 def crossing_times(t, s):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from mbdae.engine import rotations as rot
+from mbdae.engine.core import rotations as rot
 
 rng = np.random.default_rng(11)
 

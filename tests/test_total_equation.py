@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
-from mbdae.engine.system import System, Context
-from mbdae.engine.tpldrive import VectorDrive
-from mbdae.engine.drives import LinearDrive, ConstDrive, ParabolicDrive
-from mbdae.engine.problem import run
-from mbdae.engine.io.mbdyn_deck import read_deck, DeckError
-from mbdae.engine import rotations as rot
+from mbdae.engine.system import System
+from mbdae.engine.core.state import Context
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.drives import LinearDrive, ConstDrive, ParabolicDrive
+from mbdae.engine.drivers.ivp import run
+from mbdae.engine.io.mbdyn.deck import read_deck, DeckError
+from mbdae.engine.core import rotations as rot
 from samples import rand_R, _nodes, randomize_state, total_equation_model
 
 

@@ -173,8 +173,8 @@ def _write(folder, name, lines):
 def read(folder, deck=DECK, static=False, **params):
     """MBDyn's main deck read in place with the includes written into `folder`; with
     static=True, `model: static` (each time step a static equilibrium, engine/static.py)."""
-    from mbdae.engine.io.mbdyn_deck import parse_deck
-    from mbdae.engine.static import static_model
+    from mbdae.engine.io.mbdyn.deck import parse_deck
+    from mbdae.engine.drivers.static import static_model
     if not os.path.isfile(deck):
         raise FileNotFoundError(f"MBDyn's lateral buckling deck not found: {deck}")
     write_includes(folder, **params)

@@ -149,7 +149,7 @@ end: elements;
 
 def model(folder, final_time=2 * T3, time_step=1e-3):
     """Write the includes and our main deck into `folder`; returns the Deck."""
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     write_includes(folder)
     path = os.path.join(folder, "rotatingshaft.mbd")
     with open(path, "w") as f:
@@ -159,7 +159,7 @@ def model(folder, final_time=2 * T3, time_step=1e-3):
 
 def settle(deck, steps=4):
     """Static equilibrium under gravity (no spin at t = T0; engine/static.py); returns it."""
-    from mbdae.engine.static import solve_static
+    from mbdae.engine.drivers.static import solve_static
     return solve_static(deck.model, steps=steps, ramp=True, tolerance=1e-5, initial_time=T0 - 1.0, final_time=T0)
 
 

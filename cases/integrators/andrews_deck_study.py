@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from mbdae.engine import compare as cmp
-from mbdae.engine.io.mbdyn_deck import read_deck
+from mbdae.engine.io.mbdyn.deck import read_deck
 from mbdae.solvers.integrators import METHOD_NAMES, make_method
 
 HERE = os.path.dirname(os.path.abspath(__file__))

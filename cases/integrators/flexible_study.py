@@ -25,9 +25,9 @@ import time
 import numpy as np
 
 from mbdae.engine.model import Model
-from mbdae.engine import constitutive as cl
-from mbdae.engine.problem import InitialValueProblem, SimulationFailed
-from mbdae.engine.system import Context
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.drivers.ivp import InitialValueProblem, SimulationFailed
+from mbdae.engine.core.state import Context
 from mbdae.engine.compare import solves_per_step
 from mbdae.solvers.integrators import make_method
 
@@ -71,8 +71,8 @@ def cantilever():
     for i in range(1, nn):
         # rotary inertia of the thin section lumped on the node (ρJ ℓ ≈ m ℓ r², r ~ 1 cm)
         m.body(1000 + i, i, MU * share[i], inertia=np.array([2e-4, 1e-4, 1e-4]) * MU * share[i])
-    from mbdae.engine.tpldrive import VectorDrive
-    from mbdae.engine.drives import Step5Drive
+    from mbdae.engine.core.tpldrive import VectorDrive
+    from mbdae.engine.core.drives import Step5Drive
     m.force(2000, TIP, VectorDrive.single(TIP_FORCE, Step5Drive(0.0, 0.0, T_RAMP, 1.0)))
     return m
 

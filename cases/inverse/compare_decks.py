@@ -23,8 +23,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.path.join(ROOT, "..", "shared")
 sys.path.insert(0, ROOT)
 
-from mbdae.engine.io.mbdyn_deck import read_deck            # noqa: E402
-from mbdae.engine.io.mbdyn_ref import blocks, read_lines     # noqa: E402
+from mbdae.engine.io.mbdyn.deck import read_deck            # noqa: E402
+from mbdae.engine.io.mbdyn.reference import blocks, read_lines     # noqa: E402
 
 
 def manifest():

@@ -23,7 +23,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from . import rotations as rot
+from mbdae.engine.core import rotations as rot
 
 
 @dataclass

@@ -13,9 +13,9 @@ every step (G3).  Joints are assembled first (manual §6.1).
 import copy
 import numpy as np
 
-from .drives import Drive, LinearDrive
-from .tpldrive import VectorDrive
-from .problem import InitialValueProblem, Results, SimulationFailed
+from mbdae.engine.core.drives import Drive, LinearDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.drivers.ivp import InitialValueProblem, Results, SimulationFailed
 from mbdae.solvers.newton import NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
 

@@ -20,9 +20,11 @@ import sys as _sys
 import time as _time
 import numpy as np
 
-from .system import System, State
-from . import rotations as rot
-from .io.mbdyn_output import TextOutput, orientation_columns
+from mbdae.engine.system import System
+
+from mbdae.engine.core.state import State
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.io.mbdyn.output import TextOutput, orientation_columns
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson
@@ -146,7 +148,7 @@ class InitialValueProblem:
         self.step = 0
         self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
-        from .eigen import EigenSchedule
+        from mbdae.engine.drivers.eigen import EigenSchedule
         self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
 
     # ------------------------------------------------------------------ phases
@@ -374,7 +376,7 @@ class InitialValueProblem:
             r.wd.append(wd)
             joints = self.system.family(RigidJoints)
             if joints is not None:
-                from .system import Context
+                from mbdae.engine.core.state import Context
                 _, F, M = joints.reactions(Context(st.t, st.y, st.yp, kin, 0.0, "regular"))
                 r.joint_labels = joints.labels
                 r.joint_force.append(F)
@@ -405,7 +407,7 @@ class InitialValueProblem:
             out.rows("mov", nodes.labels[sel], np.concatenate(
                 [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
         self._write_dummy_nodes(kin)
-        from .system import Context
+        from mbdae.engine.core.state import Context
         ctx = Context(st.t, st.y, st.yp, kin, 0.0, "regular")
         for fam in sysm.families:
             if hasattr(fam, "output_groups") and self._opens_file(fam):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mbdae.engine import rotations as rot
+from mbdae.engine.core import rotations as rot
 
 AGREEMENT = 1e-4          # relative position/reaction difference, and rotation angle (rad)
 

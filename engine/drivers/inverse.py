@@ -39,11 +39,12 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from . import rotations as rot
-from .system import System, State, Context
-from .inverse_terms import joint_terms, inertia_terms
-from .drives import Drive
-from .tpldrive import VectorDrive
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.system import System
+from mbdae.engine.core.state import State, Context
+from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
+from mbdae.engine.core.drives import Drive
+from mbdae.engine.core.tpldrive import VectorDrive
 
 PROBLEM_TYPES = ("fully actuated collocated", "fully actuated non collocated",
                  "underdetermined underactuated collocated", "underdetermined fully actuated")
@@ -643,14 +644,14 @@ class InverseDynamicsProblem:
     def _open_output(self):
         if not self.output_prefix:
             return None
-        from .io.mbdyn_output import TextOutput
+        from mbdae.engine.io.mbdyn.output import TextOutput
         w = TextOutput(self.output_prefix, self.output_precision)
         w.line("out", f"# mbdae inverse dynamics, problem type: {self.problem_type}")
         w.line("out", "# Step Time TStep NIter ResErr SolErr SolConv Out")
         return w
 
     def _write(self, w, step, st, lam, it, err):
-        from .io.mbdyn_output import orientation_columns
+        from mbdae.engine.io.mbdyn.output import orientation_columns
         nodes = self.system.nodes
         kin = self.system.kinematics(st)
         h = self.times[1] - self.times[0] if len(self.times) > 1 else 0.0

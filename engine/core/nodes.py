@@ -9,8 +9,8 @@ parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.
 from dataclasses import dataclass
 import numpy as np
 
-from . import rotations as rot
-from .assembly import Pattern, DIFFERENTIAL, DIM
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, DIM
 
 I3 = np.eye(3)
 

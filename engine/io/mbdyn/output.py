@@ -4,7 +4,7 @@ in 8 characters, then numbers in C++ scientific notation with `precision` digits
 import os
 import numpy as np
 
-from mbdae.engine import rotations as rot
+from mbdae.engine.core import rotations as rot
 
 
 def orientation_columns(R, description):

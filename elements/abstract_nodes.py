@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.elements.base import ElementFamily
-from .assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM
+from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM
 
 KINDS = ("differential", "algebraic")
 

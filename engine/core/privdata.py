@@ -17,8 +17,8 @@ once per time step (elements/forces.py does; other elements refuse it, see `atta
 import re
 import numpy as np
 
-from . import rotations as rot
-from .drives import Drive
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.drives import Drive
 
 ELEMENT_KINDS = ("body", "joint", "force", "beam")
 """MBDyn element types the model namespace knows here (`model::element::<kind>`)."""

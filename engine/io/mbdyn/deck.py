@@ -3,7 +3,7 @@
 References: MBDyn input manual chapters 1-8 (sections cited per function);
 spec/mbdyn-input-language.md sections 1-7.  Written from the documentation.
 
-    from mbdae.engine.io.mbdyn_deck import read_deck
+    from mbdae.engine.io.mbdyn.deck import read_deck
     deck = read_deck("tests/body/chain15/chain15")
     results = deck.run(output_prefix="out/chain15", final_time=0.1)
 
@@ -31,16 +31,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from mbdae.engine import rotations as rot
-from mbdae.engine import constitutive
-from mbdae.engine.drives import (ConstDrive, CubicDrive, DoubleRampDrive, DoubleStepDrive, Drive,
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core import constitutive
+from mbdae.engine.core.drives import (ConstDrive, CubicDrive, DoubleRampDrive, DoubleStepDrive, Drive,
                                  ExponentialDrive, ExpressionDrive, LinearDrive, NullDrive, OneDrive,
                                  ParabolicDrive, PiecewiseLinearDrive, RampDrive, SineDrive,
                                  CosineDrive, Step5Drive, StepDrive, TanhDrive, TimeDrive)
-from mbdae.engine.mathparser import MathError, MathParser, MathStop
+from mbdae.engine.core.mathparser import MathError, MathParser, MathStop
 from mbdae.engine.model import Model
-from mbdae.engine.privdata import ModelNamespace
-from mbdae.engine.tpldrive import VectorDrive
+from mbdae.engine.core.privdata import ModelNamespace
+from mbdae.engine.core.tpldrive import VectorDrive
 
 __all__ = ["DeckError", "DeckStop", "Deck", "DeckReader", "read_deck", "parse_deck",
            "scan_cards", "Source", "Frame"]
@@ -664,7 +664,7 @@ class Deck:
 
     def problem(self, output_prefix=None, **overrides):
         """An InitialValueProblem with the deck's settings (overrides win, e.g. final_time)."""
-        from mbdae.engine.problem import InitialValueProblem, Settings
+        from mbdae.engine.drivers.ivp import InitialValueProblem, Settings
         if "inverse_dynamics" in self.settings:
             return self.inverse_problem(output_prefix, **overrides)
         s = dict(self.settings)
@@ -703,7 +703,7 @@ class Deck:
     def inverse_problem(self, output_prefix=None, **overrides):
         """An InverseDynamicsProblem (`problem: inverse dynamics`, manual §6.3) with the deck's
         times, tolerance, problem type and weights."""
-        from mbdae.engine.inverse import InverseDynamicsProblem
+        from mbdae.engine.drivers.inverse import InverseDynamicsProblem
         s = {**self.settings, **overrides}
         return InverseDynamicsProblem(
             self.model, initial_time=s.get("initial_time", 0.0), final_time=s["final_time"],
@@ -796,7 +796,7 @@ class DeckReader:
         if not self.exited:
             self.finish()
         if getattr(self, "static_model", False):      # `model: static`: static nodes, no inertia
-            from mbdae.engine.static import static_model
+            from mbdae.engine.drivers.static import static_model
             self.model = static_model(self.model)
         self.model.namespace = self.namespace
         return Deck(self.path, self.model, self.settings, self.notes, self.title, self.abort_after,
@@ -1191,7 +1191,7 @@ class DeckReader:
         (spec §2.3).  Per level MBDyn's w1 weights the identity-metric distance from the
         backward difference of the previous level (x_prev, (x - x_prev)/h, (ẋ - ẋ_prev)/h), w2
         the mass-metric distance from the previous value (defaults w1 = 1, w2 = 0)."""
-        from mbdae.engine.inverse import PROBLEM_TYPES
+        from mbdae.engine.drivers.inverse import PROBLEM_TYPES
         w = args.peek()
         kind = args.expect_keyword(*PROBLEM_TYPES)
         name = next(n for n in PROBLEM_TYPES if normalize(n) == kind)
@@ -1215,7 +1215,7 @@ class DeckReader:
     def read_inverse_derivatives(self, args, value, site):
         """In inverse dynamics a total joint constraint reads two more template drives, the
         imposed rate and acceleration (spec §2.3)."""
-        from mbdae.engine.inverse import explicit_derivatives
+        from mbdae.engine.drivers.inverse import explicit_derivatives
         rate = self.read_tpl_vec3(args, "rel direction", site)
         acc = self.read_tpl_vec3(args, "rel direction", site)
         return explicit_derivatives(value, rate, acc)
@@ -1506,7 +1506,7 @@ class DeckReader:
     def iv_eigenanalysis(self, card, args):
         """`eigenanalysis: { <when> | list, <n>, <when>, ... } [, options]` (manual §4.1.1,
         Eigenanalysis); engine/eigen.py does the analysis."""
-        from mbdae.engine.eigen import EigenSettings
+        from mbdae.engine.drivers.eigen import EigenSettings
         if args.is_keyword("list"):
             n = args.integer("the number of eigenanalysis times")
             if n < 1:
@@ -3207,7 +3207,7 @@ class DeckReader:
         """`element, <label>, <type>, [{string, "<name>" | name, "<name>" | index, <i>},]
         (DriveCaller)` (manual §2.6): the drive of an element private datum on the current
         state (engine/privdata.py ElementDrive)."""
-        from mbdae.engine.privdata import ElementDrive
+        from mbdae.engine.core.privdata import ElementDrive
         label, kind = self.read_element_reference(args, "element drive")
         nw = args.peek()
         if args.is_keyword("string", "name"):

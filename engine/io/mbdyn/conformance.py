@@ -17,7 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass, asdict, field
 
-from mbdae.engine.io.mbdyn_ref import AGREEMENT, compare_outputs, explain, reference_folder
+from mbdae.engine.io.mbdyn.reference import AGREEMENT, compare_outputs, explain, reference_folder
 
 _BEGIN_DATA = re.compile(r"^\s*begin\s*:\s*data\s*;", re.IGNORECASE | re.MULTILINE)
 

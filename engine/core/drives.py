@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .mathparser import Expression, MathParser
+from mbdae.engine.core.mathparser import Expression, MathParser
 
 __all__ = [
     "Drive",

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.elements.base import ElementFamily
-from mbdae.engine.assembly import Pattern
-from . import privdata
+from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core import privdata
 
 KINDS = ("value", "element", "beam strain gage")
 

@@ -7,7 +7,7 @@ dataclasses below (LinearElastic1D, ..., LinearLaw3D) are conveniences of the Py
 from dataclasses import dataclass
 import numpy as np
 
-from .drives import ConstDrive, DriveArray
+from mbdae.engine.core.drives import ConstDrive, DriveArray
 
 
 @dataclass

@@ -5,7 +5,7 @@ of them with one DriveArray and one matrix product (no per-element Python loop).
 import numpy as np
 import scipy.sparse as sp
 
-from .drives import DriveArray, ConstDrive
+from mbdae.engine.core.drives import DriveArray, ConstDrive
 
 
 class VectorDrive:

@@ -10,7 +10,7 @@ Velocities and accelerations of a node are (v, ω) and (a, ω̇), the rotation p
 is global (δR = θ× R), as in elements.joints.  All functions are batched over instances."""
 import numpy as np
 
-from . import rotations as rot
+from mbdae.engine.core import rotations as rot
 
 _SERIES = 0.05          # below this rotation angle the coefficient derivatives use series
 

@@ -1,29 +1,56 @@
-"""State (every value that changes during a run) and Context (what a family sees in one
-evaluation)."""
-from dataclasses import dataclass
+"""State: every value that changes during a run (manual ch. 6), and Context: what an
+element family sees in one evaluation.
+
+A State holds the time, the unknowns y and their derivatives ẏ, the committed reference
+orientations of the structural nodes (G3), the internal arrays of every element family
+(`families[name]`: e.g. a beam's curvature at the last converged step) and the
+integrator's history.  Families read their internal arrays from the State and write their
+updated values into a new dict at commit; the drivers keep, copy and roll back States, so
+no family object ever changes during a run."""
+from dataclasses import dataclass, field
 import numpy as np
+
+
+def _copy_tree(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {k: _copy_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copy_tree(v) for v in value)
+    return value
 
 
 @dataclass
 class State:
-    """Mutable state: time, y, ẏ and the committed node reference orientations.
-    `t_constraint`: the time at which the joints evaluate their imposed motion, when it is
-    not t (the derivatives phase: loads at t0 as MBDyn, constraints at t0 + dCoef)."""
+    """t, y, ẏ, the committed node reference orientations, the families' internal arrays
+    and the integrator's history.  `t_constraint`: the time at which the joints evaluate
+    their imposed motion, when it is not t (the derivatives phase: loads at t0 as MBDyn,
+    constraints at t0 + dCoef)."""
     t: float
     y: np.ndarray
     yp: np.ndarray
     R_ref: np.ndarray
     t_constraint: float = None
+    families: dict = field(default_factory=dict)     # family name -> {array name: array}
+    history: object = None                           # the integrator's history (solvers/history.py)
 
     def copy(self):
-        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy(), self.t_constraint)
+        return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy(), self.t_constraint,
+                     _copy_tree(self.families), self.history)
+
+    def trial(self, t, y, yp):
+        """A new iterate at time t with the given unknowns, sharing this state's committed
+        reference orientations and family arrays (read-only during Newton iterations)."""
+        return State(t, y, yp, self.R_ref.copy(), None, self.families, self.history)
 
 
 class Context:
     """What an element family sees during one evaluation."""
 
-    def __init__(self, t, y, yp, kin, dcoef, mode, t_constraint=None):
+    def __init__(self, t, y, yp, kin, dcoef, mode, t_constraint=None, families=None):
         self.t, self.y, self.yp, self.kin, self.dcoef, self.mode = t, y, yp, kin, dcoef, mode
         # time of the joints' imposed motion (drive hinge, total joint, ...): t except in
         # the derivatives phase (State.t_constraint)
         self.t_constraint = t if t_constraint is None else t_constraint
+        self.families = {} if families is None else families

@@ -1,0 +1,51 @@
+"""The element registry: the one ordered table of element families.
+
+Each entry names a family module; the module owns its spec (what the Model stores), its
+family class (evaluation), its MBDyn deck card readers (`CARDS`: card name -> reader), its
+outputs and its generated-check samples.  Adding a family is a new module and one line
+here.  The order of the table is the order of assembly and of output."""
+from dataclasses import dataclass
+from types import ModuleType
+
+from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
+                            joints, regularization, abstract_nodes, genel, parameters, driven)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    module: ModuleType
+
+    @property
+    def cards(self):
+        """MBDyn element cards this family reads ({} when it has none)."""
+        return getattr(self.module, "CARDS", {})
+
+
+ENTRIES = (
+    Entry("body", body),
+    Entry("forces", forces),
+    Entry("userforce", userforce),
+    Entry("rod", rod),
+    Entry("deformable", deformable),
+    Entry("viscous_body", viscous_body),
+    Entry("beam", beam),
+    Entry("hbeam", hbeam),
+    Entry("joints", joints),
+    Entry("regularization", regularization),
+    Entry("abstract_nodes", abstract_nodes),
+    Entry("genel", genel),
+    Entry("parameters", parameters),
+    Entry("driven", driven),
+)
+
+
+def element_cards():
+    """{card name: reader} over every family, in registry order."""
+    cards = {}
+    for entry in ENTRIES:
+        for name, reader in entry.cards.items():
+            if name in cards:
+                raise ValueError(f"element card '{name}' is read by two families")
+            cards[name] = reader
+    return cards

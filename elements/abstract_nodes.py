@@ -27,6 +27,27 @@ class AbstractNodeSpec:
     output: bool = True
 
 
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def abstract_node(model, label, kind="differential", value=0.0, derivative=0.0, output=True):
+    """Abstract node (input manual §6.1): a scalar unknown x, with ẋ when differential
+    (engine/abstract_nodes.py)."""
+    nodes = model.__dict__.setdefault("abstract_nodes", [])
+    if any(s.label == label for s in nodes):
+        raise ValueError(f"abstract node {label} is already defined")
+    nodes.append(AbstractNodeSpec(label, kind, float(value), float(derivative), output))
+    return label
+
+
+MODEL_METHODS = (abstract_node,)
+
+
+def build(model, nodes, built):
+    specs = getattr(model, "abstract_nodes", None)
+    return [AbstractNodes(specs, nodes)] if specs else []
+
+
 class AbstractNodes(ElementFamily):
     name = "abstract node"
     output_file = "abs"
@@ -71,7 +92,7 @@ class AbstractNodes(ElementFamily):
         p.add_jac(self.rows[:, None], self.rows[:, None])
         return p
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         """No equation of its own; in the initial assembly the identity (Δ = 0)."""
         ia = ctx.mode in ("ia_position", "ia_velocity")
         res = [np.zeros((self.ne, 1))]

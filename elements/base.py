@@ -2,18 +2,95 @@
 perturbations (δx, θ, δv, δω) of a node to its Newton increments (Δẋ, Δġ) (G8)."""
 import numpy as np
 
+from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.drives import ConstDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+
+I3 = np.eye(3)
+
+
+# ---------------------------------------------------------------------- spec arguments
+def vec(v, n=3):
+    """A vector argument (None: zeros)."""
+    return np.zeros(n) if v is None else np.asarray(v, float).reshape(n)
+
+
+def mat(R):
+    """An orientation argument (None: the identity)."""
+    return I3.copy() if R is None else np.asarray(R, float).reshape(3, 3)
+
+
+def scalar_drive(d):
+    """A scalar drive argument: a drive object, a number (constant) or None."""
+    if d is None:
+        return None
+    return d if hasattr(d, "value") else ConstDrive(float(d))
+
+
+def vector_drive(d):
+    """A vector drive argument: a VectorDrive, a 3-vector (constant) or None."""
+    if d is None:
+        return None
+    if isinstance(d, VectorDrive):
+        return d
+    return VectorDrive.constant(vec(d))
+
+
+def status_flags(flags, allowed):
+    """Constraint status words (or booleans) mapped through `allowed`."""
+    out = []
+    for f in flags:
+        if isinstance(f, str):
+            f = f.lower()
+            if f not in allowed:
+                raise ValueError(f"constraint status '{f}' is not one of {sorted(allowed)}")
+            out.append(allowed[f])
+        else:
+            out.append("active" if f else "inactive")
+    return out
+
+
+POSITION_STATUS = {"inactive": "inactive", "active": "active", "position": "active", "velocity": "velocity"}
+ROTATION_STATUS = {"inactive": "inactive", "active": "active", "rotation": "active",
+                   "angular velocity": "angular velocity"}
+
+
+def beam_list(values, n, conv):
+    """Per-node beam data: None, or n entries (each None or a value)."""
+    if values is None:
+        return None
+    values = list(values)
+    if len(values) != n:
+        raise ValueError(f"beam: {n} per-node values required, got {len(values)}")
+    return [None if v is None else conv(v) for v in values]
 
 
 class ElementFamily:
-    """One object per element kind; arrays over all its instances.
+    """One object per element kind; arrays over all its instances, fixed once built (the
+    Model's data).  What changes during a run lives in the State, under `state_key`.
 
-    Subclasses set `name`, implement `build_pattern()` and `evaluate(ctx, want_jac)`,
-    and, when they own unknowns, `n_internal`, `dof_info()` and `set_offset()`.
+    Subclasses set `name`, implement `build_pattern()` and `evaluate(ctx, res, jac)`, and,
+    when they own unknowns, `n_internal`, `dof_info()` and `set_offset()`.  The protocol:
+
+    - `evaluate(ctx, res, jac)`: write the residual blocks into the preallocated views
+      `res` (one per `pattern.res` block) and, unless `jac` is None, the Jacobian blocks into
+      `jac` (one per `pattern.jac` block), in place.  Inputs: the family's own arrays, the
+      node kinematics `ctx.kin`, `ctx.dcoef` and the family's State arrays
+      (`self.state_arrays(ctx)`).
+    - `initial_state()` -> {name: array}: the family's internal arrays before the first step
+      ({} for families without internal state).
+    - `commit(ctx, arrays)` -> {name: array}: the new internal arrays after the converged
+      step whose state `ctx` describes; pure (the System stores them in the State).
+    - `bind(system)`: called once the System has laid out the unknowns (families that need the
+      row layout of others, e.g. the driven elements).
     """
     name = "element"
     in_initial_assembly = False   # joints take part in initial assembly (manual §6.1)
     n_internal = 0
+    has_state = False             # True: initial_state()/commit() carry internal arrays
+    state_key = None              # the family's key in State.families (set by the System)
+    _initial_arrays = None
 
     def __init__(self, specs, nodes):
         self.specs = list(specs)
@@ -35,6 +112,46 @@ class ElementFamily:
     def output_rows(self, ctx):
         """Rows for the text output file of this family (list of (label, values))."""
         return []
+
+    def bind(self, system):
+        """Hook called after the System's DOF layout; nothing by default."""
+
+    def initial_state(self):
+        return {}
+
+    def commit(self, ctx, arrays):
+        return arrays
+
+    def state_arrays(self, ctx):
+        """The family's internal arrays in this evaluation: from the State the context was
+        built from, or the initial ones when the context carries none (a Context built by
+        hand at the initial configuration)."""
+        arrays = ctx.families.get(self.state_key)
+        if arrays is None:
+            if self._initial_arrays is None:
+                self._initial_arrays = self.initial_state()
+            arrays = self._initial_arrays
+        return arrays
+
+    def evaluate(self, ctx, res, jac):
+        """Write the blocks in place (see the class docstring).  Families written as
+        `blocks(ctx, want_jac) -> (res blocks, jac blocks)` get the copy into the views here."""
+        rb, jb = self.blocks(ctx, jac is not None)
+        write_blocks(res, rb)
+        if jac is not None:
+            write_blocks(jac, jb)
+
+    def residual_blocks(self, ctx):
+        """The residual blocks at ctx in new arrays (inspection and tests)."""
+        res = [np.zeros(rows.shape) for rows in self.pattern.res]
+        self.evaluate(ctx, res, None)
+        return res
+
+
+def write_blocks(views, values):
+    """views[k][...] = values[k] for every block (values broadcast to the block's shape)."""
+    for view, value in zip(views, values, strict=True):
+        view[...] = value
 
 
 def node_columns(nodes, idx):
@@ -102,7 +219,6 @@ def chain(kin, idx, dF_dx=None, dF_dth=None, dF_dv=None, dF_dw=None):
 def distance_geometric_stiffness(u, dist, f1, f2, lam):
     """Σ λ ∂B/∂(x1, θ1, x2, θ2) for B = [-u, -f1×u, u, f2×u], u = d/‖d‖, d = x2+f2-x1-f1
     (shared by the distance joint, eq. 9.33, and the rod, eq. 9.246).  Returns (K, P·Dd)."""
-    from mbdae.engine.core import rotations as rot
     ne = len(u)
     I3 = np.eye(3)
     ls = np.asarray(lam, float).reshape(ne, 1, 1)

@@ -32,6 +32,7 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.constitutive import Laws
 from mbdae.elements.base import ElementFamily, node_columns, StateCache
+from mbdae.elements.base import vec, mat, beam_list
 
 I3 = np.eye(3)
 
@@ -145,6 +146,48 @@ def _cayley_G_derivative(g, c, d):
     return e(-0.5 * c * c * gd) * (I3 + 0.5 * rot.skew(g)) + e(0.5 * c) * rot.skew(d)
 
 
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def beam3(model, label, node1, node2, node3, law, law2=None, offsets=None, node_orientations=None,
+          orientation=None, orientation2=None, output=True, interpolation="total"):
+    """Three-node finite-volume beam (manual ch. 10; MBDyn `beam3`): 6-D section laws at the
+    evaluation points ξ = ∓1/√3 (law2 None: the same law), offsets of the reference line in
+    the node frames, absolute section orientations (None: interpolated from the nodes;
+    orientation2 None: the same rule as the first point).  interpolation: "total" (objective,
+    path independent) or "incremental" (MBDyn's updated rotation interpolation)."""
+    law2 = law if law2 is None else law2
+    orientation2 = orientation if orientation2 is None else orientation2
+    model.beams.append(BeamSpec(label, (node1, node2, node3), [law, law2], beam_list(offsets, 3, vec),
+                               beam_list(node_orientations, 3, mat),
+                               [None if R is None else mat(R) for R in (orientation, orientation2)], output,
+                               interpolation))
+    return label
+
+
+def beam2(model, label, node1, node2, law, offsets=None, node_orientations=None, orientation=None,
+          output=True, interpolation="total"):
+    """Two-node finite-volume beam (MBDyn `beam2`): one 6-D section law at mid-span."""
+    model.beams.append(BeamSpec(label, (node1, node2), [law], beam_list(offsets, 2, vec),
+                               beam_list(node_orientations, 2, mat),
+                               [None if orientation is None else mat(orientation)], output, interpolation))
+    return label
+
+
+MODEL_METHODS = (beam3, beam2,)
+
+
+def build(model, nodes, built):
+    """One family per beam kind (three- and two-node) and interpolation."""
+    families = []
+    for cls in (Beams3, Beams2):
+        for mode in ("total", "incremental"):
+            group = [b for b in model.beams if len(b.nodes) == cls.NN and b.interpolation == mode]
+            if group:
+                families.append(cls(group, nodes))
+    return families
+
+
 class _Beams(ElementFamily):
     """Shared implementation; subclasses fix the node count, points and shape functions.
 
@@ -236,13 +279,18 @@ class _Beams(ElementFamily):
         eps0 = rot.mattvec(Rsec, geo["L"] * self.dsinv[..., None])
         kappa0 = rot.mattvec(Rsec, geo["k"] * self.dsinv[..., None])
         # strain = (Rᵀ p', Rᵀ k) - strain_ref; the incremental form adds κ of the last step instead
-        if self.incremental:                  # state of the last converged step
-            self.R_prev = Rsec.copy()
-            self.kappa_prev = np.zeros((ne, NP, 3))
-            self.strain_ref = np.concatenate([eps0, -self.kappa_prev], axis=-1)
-        else:
+        # (State arrays: section frames R_prev and curvatures kappa_prev of the last converged step)
+        self.has_state = self.incremental
+        self.eps0 = eps0
+        self.R_sec0 = Rsec
+        if not self.incremental:
             self.strain_ref = np.concatenate([eps0, kappa0], axis=-1)
         self._cache = StateCache()
+
+    def initial_state(self):
+        if not self.incremental:
+            return {}
+        return {"R_prev": self.R_sec0.copy(), "kappa_prev": np.zeros((self.ne, self.NP, 3))}
 
     # ------------------------------------------------------------------ pattern
     def build_pattern(self):
@@ -257,7 +305,7 @@ class _Beams(ElementFamily):
         return p
 
     # ------------------------------------------------------------------ kinematics
-    def _geometry(self, x, R, g, S):
+    def _geometry(self, x, R, g, S, R_prev=None):
         """Interpolated geometry at the evaluation points from node poses x (ne,NN,3),
         R (ne,NN,3,3), with S = [N; dN/ds] (ne, 2NP, NN); incremental form: node rotation
         increments g (ne,NN,3).  Positions are relative to the reference node (xh, ph)."""
@@ -291,7 +339,7 @@ class _Beams(ElementFamily):
             c = 4.0 / (4.0 + np.einsum('...i,...i->...', gJ, gJ))
             Sg = rot.skew(gJ)
             ce = c[..., None, None]
-            RJ = (I3 + ce * (Sg + 0.5 * Sg @ Sg)) @ self.R_prev
+            RJ = (I3 + ce * (Sg + 0.5 * Sg @ Sg)) @ R_prev
             G = ce * (I3 + 0.5 * Sg)
             out.update(g=g, gJ=gJ, dgJ=dgJ, cJ=c, G=G, k=_mv(G, dgJ))
         out["R"] = RJ
@@ -305,16 +353,23 @@ class _Beams(ElementFamily):
         if self.viscous:
             key += [kin.v[nidx], kin.w[nidx]]
         if self.incremental:
-            key.append(kin.g[nidx])
+            arrays = self.state_arrays(ctx)
+            key += [arrays["R_prev"], arrays["kappa_prev"], kin.g[nidx]]
         return self._cache.get(ctx.t, key, self._compute_state)
 
     def _compute_state(self, t, key):
         x, R = key[0], key[1]
         ne, NP = self.ne, self.NP
-        st = self._geometry(x, R, key[-1] if self.incremental else None, self.S)
+        if self.incremental:
+            R_prev, kappa_prev, g = key[-3:]
+            strain_ref = np.concatenate([self.eps0, -kappa_prev], axis=-1)
+            st = self._geometry(x, R, g, self.S, R_prev)
+        else:
+            strain_ref = self.strain_ref
+            st = self._geometry(x, R, None, self.S)
         RJ, L = st["R"], st["L"]
         RJt = np.swapaxes(RJ, -1, -2)
-        strain = np.swapaxes(RJt @ np.stack([L, st["k"]], axis=-1), -1, -2).reshape(ne, NP, 6) - self.strain_ref
+        strain = np.swapaxes(RJt @ np.stack([L, st["k"]], axis=-1), -1, -2).reshape(ne, NP, 6) - strain_ref
         if self.viscous:
             v, w = key[2], key[3]
             yd = v + rot.cross(w, st["o"]) if self.has_offsets else v
@@ -348,7 +403,7 @@ class _Beams(ElementFamily):
         return st
 
     # ------------------------------------------------------------------ residual and Jacobian
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         st = self._state(ctx)
         res = [st["res"]]
         if not want_jac:
@@ -452,17 +507,14 @@ class _Beams(ElementFamily):
             Jd[:, k, 3:6, 0, k] -= sFx[:, k]
         return [J]
 
-    def commit(self, system, state):
+    def commit(self, ctx, arrays):
         """After a converged step or phase, before the nodes' increments are reset (G3): the
-        incremental form stores the section frames and curvatures (MBDyn's AfterConvergence)."""
-        self._cache.clear()
+        incremental form's new section frames and curvatures (MBDyn's AfterConvergence)."""
         if not self.incremental:
-            return
-        kin = system.kinematics(state)
-        g = self._geometry(kin.x[self.nidx], kin.R[self.nidx], kin.g[self.nidx], self.S)
-        self.kappa_prev = rot.mattvec(g["R"], g["k"]) + self.kappa_prev
-        self.R_prev = g["R"]
-        self.strain_ref = np.concatenate([self.strain_ref[..., 0:3], -self.kappa_prev], axis=-1)
+            return arrays
+        kin = ctx.kin
+        g = self._geometry(kin.x[self.nidx], kin.R[self.nidx], kin.g[self.nidx], self.S, arrays["R_prev"])
+        return {"R_prev": g["R"], "kappa_prev": rot.mattvec(g["R"], g["k"]) + arrays["kappa_prev"]}
 
     # ------------------------------------------------------------------ output
     def output_groups(self, ctx):

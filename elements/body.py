@@ -8,6 +8,8 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily, chain
+from mbdae.engine.core.drives import ConstDrive
+from mbdae.elements.base import vec, mat, scalar_drive
 
 
 @dataclass
@@ -17,6 +19,40 @@ class BodySpec:
     mass: float
     xcg: np.ndarray            # centre of mass in the node frame
     J_cg: np.ndarray           # inertia about the centre of mass, node frame
+
+
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def body(model, label, node, mass, center_of_mass=None, inertia=None, inertia_orientation=None):
+    """Rigid body: mass, centre of mass and inertia about it, in the node frame (§8.1.1)."""
+    J = np.zeros((3, 3)) if inertia is None else np.asarray(inertia, float)
+    if J.shape == (3,):
+        J = np.diag(J)
+    if inertia_orientation is not None:
+        Rj = mat(inertia_orientation)
+        J = Rj @ J @ Rj.T
+    model.bodies.append(BodySpec(label, node, float(mass), vec(center_of_mass), J))
+    return label
+
+
+def gravity(model, acceleration, drive=None):
+    """Uniform gravity: acceleration vector (times an optional scalar drive)."""
+    model.gravity_vector = vec(acceleration)
+    model.gravity_drive = scalar_drive(drive) or ConstDrive(1.0)
+
+
+MODEL_METHODS = (body, gravity,)
+
+
+def build(model, nodes, built):
+    """The rigid bodies of the model and, with gravity, the gravity family on them."""
+    if not model.bodies:
+        return []
+    bodies = RigidBodies(model.bodies, nodes)
+    if model.gravity_vector is None:
+        return [bodies]
+    return [bodies, Gravity(bodies, model.gravity_vector, model.gravity_drive)]
 
 
 class RigidBodies(ElementFamily):
@@ -60,7 +96,7 @@ class RigidBodies(ElementFamily):
         J = R @ self.J_local @ np.swapaxes(R, -1, -2)
         return s, J
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         kin = ctx.kin
         v, w = kin.v[self.node], kin.w[self.node]
         R = kin.R[self.node]
@@ -184,7 +220,6 @@ class Gravity(ElementFamily):
         self.drive = drive
 
     def build_pattern(self):
-        from mbdae.engine.core.assembly import Pattern
         p = self.pattern = Pattern()
         n, b = self.nodes, self.bodies
         p.add_res(n.ix[b.node])
@@ -199,7 +234,7 @@ class Gravity(ElementFamily):
             self._g_time, self._g = t, self.direction * float(self.drive.value(t))
         return self._g
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         b = self.bodies
         g = self.g(ctx.t)
         force = -b.m[:, None] * g

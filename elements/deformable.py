@@ -33,6 +33,7 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily, chain12, two_node_columns
+from mbdae.elements.base import vec, mat, vector_drive
 
 I3 = np.eye(3)
 # strain components of the 6-vector [d̃; θ] each type uses, and its law dimension
@@ -75,6 +76,55 @@ def half_tangent_coefs(s):
     dtau = np.where(small, (2.0 / 3.0 + 8.0 * x2 / 15.0) / 64.0,
                     (p * (1.0 + t * t) / 4.0 - t) / (p * p * p))
     return tau, dtau
+
+
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def deformable_hinge(model, label, node1, node2, law, orientation1=None, orientation2=None,
+                     prestrain=None, invariant=False):
+    """Deformable hinge (§9.2.2): couple from a 3-D law of the relative rotation and angular
+    velocity, in the node-1 hinge frame (invariant: in the mid frame, eq. 9.263)."""
+    model.deformable.append(DeformableSpec(label, "deformable hinge", node1, node2, law,
+                                          R1h=mat(orientation1), R2h=mat(orientation2),
+                                          prestrain=vector_drive(prestrain), invariant=invariant))
+    return label
+
+
+def deformable_displacement_joint(model, label, node1, node2, law, offset1=None, orientation1=None,
+                                  offset2=None, orientation2=None, prestrain=None, invariant=False):
+    """Deformable displacement joint (§9.2.3): force from a 3-D law of the relative
+    displacement of the offset points and its rate, in the node-1 frame (invariant: mid frame)."""
+    model.deformable.append(DeformableSpec(label, "deformable displacement joint", node1, node2, law,
+                                          f1=vec(offset1), f2=vec(offset2), R1h=mat(orientation1),
+                                          R2h=mat(orientation2), prestrain=vector_drive(prestrain),
+                                          invariant=invariant))
+    return label
+
+
+def deformable_joint(model, label, node1, node2, law, offset1=None, orientation1=None,
+                     offset2=None, orientation2=None, invariant=False):
+    """Deformable joint (§9.2.4): force and couple from a 6-D law (constitutive.Law of
+    dimension 6) of [relative displacement; relative rotation] and their rates."""
+    model.deformable.append(DeformableSpec(label, "deformable joint", node1, node2, law,
+                                          f1=vec(offset1), f2=vec(offset2), R1h=mat(orientation1),
+                                          R2h=mat(orientation2), invariant=invariant))
+    return label
+
+
+def deformable_axial_joint(model, label, node1, node2, law, orientation1=None, orientation2=None):
+    """Deformable axial joint (§9.2.5): couple about axis 3 of the node-1 hinge frame from a
+    1-D law of the relative rotation about that axis and its rate."""
+    model.deformable.append(DeformableSpec(label, "deformable axial joint", node1, node2, law,
+                                          R1h=mat(orientation1), R2h=mat(orientation2)))
+    return label
+
+
+MODEL_METHODS = (deformable_hinge, deformable_displacement_joint, deformable_joint, deformable_axial_joint,)
+
+
+def build(model, nodes, built):
+    return [DeformableJoints(model.deformable, nodes)] if model.deformable else []
 
 
 class DeformableJoints(ElementFamily):
@@ -241,7 +291,7 @@ class DeformableJoints(ElementFamily):
         return K
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         G = self._geometry(ctx.kin)
         f, A, Ad = self._law(ctx.t, G["eps"], G["epsd"])
         B = G["B"]

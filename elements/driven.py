@@ -25,7 +25,7 @@ applied on that state:
   drive displacement, drive hinge): new drives built by a callable from a `NodeStateView`
   (the deck reader re-parses the hint text there, `model::` functions on the current state).
 
-Which state counts as "previous" for hints: the last committed step (System.commit_rotations).
+Which state counts as "previous" for hints: the last committed step (System.commit).
 Hints apply in regular steps only (not in the initial assembly or the derivatives phase).
 """
 from dataclasses import dataclass
@@ -33,9 +33,11 @@ import re
 
 import numpy as np
 
+from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.drives import DriveArray, NullDrive
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.elements.base import ElementFamily
+from mbdae.elements.base import scalar_drive
 
 
 @dataclass
@@ -81,6 +83,51 @@ def as_hint(h):
     return Hint(kind, make=make, text=kind)
 
 
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def driven(model, label, drive, kind="joint", hints=(), initial_state=None):
+    """Make element `label` a driven element (manual §8.20.2): active while drive(t) ≠ 0,
+    contributing nothing otherwise (a joint's multipliers are then held at 0).  kind:
+    "joint" (joints, rods, deformable joints, viscous bodies: MBDyn's joint labels),
+    "force" (forces and couples), "body" or "beam".  hints (applied at each activation,
+    on the state of the step in which the drive becomes non-zero; joints only):
+    "offset{1}" / "offset{2}" (re-take that side's offset so the joint engages where
+    the nodes are), ("drive", make) for a distance joint's length, ("position drive",
+    make) / ("orientation drive", make) for imposed relative position / rotation, where
+    make(view) returns the new drive from an elements.driven.NodeStateView.
+    initial_state: None (from the drive at the initial time), True or False: the state
+    before the first step, which decides whether the hints apply at the first step.
+    Honoured by InitialValueProblem, static runs and the inverse-dynamics problem (which
+    rebuilds its row partition when a driven joint switches; hints, driven bodies and
+    forces are refused there)."""
+    pools = {"joint": model.joints + model.rods + model.deformable + model.viscous_bodies,
+             "force": model.forces, "body": model.bodies, "beam": model.beams + model.hbeams}
+    if kind not in pools:
+        raise ValueError(f"driven {label}: kind must be one of {sorted(pools)}, not {kind!r}")
+    specs = [s for s in pools[kind] if s.label == label]
+    if not specs:
+        raise KeyError(f"driven: {kind} {label} is not defined")
+    if getattr(specs[0], "driven", None) is not None:
+        raise ValueError(f"driven: {kind} {label} is already driven")
+    specs[0].driven = DrivenSpec(scalar_drive(drive), tuple(as_hint(h) for h in hints), initial_state)
+    return label
+
+
+MODEL_METHODS = (driven,)
+
+
+def build(model, nodes, built):
+    """The activity family over the driven instances of the families built before it
+    (None of them driven: no family, zero cost)."""
+    groups = []
+    for k, fam in enumerate(built, start=1):
+        inst = [i for i, s in enumerate(fam.specs) if getattr(s, "driven", None) is not None]
+        if inst:
+            groups.append((k, fam, inst))
+    return [DrivenActivity(nodes, groups)] if groups else []
+
+
 class NodeStateView:
     """Node poses a hint sees: the state of the evaluation (`position`, `orientation`,
     `velocity`, `angular_velocity`) and the last committed step (`prev=True`)."""
@@ -112,61 +159,67 @@ class NodeStateView:
 class _Group:
     """Driven instances of one family: indices, drives, own unknowns, hints."""
 
-    def __init__(self, k, fam, inst, system):
+    def __init__(self, k, fam, inst):
         self.k, self.fam, self.inst = k, fam, np.asarray(inst, np.int64)
         specs = [fam.specs[i].driven for i in self.inst]
         self.drives = DriveArray([s.drive for s in specs])
         self.hints = [tuple(as_hint(h) for h in s.hints) for s in specs]
         self.has_hints = np.array([bool(h) for h in self.hints])
-        self.initial = [s.initial_state for s in specs]
-        self.committed = None                 # activity at the last committed step
+        # activity before the first step: 1/0 as given, -1 from the drive at the first evaluation
+        self.initial = np.array([-1 if s.initial_state is None else int(bool(s.initial_state)) for s in specs],
+                                np.int8)
         self.t = None                         # time of the cached activity (act, off, idle)
         self.any_hints = bool(self.has_hints.any())
         self.applied_at = np.full(len(self.inst), np.nan)
-        # own unknowns per driven instance (rows owned by the family with its label), -1 padded
-        rows = np.flatnonzero(system.row_owner == k)
-        per = [rows[system.row_label[rows] == fam.labels[i]] for i in self.inst]
+        if self.has_hints.any():
+            _check_hints(fam, self)
+
+    def bind(self, system):
+        """Own unknowns per driven instance (rows owned by the family with its label), -1 padded."""
+        rows = np.flatnonzero(system.row_owner == self.k)
+        per = [rows[system.row_label[rows] == self.fam.labels[i]] for i in self.inst]
         m = max((len(r) for r in per), default=0)
         self.own = np.full((len(self.inst), m), -1, np.int64)
         for j, r in enumerate(per):
             self.own[j, :len(r)] = r
-        if self.has_hints.any():
-            _check_hints(fam, self)
 
     def active(self, t):
         return np.asarray(self.drives.values(t)) != 0.0
 
 
 class DrivenActivity(ElementFamily):
-    """Pseudo-family that switches driven instances of the other families on and off."""
+    """Pseudo-family that switches driven instances of the other families on and off.
+
+    State (State.families["driven"]): `committed`, the activity at the last committed step
+    per driven instance (all groups concatenated; -1 before the first step when it comes
+    from the drive) and, when some hint reads the previous step, its node poses `x`, `R`,
+    `v`, `w`."""
     name = "driven"
     in_initial_assembly = True
+    has_state = True
 
-    def __init__(self, system, groups):
-        self.system = system
-        self.groups = groups
+    def __init__(self, nodes, groups):
+        self.groups = [_Group(k, fam, inst) for k, fam, inst in groups]
         self.specs = []
-        self.ne = sum(len(g.inst) for g in groups)
-        self.nodes = system.nodes
-        self.labels = np.concatenate([g.fam.labels[g.inst] for g in groups])
-        self.need_prev = any(g.has_hints.any() for g in groups)
-        self.prev = None
-        for g in groups:
+        self.ne = sum(len(g.inst) for g in self.groups)
+        self.nodes = nodes
+        self.labels = np.concatenate([g.fam.labels[g.inst] for g in self.groups])
+        self.need_prev = any(g.has_hints.any() for g in self.groups)
+        bounds = np.cumsum([0] + [len(g.inst) for g in self.groups])
+        self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        for g in self.groups:
             if hasattr(g.fam, "output_groups"):
                 g.fam.output_groups = _filtered_output(g.fam.output_groups, g)
 
-    @classmethod
-    def of(cls, system):
-        """The activity family of a System, or None when no element is driven."""
-        groups = []
-        for k, fam in enumerate(system.families, start=1):
-            inst = [i for i, s in enumerate(fam.specs) if getattr(s, "driven", None) is not None]
-            if inst:
-                groups.append(_Group(k, fam, inst, system))
-        return cls(system, groups) if groups else None
+    def bind(self, system):
+        self.system = system
+        for g in self.groups:
+            g.bind(system)
+
+    def initial_state(self):
+        return {"committed": np.concatenate([g.initial for g in self.groups])}
 
     def build_pattern(self):
-        from mbdae.engine.core.assembly import Pattern
         p = self.pattern = Pattern()
         self.unknown_groups = [g for g in self.groups if g.own.shape[1]]
         for g in self.unknown_groups:
@@ -189,48 +242,50 @@ class DrivenActivity(ElementFamily):
                 g.own_weight_alg = s.is_alg[g.own_safe]
             self._bound = True
 
-    def evaluate(self, ctx, want_jac):
+    def evaluate(self, ctx, res, jac):
         self._views()
-        res, jac = [], []
         if ctx.mode == "regular":
             self._regular_t = ctx.t
-        for g in self.groups:
+        arrays = self.state_arrays(ctx)
+        k = 0
+        for g, part in zip(self.groups, self.slices):
             if g.t != ctx.t:                  # activity at this time (Newton re-evaluates at one t)
                 g.t, act = ctx.t, g.active(ctx.t)
                 g.act, g.off = act, g.inst[~act]
                 g.idle = (~act)[:, None] & (g.own >= 0)
             act = g.act
-            if g.committed is None:           # before the first step (MBDyn: at input)
-                g.committed = np.array([act[j] if s is None else bool(s) for j, s in enumerate(g.initial)])
+            committed = arrays["committed"][part]
+            committed = np.where(committed < 0, act, committed == 1)   # before the first step: at input
             if g.any_hints and ctx.mode == "regular":
-                start = act & ~g.committed & g.has_hints & (g.applied_at != ctx.t)
+                start = act & ~committed & g.has_hints & (g.applied_at != ctx.t)
                 if start.any():
-                    self._apply_hints(g, np.flatnonzero(start), ctx)
+                    self._apply_hints(g, np.flatnonzero(start), ctx, arrays)
                     g.applied_at[start] = ctx.t
             if g.off.size:
                 for v in g.res_views:
                     v[g.off] = 0.0
-                if want_jac:
+                if jac is not None:
                     for v in g.jac_views:
                         v[g.off] = 0.0
             if g.own.shape[1]:
-                res.append(np.where(g.idle, ctx.y[g.own_safe], 0.0))
-                if want_jac:
+                res[k][...] = np.where(g.idle, ctx.y[g.own_safe], 0.0)
+                if jac is not None:
                     w = np.where(g.own_weight_alg, 1.0, ctx.dcoef)
-                    jac.append(np.where(g.idle, w, 0.0)[..., None, None])
-        return res, (jac if want_jac else None)
+                    jac[k][...] = np.where(g.idle, w, 0.0)[..., None, None]
+                k += 1
 
-    def commit(self, system, state):
+    def commit(self, ctx, arrays):
         """Activity of the committed step (hints apply when it changes) and, for hints that
         read the previous step, its node poses.  As MBDyn's DrivenElem, whose state changes
         only at the prediction of a time step, the commits of the initial assembly and of the
         derivatives phase leave the activity as it was at input (`initial state`)."""
-        if getattr(self, "_regular_t", None) == state.t:
-            for g in self.groups:
-                g.committed = g.active(state.t)
+        new = dict(arrays)
+        if getattr(self, "_regular_t", None) == ctx.t:
+            new["committed"] = np.concatenate([g.active(ctx.t) for g in self.groups]).astype(np.int8)
         if self.need_prev:
-            kin = system.kinematics(state)
-            self.prev = (kin.x.copy(), kin.R.copy(), kin.v.copy(), kin.w.copy())
+            kin = ctx.kin
+            new.update(x=kin.x.copy(), R=kin.R.copy(), v=kin.v.copy(), w=kin.w.copy())
+        return new
 
     def active(self, t):
         """{(family name, label): active} at time t (for inspection and tests)."""
@@ -238,10 +293,10 @@ class DrivenActivity(ElementFamily):
                 for l, a in zip(g.fam.labels[g.inst], g.active(t))}
 
     # ------------------------------------------------------------------ hints
-    def _apply_hints(self, g, which, ctx):
+    def _apply_hints(self, g, which, ctx, arrays):
         kin = ctx.kin
-        prev = self.prev if self.prev is not None else (kin.x, kin.R, kin.v, kin.w)
-        view = NodeStateView(self.system.nodes, kin, prev)
+        prev = tuple(arrays[k] for k in "xRvw") if "x" in arrays else (kin.x, kin.R, kin.v, kin.w)
+        view = NodeStateView(self.nodes, kin, prev)
         for j in which:
             _apply_joint_hints(g.fam, int(g.inst[j]), g.hints[j], ctx, view)
 
@@ -264,12 +319,11 @@ def _filtered_output(output_groups, g):
 
 def _check_hints(fam, g):
     """Hints are implemented for the rigid joints (the decks' use); anything else stops."""
-    from mbdae.elements.joints import RigidJoints
     for j, hints in enumerate(g.hints):
         if not hints:
             continue
         label = fam.labels[g.inst[j]]
-        if not isinstance(fam, RigidJoints):
+        if fam.name != "joint":
             raise ValueError(f"not supported yet: hints on a driven {fam.name} ({label})")
         jtype = fam.types[g.inst[j]]
         for h in hints:

@@ -14,8 +14,10 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.elements.base import ElementFamily, two_node_columns
+from mbdae.elements.base import vec, vector_drive
 
 
 @dataclass
@@ -29,6 +31,29 @@ class ForceSpec:
     o1: np.ndarray = field(default_factory=lambda: np.zeros(3))
     o2: np.ndarray = field(default_factory=lambda: np.zeros(3))
     output: bool = True
+
+
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def force(model, label, node, value, frame="absolute", offset=None, node2=None, offset2=None):
+    """Structural force (absolute or follower; internal when node2 is given), §14.2.1."""
+    model.forces.append(ForceSpec(label, "force", frame, node, vector_drive(value), node2,
+                                 vec(offset), vec(offset2)))
+    return label
+
+
+def couple(model, label, node, value, frame="absolute", node2=None):
+    """Structural couple (absolute or follower; internal when node2 is given), §14.2.2."""
+    model.forces.append(ForceSpec(label, "couple", frame, node, vector_drive(value), node2))
+    return label
+
+
+MODEL_METHODS = (force, couple,)
+
+
+def build(model, nodes, built):
+    return [StructuralForces(model.forces, nodes)] if model.forces else []
 
 
 class StructuralForces(ElementFamily):
@@ -49,7 +74,6 @@ class StructuralForces(ElementFamily):
         self.o1 = np.array([s.o1 for s in S], float).reshape(-1, 3)
         self.o2 = np.array([s.o2 for s in S], float).reshape(-1, 3)
         self.value = VectorDriveArray([s.value for s in S])
-        from mbdae.engine.core.privdata import state_sources
         self.state_sources = list(dict.fromkeys(src for s in S for src in state_sources(s.value)))
 
     def build_pattern(self):
@@ -86,7 +110,7 @@ class StructuralForces(ElementFamily):
         o2 = rot.matvec(kin.R[np.maximum(self.n2, 0)], self.o2)
         return P, o1, o2
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         P, o1, o2 = self.applied(ctx)
         isF = self.is_force[:, None].astype(float)
         isC = 1.0 - isF

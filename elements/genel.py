@@ -17,9 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.drives import DriveArray
 from mbdae.engine.core.constitutive import ScalarLaws
 from mbdae.elements.base import ElementFamily
+from mbdae.elements.base import scalar_drive
 
 
 @dataclass
@@ -79,6 +81,38 @@ def _dof_node_labels(specs):
     return np.array([s.dof.node for s in specs], float)
 
 
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def spring_support(model, label, node, law, node_type="abstract", index=1, order="algebraic"):
+    """`genel: spring support` (input manual §8.9): a 1-D law of a dof value to the ground
+    (elements/genel.py)."""
+    model.__dict__.setdefault("spring_supports", []).append(
+        SpringSupportSpec(label, NodeDof(node, node_type, index, order), law))
+    return label
+
+
+def abstract_force(model, label, node, drive, node_type="abstract", index=1):
+    """`force: abstract` (input manual §8.8): a scalar drive on a dof's equation."""
+    model.__dict__.setdefault("abstract_forces", []).append(
+        AbstractForceSpec(label, NodeDof(node, node_type, index), scalar_drive(drive)))
+    return label
+
+
+MODEL_METHODS = (spring_support, abstract_force,)
+
+
+def build(model, nodes, built):
+    """Spring supports and abstract forces, on the abstract nodes built before them."""
+    abstract = next((fam for fam in built if fam.name == "abstract node"), None)
+    families = []
+    if getattr(model, "spring_supports", None):
+        families.append(SpringSupports(model.spring_supports, nodes, abstract))
+    if getattr(model, "abstract_forces", None):
+        families.append(AbstractForces(model.abstract_forces, nodes, abstract))
+    return families
+
+
 class SpringSupports(ElementFamily):
     name = "spring support"
 
@@ -105,7 +139,7 @@ class SpringSupports(ElementFamily):
         p.add_jac(self.rows[:, None], self.rows[:, None])
         return p
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         x = ctx.y[self.rows]
         F, E, _ = self.laws.evaluate(x, 0.0, ctx.t)
         res = [F[:, None]]
@@ -133,7 +167,6 @@ class AbstractForces(ElementFamily):
         super().__init__(specs, nodes)
         self.abstract = abstract
         self.drives = DriveArray([s.drive for s in self.specs])
-        from mbdae.engine.core.privdata import state_sources
         self.state_sources = list(dict.fromkeys(src for s in self.specs for src in state_sources(s.drive)))
 
     def build_pattern(self):
@@ -148,7 +181,7 @@ class AbstractForces(ElementFamily):
             self.drives.clear_cache()
         return np.asarray(self.drives.values(t), float)
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         res = [-self.values(ctx.t)[:, None]]
         return res, ([] if want_jac else None)
 

@@ -38,6 +38,7 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.constitutive import Laws
 from mbdae.elements.base import ElementFamily, chain12, two_node_pattern, StateCache
+from mbdae.elements.base import vec, mat, beam_list
 from mbdae.elements.beam import _log_rotvec, _exp_gamma, _coefficients
 
 I3 = np.eye(3)
@@ -67,6 +68,25 @@ def gamma_derivative_times(phi, r):
     ppr = rot.cross(phi, pr)
     outer = lambda u: u[..., :, None] * phi[..., None, :]
     return bp * outer(pr) - b * rot.skew(r) + cp * outer(ppr) - c * (rot.skew(pr) + rot.skew(phi) @ rot.skew(r))
+
+
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def hbeam(model, label, node1, node2, law, offsets=None, node_orientations=None, output=True):
+    """Two-node helicoidal beam (MBDyn `hbeam`, elements/hbeam.py): one 6-D section law,
+    strains from the screw logarithm of the relative end poses; offsets and orientations
+    of the reference line in the node frames (None: zero offset, node frame)."""
+    model.hbeams.append(HBeamSpec(label, node1, node2, law, beam_list(offsets, 2, vec),
+                                 beam_list(node_orientations, 2, mat), output))
+    return label
+
+
+MODEL_METHODS = (hbeam,)
+
+
+def build(model, nodes, built):
+    return [HelicoidalBeams(model.hbeams, nodes)] if model.hbeams else []
 
 
 class HelicoidalBeams(ElementFamily):
@@ -169,7 +189,7 @@ class HelicoidalBeams(ElementFamily):
         return st
 
     # ------------------------------------------------------------------ residual and Jacobian
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         st = self._state(ctx)
         res = [st["res"]]
         if not want_jac:
@@ -289,6 +309,3 @@ class HelicoidalBeams(ElementFamily):
         what, k = cols[name]
         return st[what][:, k]
 
-    def commit(self, system, state):
-        """The cached state belongs to the previous step's reference orientations."""
-        self._cache.clear()

@@ -25,9 +25,14 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.engine.core.drives import DriveArray, NullDrive
+from mbdae.engine.core.privdata import unwrap_rotation_vector
 from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, chain12, two_node_columns
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.rotations import frame_from_axis3
+from mbdae.elements.base import vec, mat, scalar_drive, vector_drive, status_flags, POSITION_STATUS, ROTATION_STATUS
 
 NROWS = 15
+UNWRAPPED_ROTATION = ("total joint", "total pin joint", "revolute hinge", "revolute pin", "axial rotation")
 POS, ROT, VEL, AVEL, DOT, DIST = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), slice(12, 14), 14
 POSITION_LEVEL = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1], bool)
 ROW_DIM = [DIM["position constraint"]] * 3 + [DIM["rotation constraint"]] * 3 + \
@@ -66,6 +71,203 @@ class JointSpec:
     output: bool = True
     output_frame: np.ndarray = None  # frame of the local .jnt columns, relative to node 1 (default R1h)
     equation: object = None        # total internal reaction: label of its total equation joint
+
+
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def _joint(model, label, type_, node1, node2, **kw):
+    active = np.zeros(NROWS, bool)
+    for k in kw.pop("rows", ()):
+        active[k] = True
+    spec = JointSpec(label, type_, node1, node2, active=active, **kw)
+    model.joints.append(spec)
+    return label
+
+
+def clamp(model, label, node, position=None, orientation=None):
+    """Clamp (§9.1.2): the node stays at its initial (or the given absolute) pose."""
+    spec = model._node_spec(node)
+    X = spec.x if position is None else vec(position)
+    R = spec.R if orientation is None else mat(orientation)
+    return _joint(model, label, "clamp", None, node, f1=X, R1h=R, R1r=R, rows=range(6))
+
+
+def spherical_hinge(model, label, node1, node2, offset1=None, offset2=None,
+                    orientation1=None, orientation2=None):
+    """Spherical hinge (§9.1.5): x1 + R1 f1 = x2 + R2 f2."""
+    return _joint(model, label, "spherical hinge", node1, node2, f1=vec(offset1),
+                       f2=vec(offset2), R1h=mat(orientation1), R2r=mat(orientation2),
+                       rows=range(3))
+
+
+def spherical_pin(model, label, node, offset=None, absolute_position=None):
+    """Spherical pin: x + R f = X0 (absolute)."""
+    X0 = model._point_of(node, offset) if absolute_position is None else vec(absolute_position)
+    return _joint(model, label, "spherical pin", None, node, f1=X0, f2=vec(offset), rows=range(3))
+
+
+def revolute_hinge(model, label, node1, node2, offset1=None, orientation1=None,
+                   offset2=None, orientation2=None):
+    """Revolute hinge (§9.1.6): points coincide, axis 3 of R1 R1h parallel to axis 3 of R2 R2h."""
+    R1h, R2h = mat(orientation1), mat(orientation2)
+    return _joint(model, label, "revolute hinge", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                       R1h=R1h, R1r=R1h, R2r=R2h, rows=range(3),
+                       dot_axes=((R1h[:, 2], R2h[:, 0]), (R1h[:, 2], R2h[:, 1])))
+
+
+def revolute_pin(model, label, node, offset=None, orientation=None, absolute_position=None,
+                 absolute_orientation=None):
+    """Revolute pin: revolute hinge to the ground at X0 with axis 3 of R0."""
+    Rh = mat(orientation)
+    X0 = model._point_of(node, offset) if absolute_position is None else vec(absolute_position)
+    R0 = model._node_spec(node).R @ Rh if absolute_orientation is None else mat(absolute_orientation)
+    return _joint(model, label, "revolute pin", None, node, f1=X0, f2=vec(offset), R1h=R0, R1r=R0,
+                       R2r=Rh, rows=range(3), dot_axes=((R0[:, 2], Rh[:, 0]), (R0[:, 2], Rh[:, 1])))
+
+
+def cardano_hinge(model, label, node1, node2, offset1=None, orientation1=None,
+                  offset2=None, orientation2=None):
+    """Cardano (universal) hinge: points coincide, axis 3 of R1R1h ⟂ axis 2 of R2R2h."""
+    R1h, R2h = mat(orientation1), mat(orientation2)
+    return _joint(model, label, "cardano hinge", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                       R1h=R1h, R1r=R1h, R2r=R2h, rows=range(3), dot_axes=((R1h[:, 2], R2h[:, 1]),))
+
+
+def in_line(model, label, node1, line_position, line_orientation, node2, offset2=None):
+    """In line (§9.1.7): x2 + R2 q on the line through x1 + R1 p along axis 3 of R1 R."""
+    R = mat(line_orientation)
+    return _joint(model, label, "in line", node1, node2, f1=vec(line_position), f2=vec(offset2),
+                       R1h=R, R1r=R, rows=(0, 1))
+
+
+def in_plane(model, label, node1, plane_position, normal, node2, offset2=None):
+    """In plane: x2 + R2 q in the plane through x1 + R1 p normal to R1 n."""
+    R = frame_from_axis3(vec(normal))
+    return _joint(model, label, "in plane", node1, node2, f1=vec(plane_position), f2=vec(offset2),
+                       R1h=R, R1r=R, rows=(2,))
+
+
+def prismatic(model, label, node1, node2, orientation1=None, orientation2=None):
+    """Prismatic: relative rotation locked (R1 R1h parallel to R2 R2h)."""
+    return _joint(model, label, "prismatic", node1, node2, R1r=mat(orientation1),
+                       R2r=mat(orientation2), rows=(3, 4, 5))
+
+
+def distance(model, label, node1, node2, length=None, offset1=None, offset2=None):
+    """Distance (§9.1.3-4): ‖x2 + f2 - x1 - f1‖ = l(t); length None = initial distance."""
+    if length is None:
+        length = float(np.linalg.norm(model._point_of(node2, offset2) - model._point_of(node1, offset1)))
+    return _joint(model, label, "distance", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                       distance_drive=scalar_drive(length))
+
+
+def drive_hinge(model, label, node1, node2, rotation, orientation1=None, orientation2=None):
+    """Drive hinge (§9.1.8): (R1 R1h)ᵀ(R2 R2h) = exp(θ(t)×)."""
+    return _joint(model, label, "drive hinge", node1, node2, R1r=mat(orientation1),
+                       R2r=mat(orientation2), rot_drive=vector_drive(rotation), rows=(3, 4, 5))
+
+
+def drive_displacement(model, label, node1, node2, displacement, offset1=None, offset2=None):
+    """Drive displacement (§9.1.9): x2 + f2 - x1 - f1 = R1 d(t)."""
+    return _joint(model, label, "drive displacement", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                       pos_drive=vector_drive(displacement), rows=(0, 1, 2))
+
+
+def drive_displacement_pin(model, label, node, displacement, offset=None, absolute_position=None):
+    """Drive displacement pin (§9.1.10): x + f - X0 = d(t), absolute."""
+    X0 = np.zeros(3) if absolute_position is None else vec(absolute_position)
+    return _joint(model, label, "drive displacement pin", None, node, f1=X0, f2=vec(offset),
+                       pos_drive=vector_drive(displacement), rows=(0, 1, 2))
+
+
+def axial_rotation(model, label, node1, node2, angular_velocity, offset1=None, orientation1=None,
+                   offset2=None, orientation2=None):
+    """Axial rotation: revolute hinge whose relative angular velocity about axis 3 is ω(t)."""
+    R1h, R2h = mat(orientation1), mat(orientation2)
+    omega = VectorDrive.single([0, 0, 1], scalar_drive(angular_velocity))
+    return _joint(model, label, "axial rotation", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                       R1h=R1h, R1r=R1h, R2r=R2h, rows=(0, 1, 2, 11), avel_drive=omega,
+                       dot_axes=((R1h[:, 2], R2h[:, 0]), (R1h[:, 2], R2h[:, 1])))
+
+
+def total_joint(model, label, node1, node2, offset1=None, position_orientation1=None,
+                rotation_orientation1=None, offset2=None, position_orientation2=None,
+                rotation_orientation2=None, position_status=("inactive",) * 3, position_drive=None,
+                orientation_status=("inactive",) * 3, orientation_drive=None, type_="total joint",
+                output_orientation1=None):
+    """Total joint (§9.1.13): each relative position/rotation component active, inactive,
+    or imposed at velocity level; imposed values from template drives in the node-1 frames."""
+    rows, pos_d, vel_d, rot_d, avel_d = _total_rows(position_status, position_drive,
+                                                        orientation_status, orientation_drive)
+    return _joint(model, label, type_, node1, node2, f1=vec(offset1), f2=vec(offset2),
+                       R1h=mat(position_orientation1), R1r=mat(rotation_orientation1),
+                       R2r=mat(rotation_orientation2), rows=rows, pos_drive=pos_d,
+                       vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d,
+                       output_frame=None if output_orientation1 is None else mat(output_orientation1))
+
+
+def total_equation(model, label, node1, node2, **kw):
+    """Total equation (MBDyn's `total equation`): the constraint rows of a total joint
+    (§9.1.13, same arguments as `total_joint`) whose multipliers load no node; a `total
+    internal reaction` applies them elsewhere."""
+    return total_joint(model, label, node1, node2, type_="total equation", **kw)
+
+
+def total_internal_reaction(model, label, node1, node2, equation, offset1=None,
+                            position_orientation1=None, rotation_orientation1=None,
+                            offset2=None, position_orientation2=None,
+                            rotation_orientation2=None, position_status=("inactive",) * 3,
+                            orientation_status=("inactive",) * 3):
+    """Total internal reaction (MBDyn's `total internal reaction`): the loads Bᵀλ of a total
+    joint with these frames on node1 and node2, λ being the multipliers of total equation
+    `equation` (in its row order; as many active components as it has rows); no rows."""
+    ps = status_flags(position_status, {"inactive": "inactive", "active": "active", "position": "active"})
+    os_ = status_flags(orientation_status, {"inactive": "inactive", "active": "active", "rotation": "active"})
+    rows = [k for k in range(3) if ps[k] == "active"] + [3 + k for k in range(3) if os_[k] == "active"]
+    return _joint(model, label, "total internal reaction", node1, node2, f1=vec(offset1),
+                       f2=vec(offset2), R1h=mat(position_orientation1),
+                       R1r=mat(rotation_orientation1), R2r=mat(rotation_orientation2),
+                       rows=rows, equation=equation)
+
+
+def total_pin_joint(model, label, node, offset=None, rotation_orientation=None,
+                    absolute_position=None, absolute_position_orientation=None,
+                    absolute_rotation_orientation=None, position_status=("inactive",) * 3,
+                    position_drive=None, orientation_status=("inactive",) * 3,
+                    orientation_drive=None, absolute_output_orientation=None):
+    """Total pin joint (§9.1.14): the total joint with the ground as first node."""
+    spec = model._node_spec(node)
+    X0 = model._point_of(node, offset) if absolute_position is None else vec(absolute_position)
+    Rr = mat(rotation_orientation)
+    R0r = spec.R @ Rr if absolute_rotation_orientation is None else mat(absolute_rotation_orientation)
+    rows, pos_d, vel_d, rot_d, avel_d = _total_rows(position_status, position_drive,
+                                                        orientation_status, orientation_drive)
+    return _joint(model, label, "total pin joint", None, node, f1=X0, f2=vec(offset),
+                       R1h=mat(absolute_position_orientation), R1r=R0r, R2r=Rr, rows=rows,
+                       pos_drive=pos_d, vel_drive=vel_d, rot_drive=rot_d, avel_drive=avel_d,
+                       output_frame=None if absolute_output_orientation is None
+                       else mat(absolute_output_orientation))
+
+
+def _total_rows(position_status, position_drive, orientation_status, orientation_drive):
+    ps = status_flags(position_status, POSITION_STATUS)
+    os_ = status_flags(orientation_status, ROTATION_STATUS)
+    rows = [k for k in range(3) if ps[k] == "active"] + [6 + k for k in range(3) if ps[k] == "velocity"]
+    rows += [3 + k for k in range(3) if os_[k] == "active"]
+    rows += [9 + k for k in range(3) if os_[k] == "angular velocity"]
+    pd = vector_drive(position_drive)
+    od = vector_drive(orientation_drive)
+    vel = any(s == "velocity" for s in ps)
+    avel = any(s == "angular velocity" for s in os_)
+    return rows, pd, (pd if vel else None), od, (od if avel else None)
+
+
+MODEL_METHODS = (clamp, spherical_hinge, spherical_pin, revolute_hinge, revolute_pin, cardano_hinge, in_line, in_plane, prismatic, distance, drive_hinge, drive_displacement, drive_displacement_pin, axial_rotation, total_joint, total_equation, total_internal_reaction, total_pin_joint,)
+
+
+def build(model, nodes, built):
+    return [RigidJoints(model.joints, nodes)] if model.joints else []
 
 
 class RigidJoints(ElementFamily):
@@ -121,6 +323,26 @@ class RigidJoints(ElementFamily):
         self.loaded = self.active & ~self.equation_only[:, None]
         self.active[self.reaction_only] = False
         self.n_internal = int(self.active.sum())
+        # State: the unwrapped relative rotations of the last converged step (private data "r")
+        self.has_state = any(t in UNWRAPPED_ROTATION for t in self.types)
+
+    def initial_state(self):
+        """{"theta": relative rotation vectors at the initial configuration} for joints with
+        the private datum "r"; {} otherwise."""
+        if not self.has_state:
+            return {}
+        R1 = np.where(self.ground[:, None, None], I3, self.nodes.R0[np.maximum(self.n1, 0)])
+        R2 = self.nodes.R0[self.n2]
+        return {"theta": rot.log_rotvec(np.swapaxes(R1 @ self.R1r, -1, -2) @ R2 @ self.R2r)}
+
+    def commit(self, ctx, arrays):
+        """After a converged step: the unwrapped relative rotations become the reference of
+        the next step (MBDyn's Unwrap keeps counting turns)."""
+        if not self.has_state:
+            return arrays
+        G = self._geometry(ctx)
+        self._rotation_frames(G)
+        return {"theta": self._relative_rotation(G, arrays)}
 
     # ------------------------------------------------------------------ layout
     def set_offset(self, start):
@@ -387,7 +609,7 @@ class RigidJoints(ElementFamily):
         return np.where(self.ulact, ctx.y[self._safe_lmult], 0.0)
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         G = self._geometry(ctx)
         mode = ctx.mode
         c, B, C, Cv = self._rows(G, ctx, want_C=want_jac or mode in ("ia_velocity", "derivatives"))
@@ -480,7 +702,7 @@ class RigidJoints(ElementFamily):
             values = rot.mattvec(G["E"], G["d"])
         elif quantity == "r":
             imposed = np.where(self.active[:, ROT], self.rot_drive.values(ctx.t), 0.0)
-            values = np.where(drive_type[:, None], imposed, self._relative_rotation(G))
+            values = np.where(drive_type[:, None], imposed, self._relative_rotation(G, self.state_arrays(ctx)))
         elif quantity in ("F", "M", "f"):
             F, M = self._local_reactions(ctx, G)
             values = M if quantity == "M" else F
@@ -498,27 +720,11 @@ class RigidJoints(ElementFamily):
             raise ValueError(f'joint private datum "{name}" does not exist')
         return values[:, axis]
 
-    def _relative_rotation(self, G):
+    def _relative_rotation(self, G, arrays):
         """Unwrapped rotation vector of (R1 R1r)ᵀ(R2 R2r); the reference is the value at the
-        last converged step (`commit`), first the initial configuration."""
-        from mbdae.engine.core.privdata import unwrap_rotation_vector
+        last converged step (State arrays, `commit`), first the initial configuration."""
         theta = rot.log_rotvec(np.swapaxes(G["Er"], -1, -2) @ G["E2r"])
-        if getattr(self, "_theta_committed", None) is None:
-            R1 = np.where(self.ground[:, None, None], I3, self.nodes.R0[np.maximum(self.n1, 0)])
-            R2 = self.nodes.R0[self.n2]
-            self._theta_committed = rot.log_rotvec(np.swapaxes(R1 @ self.R1r, -1, -2) @ R2 @ self.R2r)
-        return unwrap_rotation_vector(self._theta_committed, theta)
-
-    def commit(self, system, state):
-        """After a converged step: the unwrapped relative rotations become the reference of
-        the next step (only once some private datum "r" has been asked for)."""
-        if getattr(self, "_theta_committed", None) is None:
-            return
-        from mbdae.engine.core.state import Context
-        ctx = Context(state.t, state.y, state.yp, system.kinematics(state), 0.0, "regular")
-        G = self._geometry(ctx)
-        self._rotation_frames(G)
-        self._theta_committed = self._relative_rotation(G)
+        return unwrap_rotation_vector(arrays["theta"], theta)
 
     def _local_reactions(self, ctx, G):
         """The reaction columns 2-7 of the .jnt rows (see output_groups), all instances."""

@@ -41,6 +41,42 @@ class BindSpec:
     index: int = None              # MBDyn's 1-based private datum index (strain gage: the point)
 
 
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def parameter_node(model, label, kind="value", value=0.0, y=0.0, z=0.0, output=True):
+    """Parameter node (input manual §6.6): kind "value" (a constant), "element" or
+    "beam strain gage" (fibre y, z of a beam section), filled by `bind` (engine/parameters.py)."""
+    nodes = model.__dict__.setdefault("parameter_nodes", [])
+    if any(s.label == label for s in nodes):
+        raise ValueError(f"parameter node {label} is already defined")
+    nodes.append(ParameterNodeSpec(label, kind, float(value), float(y), float(z), output))
+    return label
+
+
+def bind(model, element, element_type, parameter_node, name=None, index=None):
+    """Bind element private datum `name` (or 1-based `index`; for a beam strain gage the
+    evaluation point) to a parameter node (input manual §8.20.1)."""
+    if (name is None) == (index is None):
+        raise ValueError("bind: give either a private datum name or an index")
+    model.__dict__.setdefault("binds", []).append(
+        BindSpec(element, element_type, parameter_node, name, None if index is None else int(index)))
+    return parameter_node
+
+
+MODEL_METHODS = (parameter_node, bind,)
+
+
+def build(model, nodes, built):
+    """Parameter nodes read the families built before them (their bound elements)."""
+    binds = getattr(model, "binds", [])
+    if getattr(model, "parameter_nodes", None):
+        return [ParameterNodes(model.parameter_nodes, nodes, binds, list(built))]
+    if binds:
+        raise KeyError(f"bind: parameter node {binds[0].node} is not defined")
+    return []
+
+
 class ParameterNodes(ElementFamily):
     name = "parameter node"
     output_file = "prm"
@@ -82,7 +118,7 @@ class ParameterNodes(ElementFamily):
         self.pattern = Pattern()
         return self.pattern
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         return [], ([] if want_jac else None)
 
     def values(self, ctx):

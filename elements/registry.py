@@ -21,6 +21,21 @@ class Entry:
         """MBDyn element cards this family reads ({} when it has none)."""
         return getattr(self.module, "CARDS", {})
 
+    @property
+    def model_methods(self):
+        """The Model builder methods of this family (functions whose first argument is the model)."""
+        return getattr(self.module, "MODEL_METHODS", ())
+
+    @property
+    def samples(self):
+        """{family name: [sample(model, rng) that fills an empty Model]} for the generated checks."""
+        return getattr(self.module, "SAMPLES", {})
+
+    def build(self, model, nodes, built):
+        """The families of this entry for `model` (a list, empty when the model has none);
+        `built`: the families of the entries before it."""
+        return self.module.build(model, nodes, built)
+
 
 ENTRIES = (
     Entry("body", body),
@@ -38,6 +53,14 @@ ENTRIES = (
     Entry("parameters", parameters),
     Entry("driven", driven),
 )
+
+
+def build_families(model, nodes):
+    """The model's element families, in registry order."""
+    families = []
+    for entry in ENTRIES:
+        families += entry.build(model, nodes, families)
+    return families
 
 
 def element_cards():

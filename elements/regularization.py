@@ -23,6 +23,33 @@ class RegularizationSpec:
     coefficient: float = 1e-6
 
 
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def joint_regularization(model, label, coefficient=1e-6):
+    """Tikhonov regularization of joint `label` (manual §8.13): each of its constraint
+    rows φ = 0 becomes φ = c λ (a compliance c on its reactions)."""
+    if not any(s.label == label for s in model.joints):
+        raise KeyError(f"joint regularization: joint {label} is not defined")
+    regs = model.__dict__.setdefault("regularizations", [])
+    if any(r.label == label for r in regs):
+        raise ValueError(f"joint regularization: joint {label} is already regularized")
+    regs.append(RegularizationSpec(label, float(coefficient)))
+    return label
+
+
+MODEL_METHODS = (joint_regularization,)
+
+
+def build(model, nodes, built):
+    """Regularizations scale the rows of the joint family (built before, registry order)."""
+    regs = getattr(model, "regularizations", None)
+    joints = [fam for fam in built if fam.name == "joint"]
+    if not regs or not joints:
+        return []
+    return [JointRegularizations(regs, joints[0])]
+
+
 class JointRegularizations(ElementFamily):
     name = "joint regularization"
     in_initial_assembly = True
@@ -48,7 +75,7 @@ class JointRegularizations(ElementFamily):
         p.add_jac(self.rows[..., None], self.rows[..., None])
         return p
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         scale = 1.0 if ctx.mode in IA_MODES else 1.0 / ctx.dcoef
         k = (self.c * scale)[:, None]
         res = [-k * np.where(self.rows >= 0, ctx.y[self._safe], 0.0)]

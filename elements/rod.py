@@ -7,6 +7,7 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.constitutive import ScalarLaws
 from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern
+from mbdae.elements.base import vec
 
 
 @dataclass
@@ -19,6 +20,22 @@ class RodSpec:
     f1: np.ndarray = field(default_factory=lambda: np.zeros(3))
     f2: np.ndarray = field(default_factory=lambda: np.zeros(3))
     output: bool = True
+
+
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def rod(model, label, node1, node2, law, length=None, offset1=None, offset2=None):
+    """Rod (with offsets), §9.2.1; length None = initial distance."""
+    model.rods.append(RodSpec(label, node1, node2, law, length, vec(offset1), vec(offset2)))
+    return label
+
+
+MODEL_METHODS = (rod,)
+
+
+def build(model, nodes, built):
+    return [Rods(model.rods, nodes)] if model.rods else []
 
 
 class Rods(ElementFamily):
@@ -61,7 +78,7 @@ class Rods(ElementFamily):
         T, dT, dTd = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
         return T, l, u, ldot
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         f1, f2, w1, w2, d, ddot, l, u, ldot = self.kinematics(ctx)
         T, dT_de, dT_ded = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
         Bl = np.concatenate([-u, -rot.cross(f1, u), u, rot.cross(f2, u)], axis=1)

@@ -19,6 +19,23 @@ class UserForceSpec:
     output: bool = True
 
 
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def user_force(model, label, node, func):
+    """State-dependent force at a node from a vectorized function
+    func(t, x, v) -> (F, dF/dx, dF/dv) (see mbdae.elements.userforce)."""
+    model.user_forces.append(UserForceSpec(label, node, func))
+    return label
+
+
+MODEL_METHODS = (user_force,)
+
+
+def build(model, nodes, built):
+    return [UserForces(model.user_forces, nodes)] if model.user_forces else []
+
+
 class UserForces(ElementFamily):
     name = "user force"
 
@@ -47,7 +64,7 @@ class UserForces(ElementFamily):
             F[idx], dFx[idx], dFv[idx] = func(ctx.t, x[idx], v[idx])
         return F, dFx, dFv
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         F, dFx, dFv = self.forces(ctx)
         if not want_jac:
             return [-F], None

@@ -15,6 +15,7 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily, node_columns, chain
+from mbdae.elements.base import vec, mat
 
 I3 = np.eye(3)
 
@@ -27,6 +28,23 @@ class ViscousBodySpec:
     offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
     Rh: np.ndarray = field(default_factory=lambda: np.eye(3))
     output: bool = True
+
+
+# ---------------------------------------------------------------------- Model builder methods
+# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+
+def viscous_body(model, label, node, law, offset=None, orientation=None):
+    """Viscous body (§9.3): force and couple on a node from a 6-D law of the absolute
+    velocity of the offset point and the angular velocity, in the frame R R_h."""
+    model.viscous_bodies.append(ViscousBodySpec(label, node, law, vec(offset), mat(orientation)))
+    return label
+
+
+MODEL_METHODS = (viscous_body,)
+
+
+def build(model, nodes, built):
+    return [ViscousBodies(model.viscous_bodies, nodes)] if model.viscous_bodies else []
 
 
 class ViscousBodies(ElementFamily):
@@ -67,7 +85,7 @@ class ViscousBodies(ElementFamily):
         f, _, Ad = self.laws.evaluate(np.zeros_like(epsd), epsd, ctx.t)
         return Rf, Rft, o, vp, w, epsd, f, Ad
 
-    def evaluate(self, ctx, want_jac):
+    def blocks(self, ctx, want_jac):
         Rf, Rft, o, vp, w, epsd, f, Ad = self._state(ctx)
         F = rot.matvec(Rf, f[:, 0:3])
         M = rot.matvec(Rf, f[:, 3:6])

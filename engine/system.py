@@ -10,16 +10,17 @@ from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC,
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.state import State, Context
+from mbdae.elements.registry import build_families
 
 IA_MODES = ("ia_position", "ia_velocity")
 
 
 class System:
     def __init__(self, model):
-        from mbdae.engine.model import build_families
         self.model = model
         self.nodes = StructuralNodes(model.nodes)
         self.families = build_families(model, self.nodes)
+        self._set_state_keys()
         kind, dim, labels, what = self.nodes.dof_info()
         kinds, dims, labs, whats = [kind], [dim], [labels], list(what)
         owners = [np.zeros(self.nodes.total, np.int64)]
@@ -45,12 +46,25 @@ class System:
         self.row_what = whats
         self.row_owner = np.concatenate(owners)
         self.all_families = [self.nodes] + self.families
-        # driven elements (elements/driven.py): a last family that masks inactive instances
-        from mbdae.elements.driven import DrivenActivity
-        driven = DrivenActivity.of(self)
-        if driven is not None:
-            self.families.append(driven)
-            self.all_families.append(driven)
+        for fam in self.families:          # families that need the row layout (driven elements)
+            fam.bind(self)
+        self.stateful = [fam for fam in self.families if fam.has_state]
+        self._build_buffers()
+        # model:: functions of string drives read the state this system evaluates (privdata.py)
+        self.namespace = getattr(model, "namespace", None)
+        if self.namespace is not None:
+            self.namespace.attach(self)
+
+    def _set_state_keys(self):
+        """Each family's key in State.families: its name, numbered when several families
+        share one (beams of both interpolations)."""
+        names = [fam.name for fam in self.families]
+        for k, fam in enumerate(self.families):
+            fam.state_key = fam.name if names.count(fam.name) == 1 else f"{fam.name}#{names[:k].count(fam.name)}"
+
+    def _build_buffers(self):
+        """The fixed pattern, one residual and one Jacobian buffer for all families, and each
+        family's views on them (one per block, shaped as the block)."""
         rows_r, rows_j, cols_j = [], [], []
         self.res_len, self.jac_len = [], []
         for fam in self.all_families:
@@ -64,8 +78,6 @@ class System:
             self.jac_len.append(len(jr))
         rr = np.concatenate(rows_r)
         self.res_rows = np.where(rr >= 0, rr, self.n)          # discarded entries → slot n
-        # one buffer each for all residual and all Jacobian values; every block of every
-        # family writes its values (broadcast to the block's shape) into its own view
         self._res_buffer = np.zeros(len(rr))
         self._jac_buffer = np.zeros(sum(self.jac_len))
         self._res_views, self._jac_views = [], []
@@ -83,10 +95,6 @@ class System:
             self._jac_views.append(views)
         self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
         self.jac_pattern_size = len(self.assembler.map)
-        # model:: functions of string drives read the state this system evaluates (privdata.py)
-        self.namespace = getattr(model, "namespace", None)
-        if self.namespace is not None:
-            self.namespace.attach(self)
 
     # ------------------------------------------------------------------ state
     def initial_state(self, t0):
@@ -96,21 +104,32 @@ class System:
         for fam in self.families:          # families with initial values (abstract nodes)
             if hasattr(fam, "initial_values"):
                 fam.initial_values(y, yp)
-        return State(t0, y, yp, R_ref)
+        families = {fam.state_key: fam.initial_state() for fam in self.stateful}
+        return State(t0, y, yp, R_ref, families=families)
 
     def kinematics(self, state, dcoef=0.0):
         return Kinematics(self.nodes, state.y, state.yp, state.R_ref, dcoef)
 
-    def commit_rotations(self, state, kin=None):
-        """R_ref ← R(g) R_ref, g ← 0, ġ ← ω (after a converged step or phase, G3).  Families
-        with a `commit(system, state)` method store their own state first (incremental beams).
-        `kin`: the kinematics of this very state when the caller has them (Newton's last
-        evaluation), to save recomputing them."""
-        for fam in self.families:
-            if hasattr(fam, "commit"):
-                fam.commit(self, state)
+    def context(self, state, dcoef=0.0, mode="regular", kin=None):
+        """The Context the families see at `state` (its kinematics, unless given)."""
+        if kin is None:
+            kin = self.kinematics(state, dcoef)
+        return Context(state.t, state.y, state.yp, kin, dcoef, mode, state.t_constraint, state.families)
+
+    def commit(self, state, kin=None):
+        """After a converged step or phase: every family's internal arrays are replaced by
+        the ones its `commit` computes from this state (in a new dict: states that shared the
+        old one keep it, so a kept state rolls back), then R_ref ← R(g) R_ref, g ← 0, ġ ← ω
+        (G3).  `kin`: the kinematics of this very state when the caller has them (Newton's
+        last evaluation), to save recomputing them."""
         if kin is None:
             kin = self.kinematics(state)
+        if self.stateful:
+            ctx = Context(state.t, state.y, state.yp, kin, 0.0, "regular", None, state.families)
+            families = dict(state.families)
+            for fam in self.stateful:
+                families[fam.state_key] = fam.commit(ctx, fam.state_arrays(ctx))
+            state.families = families
         state.R_ref = kin.R
         state.y[self.nodes.ig] = 0.0
         state.yp[self.nodes.ig] = kin.w
@@ -124,7 +143,7 @@ class System:
         """(f, f̃, J): residual, Σ_e |f_e| per row (None unless want_abs; for relnorm and
         sepnorm) and the iteration matrix f/ẏ + dCoef f/y (None unless want_jac)."""
         kin = self.last_kinematics = self.kinematics(state, dcoef)
-        ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode, state.t_constraint)
+        ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode, state.t_constraint, state.families)
         if ia is not None:
             ctx.ia_x, ctx.ia_v, ctx.ia_w = ia
         if self.namespace is not None:
@@ -134,12 +153,7 @@ class System:
                 for view in res_views + (jac_views if want_jac else []):
                     view[...] = 0.0
                 continue
-            res, jac = fam.evaluate(ctx, want_jac)
-            for view, values in zip(res_views, res, strict=True):
-                view[...] = values
-            if want_jac:
-                for view, values in zip(jac_views, jac, strict=True):
-                    view[...] = values
+            fam.evaluate(ctx, res_views, jac_views if want_jac else None)
         rv = self._res_buffer
         f = np.bincount(self.res_rows, weights=rv, minlength=self.n + 1)[:self.n]
         fabs = np.bincount(self.res_rows, weights=np.abs(rv), minlength=self.n + 1)[:self.n] if want_abs else None

@@ -53,8 +53,8 @@ def coupled_step(problem, method, hist, h):
     y_t = c.m0 * y_n + c.m1 * y0 + h * (c.n0 * yp_n + c.n1 * yp0)
     y_n[alg] = problem._predict_multipliers(hist, h)
     y_t[alg] = problem._predict_multipliers(hist, c_theta * h)
-    st_n = State(t0 + h, y_n, yp_n, hist[0].R.copy())
-    st_t = State(t0 + c_theta * h, y_t, yp_t, st_n.R_ref.copy())
+    st_n = State(t0 + h, y_n, yp_n, hist[0].R.copy(), families=problem.state.families)
+    st_t = State(t0 + c_theta * h, y_t, yp_t, st_n.R_ref.copy(), families=st_n.families)
     dw = sysm.diff_weight
     scaled = scaled_rows(sysm)
     d_s = h                                # the dCoef the System evaluates both points with

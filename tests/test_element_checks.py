@@ -56,7 +56,7 @@ def family_residual(system, st, dcoef):
     from mbdae.engine.core.state import Context
     fam = system.families[0]
     ctx = Context(st.t, st.y, st.yp, system.kinematics(st, dcoef), dcoef, "regular")
-    return fam.evaluate(ctx, False)[0]
+    return fam.residual_blocks(ctx)
 
 
 @pytest.mark.parametrize("name", ["rod", "joint", "force", "deformable joint"])

@@ -37,7 +37,7 @@ def cantilever(ne, rotation=None, section=None, beam="hbeam"):
 
 def _loads(system, fam, state, dcoef=0.3):
     ctx = Context(state.t, state.y, state.yp, system.kinematics(state, dcoef), dcoef, "regular")
-    return fam.evaluate(ctx, False)[0][0].reshape(fam.ne, 2, 2, 3)
+    return fam.residual_blocks(ctx)[0].reshape(fam.ne, 2, 2, 3)
 
 
 def test_action_reaction_and_objectivity():

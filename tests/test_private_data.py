@@ -148,7 +148,7 @@ def test_hinge_angle_counts_turns_across_steps():
         system.evaluate(state, 1e-3, want_jac=False)
         assert rz(Time=0.0) == pytest.approx(alpha, abs=1e-12)
         assert pin(Time=0.0) == pytest.approx(alpha, abs=1e-12)
-        system.commit_rotations(state)
+        system.commit(state)
 
 
 def test_joint_names_follow_the_type():

@@ -205,9 +205,8 @@ class ModelNamespace:
         return float(fam.private_data(self.context, name)[i])
 
     def _accelerations(self):
-        from mbdae.elements.body import RigidBodies
         nodes, ctx = self.system.nodes, self.context
-        bodies = self.system.family(RigidBodies)
+        bodies = next((fam for fam in self.system.families if fam.name == "body"), None)
         if bodies is None:
             nan = np.full((nodes.n, 3), np.nan)
             return nan, nan

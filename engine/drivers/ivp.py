@@ -183,7 +183,7 @@ class InitialValueProblem:
         except (NoConvergence, SimulationDiverged) as e:
             raise SimulationFailed(f"initial assembly ({what}) failed: {e}") from None
         self.newton.invalidate()
-        self.system.commit_rotations(ia)
+        self.system.commit(ia)
         self.log(f"# Initial assembly: {what} in {it} iterations, error {err:.6g}")
 
     def set_momenta(self, st):
@@ -289,7 +289,7 @@ class InitialValueProblem:
             y += extra
         y[alg] = self._predict_multipliers(hist, h)
         yp[alg] = 0.0
-        st = State(hist[0].t + h, y, yp, hist[0].R.copy())
+        st = State(hist[0].t + h, y, yp, hist[0].R.copy(), families=self.state.families)
         it, err, solconv = self.newton.solve(sysm, st, coef.b0, mode="regular")
         return st, it, err, solconv
 
@@ -318,7 +318,7 @@ class InitialValueProblem:
                 y += h * A[s_, j] * stage_yp[j]
             y[alg] = lam
             yp[alg] = 0.0
-            st = State(hist[0].t + c[s_] * h, y, yp, hist[0].R.copy())
+            st = State(hist[0].t + c[s_] * h, y, yp, hist[0].R.copy(), families=self.state.families)
             it, err, solconv = self.newton.solve(sysm, st, gamma * h, mode="regular")
             total_it += it
             stage_yp.append(st.yp.copy())
@@ -377,7 +377,7 @@ class InitialValueProblem:
             joints = self.system.family(RigidJoints)
             if joints is not None:
                 from mbdae.engine.core.state import Context
-                _, F, M = joints.reactions(Context(st.t, st.y, st.yp, kin, 0.0, "regular"))
+                _, F, M = joints.reactions(Context(st.t, st.y, st.yp, kin, 0.0, "regular", families=st.families))
                 r.joint_labels = joints.labels
                 r.joint_force.append(F)
                 r.joint_moment.append(M)
@@ -408,7 +408,7 @@ class InitialValueProblem:
                 [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
         self._write_dummy_nodes(kin)
         from mbdae.engine.core.state import Context
-        ctx = Context(st.t, st.y, st.yp, kin, 0.0, "regular")
+        ctx = Context(st.t, st.y, st.yp, kin, 0.0, "regular", families=st.families)
         for fam in sysm.families:
             if hasattr(fam, "output_groups") and self._opens_file(fam):
                 ext = getattr(fam, "output_file", "jnt")
@@ -479,7 +479,7 @@ class InitialValueProblem:
         self.set_momenta(st)
         self._eigen_due(st, before_derivatives=True)
         self.derivatives(st)
-        sysm.commit_rotations(st)
+        sysm.commit(st)
         self._eigen_due(st)
         self.state = st
         if self.output:
@@ -556,7 +556,7 @@ class InitialValueProblem:
                          f"(max iterations, at most)")
             k_start += 1
             last_h = h_try
-            sysm.commit_rotations(st, self.newton.converged_kinematics)
+            sysm.commit(st, self.newton.converged_kinematics)
             self._push(hist, st, max(4, self.method.history))
             method.accepted(hist)
             self.state = st
@@ -591,7 +591,7 @@ class InitialValueProblem:
                 st, it, err, _ = self._attempt(CrankNicolson(), hist, h)
             except (NoConvergence, SimulationDiverged) as e:
                 raise SimulationFailed(f"dummy step {k + 1} failed: {e}") from None
-            self.system.commit_rotations(st)
+            self.system.commit(st)
             self._push(hist, st, max(3, self.method.history))
             self.state = st
             self.log(f"# dummy step {k + 1} at time {st.t:g} in {it} iterations")

@@ -111,7 +111,7 @@ class StaticProblem:
                 it, err, _ = newton.solve(sysm, st, self.h, mode="regular")
             except (NoConvergence, SimulationDiverged) as e:
                 raise SimulationFailed(f"static analysis: load step {k} (t = {st.t:g}) failed: {e}") from None
-            sysm.commit_rotations(st)
+            sysm.commit(st)
             self._record(res, st, it)
         self.state = st
         res.stats = dict(steps=self.steps, newton_iterations=newton.total_iterations,

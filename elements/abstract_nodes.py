@@ -14,6 +14,8 @@ import numpy as np
 
 from mbdae.elements.base import ElementFamily
 from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM
+from mbdae.elements.genel import genel_sample
+from mbdae.elements.base import random_rotation, random_nodes
 
 KINDS = ("differential", "algebraic")
 
@@ -46,6 +48,13 @@ MODEL_METHODS = (abstract_node,)
 def build(model, nodes, built):
     specs = getattr(model, "abstract_nodes", None)
     return [AbstractNodes(specs, nodes)] if specs else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+SAMPLES = {"abstract node": [genel_sample]}
 
 
 class AbstractNodes(ElementFamily):

@@ -56,6 +56,18 @@ ROTATION_STATUS = {"inactive": "inactive", "active": "active", "rotation": "acti
                    "angular velocity": "angular velocity"}
 
 
+def random_rotation(rng):
+    """A random orientation (the families' check samples)."""
+    return rot.exp_rotvec(rng.normal(size=3))
+
+
+def random_nodes(model, rng, n, kind="dynamic", start=1):
+    """n structural nodes with random poses and velocities (the families' check samples)."""
+    for i in range(n):
+        model.structural_node(start + i, kind, position=rng.normal(size=3), orientation=random_rotation(rng),
+                              velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
+
+
 def beam_list(values, n, conv):
     """Per-node beam data: None, or n entries (each None or a value)."""
     if values is None:

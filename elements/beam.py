@@ -33,6 +33,9 @@ from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.constitutive import Laws
 from mbdae.elements.base import ElementFamily, node_columns, StateCache
 from mbdae.elements.base import vec, mat, beam_list
+from mbdae.engine.core import constitutive as cl
+from mbdae.engine.core.drives import LinearDrive, SineDrive
+from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 
@@ -186,6 +189,92 @@ def build(model, nodes, built):
             if group:
                 families.append(cls(group, nodes))
     return families
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def _beam_laws(rng):
+    K = rng.normal(size=(6, 6))
+    C = rng.normal(size=(6, 6))
+    pre = cl.TemplateDrive(6, [(rng.normal(size=6) * 0.05, LinearDrive(0.1, 0.3))])
+    return [cl.linear_viscoelastic(6, K @ K.T + np.eye(6), C @ C.T, prestrain=pre),
+            cl.beam_section(10.0, 5.0, 6.0, 2.0, 3.0, 4.0),
+            cl.cubic_elastic(6, [10.0, 5.0, 6.0, 2.0, 3.0, 4.0], 3.0, 20.0),
+            cl.scaled(cl.linear_viscous(6, np.diag([1.0, 2.0, 3.0, 0.5, 0.4, 0.3])), SineDrive(0.0, 2.0, 0.5, "forever", 1.0))]
+
+
+def beam3_sample(model, rng):
+    """Two curved three-node beams sharing a node, with offsets, node and section frames."""
+    m = model
+    base = np.array([[0.0, 0, 0], [0.5, 0.1, 0], [1.0, 0.3, 0.1], [1.5, 0.6, 0.1], [2.0, 0.8, 0.3]])
+    for i, x in enumerate(base):
+        m.structural_node(i + 1, "dynamic", position=x + 0.05 * rng.normal(size=3), orientation=random_rotation(rng),
+                          velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
+    laws = _beam_laws(rng)
+    v = lambda: 0.05 * rng.normal(size=3)
+    m.beam3(1, 1, 2, 3, laws[0], laws[2], offsets=[v(), v(), v()], node_orientations=[random_rotation(rng), None, random_rotation(rng)],
+            orientation=random_rotation(rng))
+    m.beam3(2, 3, 4, 5, laws[1], laws[3], orientation=random_rotation(rng), orientation2=random_rotation(rng))
+    return m
+
+
+def _three_moving_nodes(model, rng):
+    """Three dynamic nodes on a slightly curved line, random frames and velocities."""
+    m = model
+    for i in range(3):
+        m.structural_node(i + 1, "dynamic", position=[0.7 * i, 0.1 * i * i, 0.0] + 0.05 * rng.normal(size=3),
+                          orientation=random_rotation(rng), velocity=rng.normal(size=3),
+                          angular_velocity=rng.normal(size=3))
+    return m
+
+
+def beam2_sample(model, rng):
+    m = _three_moving_nodes(model, rng)
+    laws = _beam_laws(rng)
+    m.beam2(1, 1, 2, laws[0], offsets=[0.05 * rng.normal(size=3), None], orientation=random_rotation(rng))
+    m.beam2(2, 2, 3, laws[2], node_orientations=[None, random_rotation(rng)])
+    m.beam2(3, 3, 1, laws[3])
+    return m
+
+
+def beam3_incremental_sample(model, rng):
+    """MBDyn's incremental rotation interpolation (section frame and curvature of the last step)."""
+    m = beam3_sample(model, rng)
+    for b in m.beams:
+        b.interpolation = "incremental"
+    return m
+
+
+def beam2_incremental_sample(model, rng):
+    m = beam2_sample(model, rng)
+    for b in m.beams:
+        b.interpolation = "incremental"
+    return m
+
+
+def _plain_linear_laws(m, rng):
+    """Only plain linear section laws (elastic and viscoelastic, no drive, no prestrain): the
+    beams' direct matrix-product path."""
+    K = rng.normal(size=(6, 6))
+    C = rng.normal(size=(6, 6))
+    laws = [cl.beam_section(10.0, 5.0, 6.0, 2.0, 3.0, 4.0), cl.linear_viscoelastic(6, K @ K.T + np.eye(6), C @ C.T)]
+    for k, b in enumerate(m.beams):
+        b.laws = [laws[(k + j) % 2] for j in range(len(b.laws))]
+    return m
+
+
+def beam3_plain_sample(model, rng):
+    return _plain_linear_laws(beam3_sample(model, rng), rng)
+
+
+def beam2_plain_sample(model, rng):
+    return _plain_linear_laws(beam2_incremental_sample(model, rng), rng)
+
+
+SAMPLES = {"beam3": [beam3_sample, beam3_incremental_sample, beam3_plain_sample],
+           "beam2": [beam2_sample, beam2_incremental_sample, beam2_plain_sample]}
 
 
 class _Beams(ElementFamily):

@@ -10,6 +10,8 @@ from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily, chain
 from mbdae.engine.core.drives import ConstDrive
 from mbdae.elements.base import vec, mat, scalar_drive
+from mbdae.engine.core.drives import LinearDrive
+from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -53,6 +55,30 @@ def build(model, nodes, built):
     if model.gravity_vector is None:
         return [bodies]
     return [bodies, Gravity(bodies, model.gravity_vector, model.gravity_drive)]
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def body_sample(model, rng):
+    m = model
+    random_nodes(m, rng, 2)
+    J = rng.normal(size=(3, 3))
+    m.body(1, 1, 2.0, center_of_mass=rng.normal(size=3), inertia=J @ J.T + np.eye(3))
+    m.body(2, 1, 0.5, center_of_mass=rng.normal(size=3), inertia=np.diag([1.0, 2.0, 3.0]))
+    m.body(3, 2, 1.5, center_of_mass=rng.normal(size=3), inertia=np.diag([0.3, 0.2, 0.4]),
+           inertia_orientation=random_rotation(rng))
+    return m
+
+
+def gravity_sample(model, rng):
+    m = body_sample(model, rng)
+    m.gravity([0.3, -9.81, 1.1], LinearDrive(1.0, 0.5))
+    return m
+
+
+SAMPLES = {"body": [body_sample], "gravity": [gravity_sample]}
 
 
 class RigidBodies(ElementFamily):

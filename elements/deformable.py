@@ -34,6 +34,10 @@ from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily, chain12, two_node_columns
 from mbdae.elements.base import vec, mat, vector_drive
+from mbdae.engine.core.constitutive import LinearLaw3D, LinearViscoelastic1D
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.drives import LinearDrive, SineDrive
+from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 # strain components of the 6-vector [d̃; θ] each type uses, and its law dimension
@@ -125,6 +129,58 @@ MODEL_METHODS = (deformable_hinge, deformable_displacement_joint, deformable_joi
 
 def build(model, nodes, built):
     return [DeformableJoints(model.deformable, nodes)] if model.deformable else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def deformable_sample(model, rng):
+    m = model
+    random_nodes(m, rng, 3)
+    K = rng.normal(size=(3, 3))
+    C = rng.normal(size=(3, 3))
+    v = lambda: rng.normal(size=3)
+    m.deformable_hinge(1, 1, 2, LinearLaw3D(K @ K.T + np.eye(3), C @ C.T), orientation1=random_rotation(rng),
+                       orientation2=random_rotation(rng), prestrain=VectorDrive.single(v(), LinearDrive(0.1, 0.2)))
+    m.deformable_displacement_joint(2, 2, 3, LinearLaw3D([10.0, 20.0, 30.0], 0.5), offset1=v(),
+                                    orientation1=random_rotation(rng), offset2=v())
+    m.deformable_hinge(3, 3, 1, LinearLaw3D(5.0))
+    return m
+
+
+def deformable_all_sample(model, rng):
+    """Every deformable joint type, attached and invariant, with offsets, hinge frames,
+    coupled 6-D laws, a nonlinear (cubic) law, prestrain and drive-scaled laws."""
+    m = model
+    random_nodes(m, rng, 4)
+    v = lambda: rng.normal(size=3)
+    R = lambda: random_rotation(rng)
+    K6 = rng.normal(size=(6, 6))
+    C6 = rng.normal(size=(6, 6))
+    K3 = rng.normal(size=(3, 3))
+    law6 = cl.linear_viscoelastic(6, K6 @ K6.T + np.eye(6), C6 @ C6.T,
+                                  prestrain=cl.TemplateDrive(6, [(0.1 * rng.normal(size=6), LinearDrive(0.1, 0.3))]))
+    cubic3 = cl.cubic_elastic(3, [3.0, 2.0, 1.0], [0.5, 0.2, 0.3], [4.0, 1.0, 2.0])
+    visc3 = cl.scaled(cl.linear_viscoelastic(3, K3 @ K3.T + np.eye(3), np.diag([0.3, 0.2, 0.5])),
+                      SineDrive(0.0, 2.0, 0.5, "forever", 1.0))
+    for inv in (False, True):
+        base = 10 * inv
+        m.deformable_joint(base + 1, 1, 2, law6, offset1=v(), orientation1=R(), offset2=v(), orientation2=R(),
+                           invariant=inv)
+        m.deformable_joint(base + 2, 3, 4, cl.linear_viscous(6, np.diag([1.0, 2.0, 3.0, 0.4, 0.5, 0.6])),
+                           offset1=v(), invariant=inv)
+        m.deformable_hinge(base + 3, 2, 3, cubic3, orientation1=R(), orientation2=R(), invariant=inv)
+        m.deformable_hinge(base + 4, 4, 1, visc3, orientation1=R(), invariant=inv)
+        m.deformable_displacement_joint(base + 5, 1, 3, visc3, offset1=v(), orientation1=R(), offset2=v(),
+                                        orientation2=R(), invariant=inv)
+        m.deformable_displacement_joint(base + 6, 2, 4, cubic3, offset1=v(), offset2=v(), invariant=inv)
+    m.deformable_axial_joint(21, 1, 4, cl.linear_viscoelastic(1, 7.0, 0.4), orientation1=R(), orientation2=R())
+    m.deformable_axial_joint(22, 2, 3, LinearViscoelastic1D(3.0, 0.2, LinearDrive(0.1, 0.2)))
+    return m
+
+
+SAMPLES = {"deformable joint": [deformable_all_sample, deformable_sample]}   # first: also action = reaction, objectivity
 
 
 class DeformableJoints(ElementFamily):

@@ -38,6 +38,10 @@ from mbdae.engine.core.drives import DriveArray, NullDrive
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.elements.base import ElementFamily
 from mbdae.elements.base import scalar_drive
+from mbdae.engine.core.drives import StepDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.constitutive import LinearViscoelastic1D
+from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -126,6 +130,43 @@ def build(model, nodes, built):
         if inst:
             groups.append((k, fam, inst))
     return [DrivenActivity(nodes, groups)] if groups else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def driven_sample(model, rng):
+    """Driven elements (elements/driven.py) at the sample time t = 0.37: joints 2 (spherical
+    hinge), 4 (total joint) and rod 5 active, joints 3 (distance), 6 (revolute hinge), rod 7 and
+    force 8 inactive; joint 4 starts "inactive" with an offset{1} hint, so its hint is applied
+    at the first evaluation and the checks see the joint after re-taking its offset."""
+    m = model
+    random_nodes(m, rng, 4)
+    v = lambda: rng.normal(size=3)
+    on = lambda: StepDrive(0.2, 1.0, 0.0)          # 1 after t = 0.2
+    off = lambda: StepDrive(0.3, -1.0, 1.0)        # 0 after t = 0.3
+    m.spherical_hinge(2, 1, 2, offset1=v(), offset2=v())
+    m.driven(2, on())
+    m.distance(3, 2, 3, length=1.3, offset1=v(), offset2=v())
+    m.driven(3, off())
+    m.total_joint(4, 3, 4, offset1=v(), position_orientation1=random_rotation(rng), offset2=v(),
+                  position_status=("active", "active", "inactive"),
+                  orientation_status=("active", "inactive", "active"))
+    m.driven(4, on(), hints=("offset{1}",), initial_state=False)
+    m.revolute_hinge(6, 1, 4, offset1=v(), orientation1=random_rotation(rng), offset2=v(), orientation2=random_rotation(rng))
+    m.driven(6, off())
+    m.rod(5, 1, 3, LinearViscoelastic1D(80.0, 2.0), offset1=v(), offset2=v())
+    m.driven(5, on())
+    m.rod(7, 2, 4, LinearViscoelastic1D(30.0, 1.0), length=1.7)
+    m.driven(7, off())
+    m.force(8, 2, VectorDrive.constant(v()), "follower", offset=v())
+    m.driven(8, off(), kind="force")
+    m.force(9, 3, VectorDrive.constant(v()), "follower", offset=v())
+    return m
+
+
+SAMPLES = {"driven": [driven_sample]}
 
 
 class NodeStateView:

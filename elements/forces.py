@@ -18,6 +18,9 @@ from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.elements.base import ElementFamily, two_node_columns
 from mbdae.elements.base import vec, vector_drive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.drives import SineDrive
+from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -54,6 +57,28 @@ MODEL_METHODS = (force, couple,)
 
 def build(model, nodes, built):
     return [StructuralForces(model.forces, nodes)] if model.forces else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def force_sample(model, rng):
+    m = model
+    random_nodes(m, rng, 3)
+    vd = lambda: VectorDrive.single(rng.normal(size=3), SineDrive(0.0, 3.0, 2.0, "forever", 0.5))
+    m.force(1, 1, vd(), "absolute", offset=rng.normal(size=3))
+    m.force(2, 2, vd(), "follower", offset=rng.normal(size=3))
+    m.force(3, 1, vd(), "absolute", offset=rng.normal(size=3), node2=3, offset2=rng.normal(size=3))
+    m.force(4, 2, vd(), "follower", offset=rng.normal(size=3), node2=3, offset2=rng.normal(size=3))
+    m.couple(5, 3, vd(), "absolute")
+    m.couple(6, 1, vd(), "follower")
+    m.couple(7, 2, vd(), "follower", node2=1)
+    m.couple(8, 3, vd(), "absolute", node2=2)
+    return m
+
+
+SAMPLES = {"force": [force_sample]}
 
 
 class StructuralForces(ElementFamily):

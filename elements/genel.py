@@ -22,6 +22,9 @@ from mbdae.engine.core.drives import DriveArray
 from mbdae.engine.core.constitutive import ScalarLaws
 from mbdae.elements.base import ElementFamily
 from mbdae.elements.base import scalar_drive
+from mbdae.engine.core.constitutive import LinearElastic1D, cubic_elastic
+from mbdae.engine.core.drives import LinearDrive, SineDrive, ConstDrive
+from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -111,6 +114,32 @@ def build(model, nodes, built):
     if getattr(model, "abstract_forces", None):
         families.append(AbstractForces(model.abstract_forces, nodes, abstract))
     return families
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def genel_sample(model, rng):
+    """Abstract nodes (differential and algebraic) with spring supports and abstract forces,
+    and a spring support and an abstract force on a structural position dof."""
+    m = model
+    random_nodes(m, rng, 1)
+    m.abstract_node(1, "differential", rng.normal(), rng.normal())
+    m.abstract_node(2, "algebraic", rng.normal())
+    m.abstract_node(3, "differential")
+    m.spring_support(1, 1, LinearElastic1D(3.0, LinearDrive(0.1, 0.2)))
+    m.spring_support(2, 2, LinearElastic1D(5.0))
+    m.spring_support(3, 1, LinearElastic1D(7.0), node_type="structural", index=2)
+    m.spring_support(4, 3, LinearElastic1D(2.0))
+    m.spring_support(5, 2, cubic_elastic(1, 1.0, 20.0, 300.0))
+    m.abstract_force(5, 1, SineDrive(0.0, 3.0, 2.0, "forever", 0.5))
+    m.abstract_force(6, 2, LinearDrive(1.0, 0.5))
+    m.abstract_force(7, 1, ConstDrive(0.3), node_type="structural", index=3)
+    return m
+
+
+SAMPLES = {"spring support": [genel_sample], "abstract force": [genel_sample]}
 
 
 class SpringSupports(ElementFamily):

@@ -40,6 +40,8 @@ from mbdae.engine.core.constitutive import Laws
 from mbdae.elements.base import ElementFamily, chain12, two_node_pattern, StateCache
 from mbdae.elements.base import vec, mat, beam_list
 from mbdae.elements.beam import _log_rotvec, _exp_gamma, _coefficients
+from mbdae.elements.beam import _three_moving_nodes, _beam_laws
+from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 
@@ -87,6 +89,25 @@ MODEL_METHODS = (hbeam,)
 
 def build(model, nodes, built):
     return [HelicoidalBeams(model.hbeams, nodes)] if model.hbeams else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def hbeam_sample(model, rng):
+    """Four helicoidal beams on three nodes, with offsets and node-frame orientations, every kind
+    of section law (coupled viscoelastic with prestrain, plain elastic, cubic, scaled viscous)."""
+    m = _three_moving_nodes(model, rng)
+    laws = _beam_laws(rng)
+    m.hbeam(1, 1, 2, laws[0], offsets=[0.05 * rng.normal(size=3), None], node_orientations=[random_rotation(rng), None])
+    m.hbeam(2, 2, 3, laws[2], offsets=[None, 0.05 * rng.normal(size=3)], node_orientations=[None, random_rotation(rng)])
+    m.hbeam(3, 3, 1, laws[3])
+    m.hbeam(4, 1, 3, laws[1], offsets=[0.05 * rng.normal(size=3), 0.05 * rng.normal(size=3)])
+    return m
+
+
+SAMPLES = {"hbeam": [hbeam_sample]}
 
 
 class HelicoidalBeams(ElementFamily):

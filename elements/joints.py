@@ -30,6 +30,8 @@ from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, cha
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.rotations import frame_from_axis3
 from mbdae.elements.base import vec, mat, scalar_drive, vector_drive, status_flags, POSITION_STATUS, ROTATION_STATUS
+from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
+from mbdae.elements.base import random_rotation, random_nodes
 
 NROWS = 15
 UNWRAPPED_ROTATION = ("total joint", "total pin joint", "revolute hinge", "revolute pin", "axial rotation")
@@ -268,6 +270,95 @@ MODEL_METHODS = (clamp, spherical_hinge, spherical_pin, revolute_hinge, revolute
 
 def build(model, nodes, built):
     return [RigidJoints(model.joints, nodes)] if model.joints else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def joint_sample(model, rng):
+    m = model
+    random_nodes(m, rng, 4)
+    random_nodes(m, rng, 2, kind="static", start=5)
+    R = lambda: random_rotation(rng)
+    v = lambda: rng.normal(size=3)
+    m.clamp(1, 5)
+    m.spherical_hinge(2, 1, 2, offset1=v(), offset2=v())
+    m.spherical_pin(3, 6, offset=v(), absolute_position=v())
+    m.revolute_hinge(4, 2, 3, offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
+    m.revolute_pin(5, 4, offset=v(), orientation=R(), absolute_position=v(), absolute_orientation=R())
+    m.cardano_hinge(6, 1, 3, offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
+    m.in_line(7, 1, v(), R(), 4, offset2=v())
+    m.in_plane(8, 2, v(), v(), 4, offset2=v())
+    m.prismatic(9, 3, 4, orientation1=R(), orientation2=R())
+    m.distance(10, 1, 4, length=LinearDrive(2.0, 0.3), offset1=v(), offset2=v())
+    m.drive_hinge(11, 2, 4, VectorDrive.single(v(), SineDrive(0.0, 2.0, 0.7, "forever", 0.1)),
+                  orientation1=R(), orientation2=R())
+    m.drive_displacement(12, 3, 1, VectorDrive.single(v(), LinearDrive(0.1, 0.4)), offset1=v(), offset2=v())
+    m.drive_displacement_pin(13, 2, VectorDrive.constant(v()), offset=v(), absolute_position=v())
+    m.axial_rotation(14, 1, 2, LinearDrive(1.0, 0.2), offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
+    m.total_joint(15, 3, 2, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                  offset2=v(), rotation_orientation2=R(),
+                  position_status=("active", "velocity", "inactive"),
+                  position_drive=VectorDrive.single(v(), LinearDrive(0.2, 0.1)),
+                  orientation_status=("active", "inactive", "angular velocity"),
+                  orientation_drive=VectorDrive.single(v(), ConstDrive(0.3)))
+    m.total_pin_joint(16, 4, offset=v(), rotation_orientation=R(), absolute_position=v(),
+                      absolute_position_orientation=R(), absolute_rotation_orientation=R(),
+                      position_status=("active", "inactive", "active"), position_drive=VectorDrive.constant(v()),
+                      orientation_status=("inactive", "active", "active"),
+                      orientation_drive=VectorDrive.single(v(), ConstDrive(0.2)))
+    return m
+
+
+def joint_subset_sample(model, rng):
+    """Joints that use only some row groups (the compact evaluation path)."""
+    m = model
+    random_nodes(m, rng, 3)
+    v = lambda: rng.normal(size=3)
+    m.spherical_pin(1, 1, offset=v(), absolute_position=v())
+    m.spherical_hinge(2, 1, 2, offset1=v(), offset2=v())
+    m.distance(3, 2, 3, offset1=v(), offset2=v())
+    return m
+
+
+def total_equation_sample(model, rng):
+    """Total equations whose multipliers load other node pairs through total internal
+    reactions (one with a velocity row in its equation), and an equation/reaction pair on the
+    same nodes and frames (together a total joint)."""
+    m = model
+    random_nodes(m, rng, 5)
+    R = lambda: random_rotation(rng)
+    v = lambda: rng.normal(size=3)
+    m.total_equation(1, 1, 2, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                     offset2=v(), rotation_orientation2=R(),
+                     position_status=("active", "active", "inactive"),
+                     position_drive=VectorDrive.single(v(), LinearDrive(0.2, 0.1)),
+                     orientation_status=("inactive", "active", "active"),
+                     orientation_drive=VectorDrive.single(v(), ConstDrive(0.3)))
+    m.total_internal_reaction(2, 3, 4, 1, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                              offset2=v(), rotation_orientation2=R(),
+                              position_status=("active", "inactive", "active"),
+                              orientation_status=("active", "active", "inactive"))
+    m.total_equation(3, 5, 3, offset1=v(), position_orientation1=R(), rotation_orientation1=R(),
+                     offset2=v(), rotation_orientation2=R(),
+                     position_status=("active", "velocity", "inactive"),
+                     position_drive=VectorDrive.single(v(), LinearDrive(0.2, 0.1)),
+                     orientation_status=("active", "inactive", "inactive"))
+    m.total_internal_reaction(4, 2, 5, 3, offset1=v(), position_orientation1=R(), offset2=v(),
+                              position_status=("inactive", "active", "active"),
+                              orientation_status=("active", "inactive", "inactive"))
+    frames = dict(offset1=v(), position_orientation1=R(), rotation_orientation1=R(), offset2=v(),
+                  rotation_orientation2=R())
+    m.total_equation(5, 4, 1, position_status=("active", "inactive", "active"),
+                     orientation_status=("active", "active", "active"),
+                     orientation_drive=VectorDrive.single(v(), ConstDrive(0.2)), **frames)
+    m.total_internal_reaction(6, 4, 1, 5, position_status=("active", "inactive", "active"),
+                              orientation_status=("active", "active", "active"), **frames)
+    return m
+
+
+SAMPLES = {"joint": [joint_sample, joint_subset_sample, total_equation_sample]}
 
 
 class RigidJoints(ElementFamily):

@@ -18,6 +18,8 @@ import numpy as np
 from mbdae.elements.base import ElementFamily
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core import privdata
+from mbdae.elements.beam import beam3_sample
+from mbdae.elements.base import random_rotation, random_nodes
 
 KINDS = ("value", "element", "beam strain gage")
 
@@ -75,6 +77,25 @@ def build(model, nodes, built):
     if binds:
         raise KeyError(f"bind: parameter node {binds[0].node} is not defined")
     return []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def parameter_sample(model, rng):
+    """A beam3 with strain-gage and element parameter nodes bound to it (no rows: the FD
+    check covers that they add none)."""
+    m = beam3_sample(model, rng)
+    m.parameter_node(1, "beam strain gage", y=0.01, z=0.02)
+    m.parameter_node(2, "element")
+    m.parameter_node(3, "value", 2.5)
+    m.bind(1, "beam", 1, index=2)
+    m.bind(2, "beam", 2, name="pI.kz")
+    return m
+
+
+SAMPLES = {"parameter node": [parameter_sample]}
 
 
 class ParameterNodes(ElementFamily):

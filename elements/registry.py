@@ -1,12 +1,20 @@
 """The element registry: the one ordered table of element families.
 
-Each entry names a family module; the module owns its spec (what the Model stores), its
-family class (evaluation), its MBDyn deck card readers (`CARDS`: card name -> reader), its
-outputs and its generated-check samples.  Adding a family is a new module and one line
-here.  The order of the table is the order of assembly and of output."""
+Each entry names a family module; the module owns
+- its spec (what the Model stores) and its Model builder methods (`MODEL_METHODS`,
+  functions whose first argument is the model, attached to engine.model.Model);
+- `build(model, nodes, built) -> [families]`: its families for a model (`built`: the
+  families of the entries before it, for families that act on others);
+- its family classes (evaluation, ElementFamily protocol; outputs: `output_groups(ctx)`
+  and `output_file`);
+- its MBDyn deck card readers (`CARDS`: card name -> reader);
+- its generated-check samples (`SAMPLES`: {family name: [sample(model, rng)]}).
+Adding a family is a new module and one line here.  The order of the table is the order
+of assembly and of output."""
 from dataclasses import dataclass
 from types import ModuleType
 
+from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, regularization, abstract_nodes, genel, parameters, driven)
 
@@ -53,6 +61,17 @@ ENTRIES = (
     Entry("parameters", parameters),
     Entry("driven", driven),
 )
+
+
+def family_classes():
+    """Every element family class the registry's modules define, in registry order."""
+    classes = []
+    for entry in ENTRIES:
+        for value in vars(entry.module).values():
+            if (isinstance(value, type) and issubclass(value, ElementFamily) and value is not ElementFamily
+                    and value.__module__ == entry.module.__name__ and "name" in vars(value)):
+                classes.append(value)
+    return classes
 
 
 def build_families(model, nodes):

@@ -12,6 +12,8 @@ import numpy as np
 
 from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily
+from mbdae.elements.joints import joint_sample
+from mbdae.elements.base import random_rotation, random_nodes
 
 IA_MODES = ("ia_position", "ia_velocity")
 
@@ -48,6 +50,22 @@ def build(model, nodes, built):
     if not regs or not joints:
         return []
     return [JointRegularizations(regs, joints[0])]
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def joint_regularization_sample(model, rng):
+    """Tikhonov-regularized joints of every row kind (positions, rotations, velocity rows,
+    axis orthogonality, distance)."""
+    m = joint_sample(model, rng)
+    for label, c in ((2, 1e-3), (4, 0.5), (10, 2e-2), (15, 0.1), (16, 3e-3)):
+        m.joint_regularization(label, c)
+    return m
+
+
+SAMPLES = {"joint regularization": [joint_regularization_sample]}
 
 
 class JointRegularizations(ElementFamily):

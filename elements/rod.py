@@ -8,6 +8,8 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.constitutive import ScalarLaws
 from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern
 from mbdae.elements.base import vec
+from mbdae.engine.core.constitutive import LinearViscoelastic1D, cubic_elastic
+from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -36,6 +38,22 @@ MODEL_METHODS = (rod,)
 
 def build(model, nodes, built):
     return [Rods(model.rods, nodes)] if model.rods else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def rod_sample(model, rng):
+    m = model
+    random_nodes(m, rng, 3)
+    m.rod(1, 1, 2, LinearViscoelastic1D(100.0, 3.0, 0.01), offset1=rng.normal(size=3), offset2=rng.normal(size=3))
+    m.rod(2, 2, 3, LinearViscoelastic1D(50.0, 0.0), length=2.5)
+    m.rod(3, 3, 1, cubic_elastic(1, 20.0, 300.0, 4000.0), length=1.7)      # nonlinear tangent
+    return m
+
+
+SAMPLES = {"rod": [rod_sample]}
 
 
 class Rods(ElementFamily):

@@ -9,6 +9,7 @@ import numpy as np
 
 from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily, chain
+from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -34,6 +35,30 @@ MODEL_METHODS = (user_force,)
 
 def build(model, nodes, built):
     return [UserForces(model.user_forces, nodes)] if model.user_forces else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def _cubic_spring(t, x, v):
+    """F = -k x - c x³ - d v ⊙ |v| (anisotropic), with exact derivatives."""
+    k = np.array([3.0, 1.0, 2.0])
+    F = -k * x - 0.5 * x ** 3 - 0.7 * v * np.abs(v) + np.sin(t)
+    dFx = np.einsum('ni,ij->nij', -k - 1.5 * x ** 2, np.eye(3))
+    dFv = np.einsum('ni,ij->nij', -1.4 * np.abs(v), np.eye(3))
+    return F, dFx, dFv
+
+
+def user_force_sample(model, rng):
+    m = model
+    random_nodes(m, rng, 2)
+    m.user_force(1, 1, _cubic_spring)
+    m.user_force(2, 2, _cubic_spring)
+    return m
+
+
+SAMPLES = {"user force": [user_force_sample]}
 
 
 class UserForces(ElementFamily):

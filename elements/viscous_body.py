@@ -16,6 +16,8 @@ from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern
 from mbdae.elements.base import ElementFamily, node_columns, chain
 from mbdae.elements.base import vec, mat
+from mbdae.engine.core.drives import LinearDrive
+from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 
@@ -45,6 +47,23 @@ MODEL_METHODS = (viscous_body,)
 
 def build(model, nodes, built):
     return [ViscousBodies(model.viscous_bodies, nodes)] if model.viscous_bodies else []
+
+
+# ---------------------------------------------------------------------- samples
+# small random models for the generated checks (tests/test_element_checks.py): each
+# sample(model, rng) fills an empty Model and returns it
+
+def viscous_body_sample(model, rng):
+    m = model
+    random_nodes(m, rng, 2)
+    C = rng.normal(size=(6, 6))
+    m.viscous_body(1, 1, cl.linear_viscous(6, C @ C.T), offset=rng.normal(size=3), orientation=random_rotation(rng))
+    m.viscous_body(2, 2, cl.scaled(cl.linear_viscous(6, rng.normal(size=(6, 6))), LinearDrive(1.0, 0.5)))
+    m.viscous_body(3, 1, cl.linear_viscous(6, 2.0), offset=rng.normal(size=3))
+    return m
+
+
+SAMPLES = {"viscous body": [viscous_body_sample]}
 
 
 class ViscousBodies(ElementFamily):

@@ -13,6 +13,7 @@ CASES = [(name, i) for name, builders in SAMPLES.items() for i in range(len(buil
 
 
 def test_every_family_has_samples():
+    """Every family class of the registry's modules has samples in its module."""
     names = {f.name for f in FAMILIES}
     assert names <= set(SAMPLES), f"families without generated checks: {names - set(SAMPLES)}"
 

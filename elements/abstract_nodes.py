@@ -12,10 +12,9 @@ Output (.abs, one row per node): label, x, and ẋ for a differential node."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.elements.base import ElementFamily
+from mbdae.elements.base import ElementFamily, write_blocks, random_rotation, random_nodes
 from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM
 from mbdae.elements.genel import genel_sample
-from mbdae.elements.base import random_rotation, random_nodes
 
 KINDS = ("differential", "algebraic")
 
@@ -101,13 +100,16 @@ class AbstractNodes(ElementFamily):
         p.add_jac(self.rows[:, None], self.rows[:, None])
         return p
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
         """No equation of its own; in the initial assembly the identity (Δ = 0)."""
+        want_jac = jac_views is not None
         ia = ctx.mode in ("ia_position", "ia_velocity")
         res = [np.zeros((self.ne, 1))]
         if not want_jac:
-            return res, None
-        return res, [np.full((self.ne, 1, 1), 1.0 if ia else 0.0)]
+            write_blocks(res_views, res)
+            return
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [np.full((self.ne, 1, 1), 1.0 if ia else 0.0)])
 
     def values(self, y, yp):
         """(x, ẋ) of all nodes (ẋ = 0 for algebraic ones)."""

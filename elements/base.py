@@ -82,12 +82,14 @@ class ElementFamily:
     """One object per element kind; arrays over all its instances, fixed once built (the
     Model's data).  What changes during a run lives in the State, under `state_key`.
 
-    Subclasses set `name`, implement `build_pattern()` and `evaluate(ctx, res, jac)`, and,
+    Subclasses set `name`, implement `build_pattern()` and `evaluate(ctx, res_views, jac_views)`, and,
     when they own unknowns, `n_internal`, `dof_info()` and `set_offset()`.  The protocol:
 
-    - `evaluate(ctx, res, jac)`: write the residual blocks into the preallocated views
-      `res` (one per `pattern.res` block) and, unless `jac` is None, the Jacobian blocks into
-      `jac` (one per `pattern.jac` block), in place.  Inputs: the family's own arrays, the
+    - `evaluate(ctx, res_views, jac_views)`: write the residual blocks into the
+      preallocated views `res_views` (one per `pattern.res` block, shaped as it) and, unless
+      `jac_views` is None, the Jacobian blocks into `jac_views` (one per `pattern.jac`
+      block), in place; returns nothing.  (Σ|f| per row comes from the same residual
+      buffer, so there are no separate absolute-value views.)  Inputs: the family's own arrays, the
       node kinematics `ctx.kin`, `ctx.dcoef` and the family's State arrays
       (`self.state_arrays(ctx)`).
     - `initial_state()` -> {name: array}: the family's internal arrays before the first step
@@ -145,13 +147,9 @@ class ElementFamily:
             arrays = self._initial_arrays
         return arrays
 
-    def evaluate(self, ctx, res, jac):
-        """Write the blocks in place (see the class docstring).  Families written as
-        `blocks(ctx, want_jac) -> (res blocks, jac blocks)` get the copy into the views here."""
-        rb, jb = self.blocks(ctx, jac is not None)
-        write_blocks(res, rb)
-        if jac is not None:
-            write_blocks(jac, jb)
+    def evaluate(self, ctx, res_views, jac_views):
+        """Write the blocks in place (see the class docstring)."""
+        raise NotImplementedError
 
     def residual_blocks(self, ctx):
         """The residual blocks at ctx in new arrays (inspection and tests)."""
@@ -161,7 +159,10 @@ class ElementFamily:
 
 
 def write_blocks(views, values):
-    """views[k][...] = values[k] for every block (values broadcast to the block's shape)."""
+    """views[k][...] = values[k] for every block (values broadcast to the block's shape);
+    nothing when views is None (no Jacobian wanted)."""
+    if views is None:
+        return
     for view, value in zip(views, values, strict=True):
         view[...] = value
 

@@ -31,11 +31,10 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.constitutive import Laws
-from mbdae.elements.base import ElementFamily, node_columns, StateCache
-from mbdae.elements.base import vec, mat, beam_list
+from mbdae.elements.base import (ElementFamily, node_columns, StateCache, write_blocks, vec, mat,
+                                 beam_list, random_rotation, random_nodes)
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.drives import LinearDrive, SineDrive
-from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 
@@ -492,12 +491,15 @@ class _Beams(ElementFamily):
         return st
 
     # ------------------------------------------------------------------ residual and Jacobian
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         st = self._state(ctx)
         res = [st["res"]]
         if not want_jac:
-            return res, None
-        return res, self._jacobian(ctx, st)
+            write_blocks(res_views, res)
+            return
+        write_blocks(res_views, res)
+        write_blocks(jac_views, self._jacobian(ctx, st))
 
     @staticmethod
     def _spatial(RJ, D):

@@ -7,11 +7,10 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import ElementFamily, chain
+from mbdae.elements.base import (ElementFamily, chain, write_blocks, vec, mat, scalar_drive,
+                                 random_rotation, random_nodes)
 from mbdae.engine.core.drives import ConstDrive
-from mbdae.elements.base import vec, mat, scalar_drive
 from mbdae.engine.core.drives import LinearDrive
-from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -122,7 +121,8 @@ class RigidBodies(ElementFamily):
         J = R @ self.J_local @ np.swapaxes(R, -1, -2)
         return s, J
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         kin = ctx.kin
         v, w = kin.v[self.node], kin.w[self.node]
         R = kin.R[self.node]
@@ -134,16 +134,20 @@ class RigidBodies(ElementFamily):
             s = rot.matvec(R, self.s_local)
             res = [-(self.m[:, None] * v + rot.cross(w, s)), -(rot.cross(s, v) + Jw)]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         W = rot.skew(w)
         if self.centered:
             _, Jcg = chain(kin, self.node, dF_dw=-J, dF_dth=rot.skew(Jw) - J @ W)
-            return res, [self._mI, Jcg]
+            write_blocks(res_views, res)
+            write_blocks(jac_views, [self._mI, Jcg])
+            return
         S = rot.skew(s)
         Jbx, Jbg = chain(kin, self.node, dF_dv=self._mI, dF_dw=S, dF_dth=W @ S)
         Jcx, Jcg = chain(kin, self.node, dF_dv=-S, dF_dw=-J,
                          dF_dth=-rot.skew(v) @ S + rot.skew(Jw) - J @ W)
-        return res, [Jbx, Jcg, Jbg, Jcx]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [Jbx, Jcg, Jbg, Jcx])
 
     def node_momenta(self, kin):
         """Σ over bodies of (m ẋ + ω×s, s×ẋ + Jω) per node (consistent initial β, γ)."""
@@ -260,18 +264,23 @@ class Gravity(ElementFamily):
             self._g_time, self._g = t, self.direction * float(self.drive.value(t))
         return self._g
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         b = self.bodies
         g = self.g(ctx.t)
         force = -b.m[:, None] * g
         if b.centered:
-            return [force], ([] if want_jac else None)
+            write_blocks(res_views, [force])
+            write_blocks(jac_views, ([] if want_jac else None))
+            return
         s = rot.matvec(ctx.kin.R[b.node], b.s_local)
         res = [force, -rot.cross(s, np.broadcast_to(g, s.shape))]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         _, Jg = chain(ctx.kin, b.node, dF_dth=-rot.skew(g) @ rot.skew(s))
-        return res, [Jg]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [Jg])
 
     def potential_energy(self, kin, t):
         """-Σ m g·x_cm at time t."""

@@ -32,12 +32,11 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import ElementFamily, chain12, two_node_columns
-from mbdae.elements.base import vec, mat, vector_drive
+from mbdae.elements.base import (ElementFamily, chain12, two_node_columns, write_blocks, vec, mat,
+                                 vector_drive, random_rotation, random_nodes)
 from mbdae.engine.core.constitutive import LinearLaw3D, LinearViscoelastic1D
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.drives import LinearDrive, SineDrive
-from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 # strain components of the 6-vector [d̃; θ] each type uses, and its law dimension
@@ -347,17 +346,20 @@ class DeformableJoints(ElementFamily):
         return K
 
     # ------------------------------------------------------------------ evaluation
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         G = self._geometry(ctx.kin)
         f, A, Ad = self._law(ctx.t, G["eps"], G["epsd"])
         B = G["B"]
         Bt = np.swapaxes(B, 1, 2)
         res = [np.einsum('nrq,nr->nq', B, f)]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         dq = Bt @ (A @ G["C"] + Ad @ G["Cr"]) + self._geometric_stiffness(G, f)
         dV = Bt @ Ad @ B
-        return res, [chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dq, dF_dV=dV)]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dq, dF_dV=dV)])
 
     def loads(self, ctx):
         """(G, F, M): the law's force and couple in the global frame, R_f F̃ and R_f M̃."""

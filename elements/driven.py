@@ -36,12 +36,10 @@ import numpy as np
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.drives import DriveArray, NullDrive
 from mbdae.engine.core.tpldrive import VectorDriveArray
-from mbdae.elements.base import ElementFamily
-from mbdae.elements.base import scalar_drive
+from mbdae.elements.base import ElementFamily, scalar_drive, random_rotation, random_nodes
 from mbdae.engine.core.drives import StepDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.constitutive import LinearViscoelastic1D
-from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass

@@ -16,11 +16,10 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
-from mbdae.elements.base import ElementFamily, two_node_columns
-from mbdae.elements.base import vec, vector_drive
+from mbdae.elements.base import (ElementFamily, two_node_columns, write_blocks, vec, vector_drive,
+                                 random_rotation, random_nodes)
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.drives import SineDrive
-from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -135,7 +134,8 @@ class StructuralForces(ElementFamily):
         o2 = rot.matvec(kin.R[np.maximum(self.n2, 0)], self.o2)
         return P, o1, o2
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         P, o1, o2 = self.applied(ctx)
         isF = self.is_force[:, None].astype(float)
         isC = 1.0 - isF
@@ -144,7 +144,8 @@ class StructuralForces(ElementFamily):
         f = np.concatenate([-isF * P, -isF * rot.cross(o1, P) - isC * P,
                             h2 * isF * P, h2 * (isF * rot.cross(o2, P) + isC * P)], axis=1)
         if not want_jac:
-            return [f], None
+            write_blocks(res_views, [f])
+            return
         Px, o1x, o2x = rot.skew(P), rot.skew(o1), rot.skew(o2)
         DP = np.where(self.follower[:, None, None], -Px, 0.0)
         isF3, isC3, h23 = isF[:, :, None], isC[:, :, None], h2[:, :, None]
@@ -158,7 +159,8 @@ class StructuralForces(ElementFamily):
         J = np.empty_like(D)
         J[:, :, 0:3] = D[:, :, 0:3] @ kin.Tth[self.n1]
         J[:, :, 3:6] = D[:, :, 3:6] @ kin.Tth[np.maximum(self.n2, 0)]
-        return [f], [J]
+        write_blocks(res_views, [f])
+        write_blocks(jac_views, [J])
 
     def output_groups(self, ctx):
         """.frc rows (spec §7.6): force: node, force (global), application point x1 + R1 õ1;

@@ -20,11 +20,9 @@ from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.drives import DriveArray
 from mbdae.engine.core.constitutive import ScalarLaws
-from mbdae.elements.base import ElementFamily
-from mbdae.elements.base import scalar_drive
+from mbdae.elements.base import ElementFamily, write_blocks, scalar_drive, random_rotation, random_nodes
 from mbdae.engine.core.constitutive import LinearElastic1D, cubic_elastic
 from mbdae.engine.core.drives import LinearDrive, SineDrive, ConstDrive
-from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -168,14 +166,18 @@ class SpringSupports(ElementFamily):
         p.add_jac(self.rows[:, None], self.rows[:, None])
         return p
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         x = ctx.y[self.rows]
         F, E, _ = self.laws.evaluate(x, 0.0, ctx.t)
         res = [F[:, None]]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         w = np.where(self.differential, ctx.dcoef, 1.0)
-        return res, [(E * w)[:, None, None]]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [(E * w)[:, None, None]])
+        return
 
     output_file = "gen"
 
@@ -210,9 +212,11 @@ class AbstractForces(ElementFamily):
             self.drives.clear_cache()
         return np.asarray(self.drives.values(t), float)
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         res = [-self.values(ctx.t)[:, None]]
-        return res, ([] if want_jac else None)
+        write_blocks(res_views, res)
+        write_blocks(jac_views, ([] if want_jac else None))
 
     def output_groups(self, ctx):
         """.frc rows: label, node label, F."""

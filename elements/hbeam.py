@@ -37,11 +37,10 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.constitutive import Laws
-from mbdae.elements.base import ElementFamily, chain12, two_node_pattern, StateCache
-from mbdae.elements.base import vec, mat, beam_list
+from mbdae.elements.base import (ElementFamily, chain12, two_node_pattern, StateCache, write_blocks, vec,
+                                 mat, beam_list, random_rotation, random_nodes)
 from mbdae.elements.beam import _log_rotvec, _exp_gamma, _coefficients
 from mbdae.elements.beam import _three_moving_nodes, _beam_laws
-from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 
@@ -210,13 +209,16 @@ class HelicoidalBeams(ElementFamily):
         return st
 
     # ------------------------------------------------------------------ residual and Jacobian
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         st = self._state(ctx)
         res = [st["res"]]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         dF_dq, dF_dV = self._partials(st)
-        return res, [chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dF_dq, dF_dV=dF_dV)]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dF_dq, dF_dV=dF_dV)])
 
     def _partials(self, st):
         """∂res/∂(δx₁, θ₁, δx₂, θ₂) and ∂res/∂(δv₁, δω₁, δv₂, δω₂), (ne, 12, 12) each."""

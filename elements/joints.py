@@ -26,12 +26,12 @@ from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.engine.core.drives import DriveArray, NullDrive
 from mbdae.engine.core.privdata import unwrap_rotation_vector
-from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, chain12, two_node_columns
+from mbdae.elements.base import (ElementFamily, distance_geometric_stiffness, chain12, two_node_columns,
+                                 write_blocks, vec, mat, scalar_drive, vector_drive, status_flags,
+                                 POSITION_STATUS, ROTATION_STATUS, random_rotation, random_nodes)
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.rotations import frame_from_axis3
-from mbdae.elements.base import vec, mat, scalar_drive, vector_drive, status_flags, POSITION_STATUS, ROTATION_STATUS
 from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
-from mbdae.elements.base import random_rotation, random_nodes
 
 NROWS = 15
 UNWRAPPED_ROTATION = ("total joint", "total pin joint", "revolute hinge", "revolute pin", "axial rotation")
@@ -700,7 +700,8 @@ class RigidJoints(ElementFamily):
         return np.where(self.ulact, ctx.y[self._safe_lmult], 0.0)
 
     # ------------------------------------------------------------------ evaluation
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         G = self._geometry(ctx)
         mode = ctx.mode
         c, B, C, Cv = self._rows(G, ctx, want_C=want_jac or mode in ("ia_velocity", "derivatives"))
@@ -726,7 +727,8 @@ class RigidJoints(ElementFamily):
             f_c = f_c / dc
         res = [f_node, f_c]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         kin = ctx.kin
         safe1 = np.maximum(self.n1, 0)
         if mode in ("ia_velocity", "derivatives"):
@@ -748,7 +750,9 @@ class RigidJoints(ElementFamily):
             diag[:, vel_rows] = 1.0
         K = self._geometric_stiffness(G, lam_load)
         Jk = chain12(kin, self.n1, self.n2, self.ground, dF_dq=K)
-        return res, [np.swapaxes(B, 1, 2), Jc, Jk, diag]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [np.swapaxes(B, 1, 2), Jc, Jk, diag])
+        return
 
     # ------------------------------------------------------------------ private data
     def private_data_names(self, i):

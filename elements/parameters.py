@@ -15,11 +15,10 @@ The family has no rows; it writes the .prm file (label, value per node)."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.elements.base import ElementFamily
+from mbdae.elements.base import ElementFamily, write_blocks, random_rotation, random_nodes
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core import privdata
 from mbdae.elements.beam import beam3_sample
-from mbdae.elements.base import random_rotation, random_nodes
 
 KINDS = ("value", "element", "beam strain gage")
 
@@ -139,8 +138,10 @@ class ParameterNodes(ElementFamily):
         self.pattern = Pattern()
         return self.pattern
 
-    def blocks(self, ctx, want_jac):
-        return [], ([] if want_jac else None)
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
+        write_blocks(res_views, [])
+        write_blocks(jac_views, ([] if want_jac else None))
 
     def values(self, ctx):
         """Current value of every parameter node."""

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import ElementFamily
+from mbdae.elements.base import ElementFamily, write_blocks, random_rotation, random_nodes
 from mbdae.elements.joints import joint_sample
-from mbdae.elements.base import random_rotation, random_nodes
 
 IA_MODES = ("ia_position", "ia_velocity")
 
@@ -93,10 +92,13 @@ class JointRegularizations(ElementFamily):
         p.add_jac(self.rows[..., None], self.rows[..., None])
         return p
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         scale = 1.0 if ctx.mode in IA_MODES else 1.0 / ctx.dcoef
         k = (self.c * scale)[:, None]
         res = [-k * np.where(self.rows >= 0, ctx.y[self._safe], 0.0)]
         if not want_jac:
-            return res, None
-        return res, [np.broadcast_to(-k, self.rows.shape)[..., None, None]]
+            write_blocks(res_views, res)
+            return
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [np.broadcast_to(-k, self.rows.shape)[..., None, None]])

@@ -6,10 +6,9 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.constitutive import ScalarLaws
-from mbdae.elements.base import ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern
-from mbdae.elements.base import vec
+from mbdae.elements.base import (ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern,
+                                 write_blocks, vec, random_rotation, random_nodes)
 from mbdae.engine.core.constitutive import LinearViscoelastic1D, cubic_elastic
-from mbdae.elements.base import random_rotation, random_nodes
 
 
 @dataclass
@@ -96,13 +95,15 @@ class Rods(ElementFamily):
         T, dT, dTd = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
         return T, l, u, ldot
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         f1, f2, w1, w2, d, ddot, l, u, ldot = self.kinematics(ctx)
         T, dT_de, dT_ded = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
         Bl = np.concatenate([-u, -rot.cross(f1, u), u, rot.cross(f2, u)], axis=1)
         res = [T[:, None] * Bl]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         K, PD, _ = distance_geometric_stiffness(u, l, f1, f2, T)
         dldot_dq = np.einsum('ni,nij->nj', ddot, PD)
         w1x, w2x = rot.skew(w1), rot.skew(w2)
@@ -113,7 +114,8 @@ class Rods(ElementFamily):
         dF_dq = K + a * np.einsum('ni,nj->nij', Bl, Bl) + b * np.einsum('ni,nj->nij', Bl, dldot_dq)
         dF_dV = b * np.einsum('ni,nj->nij', Bl, Bl)
         J = chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dF_dq, dF_dV=dF_dV)
-        return res, [J]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [J])
 
     def private_data_names(self, i):
         """MBDyn's rod private data (input manual §8.12.42): "F" axial force, "L" length,

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import ElementFamily, chain
-from mbdae.elements.base import random_rotation, random_nodes
+from mbdae.elements.base import ElementFamily, chain, write_blocks, random_rotation, random_nodes
 
 
 @dataclass
@@ -89,9 +88,12 @@ class UserForces(ElementFamily):
             F[idx], dFx[idx], dFv[idx] = func(ctx.t, x[idx], v[idx])
         return F, dFx, dFv
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         F, dFx, dFv = self.forces(ctx)
         if not want_jac:
-            return [-F], None
+            write_blocks(res_views, [-F])
+            return
         Jx, _ = chain(ctx.kin, self.node, dF_dx=-dFx, dF_dv=-dFv)
-        return [-F], [Jx]
+        write_blocks(res_views, [-F])
+        write_blocks(jac_views, [Jx])

@@ -14,10 +14,9 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import ElementFamily, node_columns, chain
-from mbdae.elements.base import vec, mat
+from mbdae.elements.base import (ElementFamily, node_columns, chain, write_blocks, vec, mat,
+                                 random_rotation, random_nodes)
 from mbdae.engine.core.drives import LinearDrive
-from mbdae.elements.base import random_rotation, random_nodes
 
 I3 = np.eye(3)
 
@@ -104,13 +103,15 @@ class ViscousBodies(ElementFamily):
         f, _, Ad = self.laws.evaluate(np.zeros_like(epsd), epsd, ctx.t)
         return Rf, Rft, o, vp, w, epsd, f, Ad
 
-    def blocks(self, ctx, want_jac):
+    def evaluate(self, ctx, res_views, jac_views):
+        want_jac = jac_views is not None
         Rf, Rft, o, vp, w, epsd, f, Ad = self._state(ctx)
         F = rot.matvec(Rf, f[:, 0:3])
         M = rot.matvec(Rf, f[:, 3:6])
         res = [np.concatenate([F, rot.cross(o, F) + M], axis=1)]
         if not want_jac:
-            return res, None
+            write_blocks(res_views, res)
+            return
         ne = self.ne
         ox = rot.skew(o)
         B = np.zeros((ne, 6, 6))                           # ε̇ over (v, ω); also the virtual map
@@ -128,7 +129,8 @@ class ViscousBodies(ElementFamily):
         dV = Bt @ Ad @ B
         Jx, Jg = chain(ctx.kin, self.n, dF_dx=None, dF_dth=K[:, :, 3:6], dF_dv=dV[:, :, 0:3],
                        dF_dw=dV[:, :, 3:6])
-        return res, [np.concatenate([np.broadcast_to(Jx, (ne, 6, 3)), Jg], axis=2)]
+        write_blocks(res_views, res)
+        write_blocks(jac_views, [np.concatenate([np.broadcast_to(Jx, (ne, 6, 3)), Jg], axis=2)])
 
     def output_groups(self, ctx):
         """.jnt rows (spec §8.6): law force and couple in the body frame, then global, then

@@ -152,17 +152,18 @@ class StructuralNodes:
         self.pattern = p
         return p
 
-    def evaluate(self, ctx, res, jac):
-        """Write the node equations' residual blocks into the views `res` and, unless `jac`
-        is None, their Jacobian blocks into `jac` (the element family protocol)."""
-        res_blocks, jac_blocks = self.blocks(ctx, jac is not None)
-        for view, values in zip(res, res_blocks, strict=True):
+    def evaluate(self, ctx, res_views, jac_views):
+        """Write the node equations' residual blocks into the views `res_views` and, unless
+        `jac_views` is None, their Jacobian blocks into `jac_views` (the element family
+        protocol)."""
+        res, jac = self._blocks(ctx, jac_views is not None)
+        for view, values in zip(res_views, res, strict=True):
             view[...] = values
-        if jac is not None:
-            for view, values in zip(jac, jac_blocks, strict=True):
+        if jac_views is not None:
+            for view, values in zip(jac_views, jac, strict=True):
                 view[...] = values
 
-    def blocks(self, ctx, want_jac):
+    def _blocks(self, ctx, want_jac):
         """Residual and Jacobian of the node equations for the current phase."""
         kin, y, yp, mode = ctx.kin, ctx.y, ctx.yp, ctx.mode
         n, d = self.n, self.dyn

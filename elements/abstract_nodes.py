@@ -34,18 +34,19 @@ class AbstractNodeSpec:
 def abstract_node(model, label, kind="differential", value=0.0, derivative=0.0, output=True):
     """Abstract node (input manual §6.1): a scalar unknown x, with ẋ when differential
     (engine/abstract_nodes.py)."""
-    nodes = model.__dict__.setdefault("abstract_nodes", [])
+    nodes = model.abstract_nodes
     if any(s.label == label for s in nodes):
         raise ValueError(f"abstract node {label} is already defined")
     nodes.append(AbstractNodeSpec(label, kind, float(value), float(derivative), output))
     return label
 
 
+MODEL_FIELDS = {"abstract_nodes": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (abstract_node,)
 
 
 def build(model, nodes, built):
-    specs = getattr(model, "abstract_nodes", None)
+    specs = model.abstract_nodes
     return [AbstractNodes(specs, nodes)] if specs else []
 
 

@@ -176,6 +176,7 @@ def beam2(model, label, node1, node2, law, offsets=None, node_orientations=None,
     return label
 
 
+MODEL_FIELDS = {"beams": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (beam3, beam2,)
 
 

@@ -43,6 +43,7 @@ def gravity(model, acceleration, drive=None):
     model.gravity_drive = scalar_drive(drive) or ConstDrive(1.0)
 
 
+MODEL_FIELDS = {"bodies": list, "gravity_vector": None, "gravity_drive": None}   # Model attributes: factory (None: None)
 MODEL_METHODS = (body, gravity,)
 
 

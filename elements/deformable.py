@@ -123,6 +123,7 @@ def deformable_axial_joint(model, label, node1, node2, law, orientation1=None, o
     return label
 
 
+MODEL_FIELDS = {"deformable": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (deformable_hinge, deformable_displacement_joint, deformable_joint, deformable_axial_joint,)
 
 

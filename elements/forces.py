@@ -51,6 +51,7 @@ def couple(model, label, node, value, frame="absolute", node2=None):
     return label
 
 
+MODEL_FIELDS = {"forces": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (force, couple,)
 
 

@@ -88,18 +88,19 @@ def _dof_node_labels(specs):
 def spring_support(model, label, node, law, node_type="abstract", index=1, order="algebraic"):
     """`genel: spring support` (input manual §8.9): a 1-D law of a dof value to the ground
     (elements/genel.py)."""
-    model.__dict__.setdefault("spring_supports", []).append(
+    model.spring_supports.append(
         SpringSupportSpec(label, NodeDof(node, node_type, index, order), law))
     return label
 
 
 def abstract_force(model, label, node, drive, node_type="abstract", index=1):
     """`force: abstract` (input manual §8.8): a scalar drive on a dof's equation."""
-    model.__dict__.setdefault("abstract_forces", []).append(
+    model.abstract_forces.append(
         AbstractForceSpec(label, NodeDof(node, node_type, index), scalar_drive(drive)))
     return label
 
 
+MODEL_FIELDS = {"spring_supports": list, "abstract_forces": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (spring_support, abstract_force,)
 
 
@@ -107,9 +108,9 @@ def build(model, nodes, built):
     """Spring supports and abstract forces, on the abstract nodes built before them."""
     abstract = next((fam for fam in built if fam.name == "abstract node"), None)
     families = []
-    if getattr(model, "spring_supports", None):
+    if model.spring_supports:
         families.append(SpringSupports(model.spring_supports, nodes, abstract))
-    if getattr(model, "abstract_forces", None):
+    if model.abstract_forces:
         families.append(AbstractForces(model.abstract_forces, nodes, abstract))
     return families
 

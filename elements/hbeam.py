@@ -83,6 +83,7 @@ def hbeam(model, label, node1, node2, law, offsets=None, node_orientations=None,
     return label
 
 
+MODEL_FIELDS = {"hbeams": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (hbeam,)
 
 

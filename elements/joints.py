@@ -265,6 +265,7 @@ def _total_rows(position_status, position_drive, orientation_status, orientation
     return rows, pd, (pd if vel else None), od, (od if avel else None)
 
 
+MODEL_FIELDS = {"joints": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (clamp, spherical_hinge, spherical_pin, revolute_hinge, revolute_pin, cardano_hinge, in_line, in_plane, prismatic, distance, drive_hinge, drive_displacement, drive_displacement_pin, axial_rotation, total_joint, total_equation, total_internal_reaction, total_pin_joint,)
 
 

@@ -48,7 +48,7 @@ class BindSpec:
 def parameter_node(model, label, kind="value", value=0.0, y=0.0, z=0.0, output=True):
     """Parameter node (input manual §6.6): kind "value" (a constant), "element" or
     "beam strain gage" (fibre y, z of a beam section), filled by `bind` (engine/parameters.py)."""
-    nodes = model.__dict__.setdefault("parameter_nodes", [])
+    nodes = model.parameter_nodes
     if any(s.label == label for s in nodes):
         raise ValueError(f"parameter node {label} is already defined")
     nodes.append(ParameterNodeSpec(label, kind, float(value), float(y), float(z), output))
@@ -60,18 +60,19 @@ def bind(model, element, element_type, parameter_node, name=None, index=None):
     evaluation point) to a parameter node (input manual §8.20.1)."""
     if (name is None) == (index is None):
         raise ValueError("bind: give either a private datum name or an index")
-    model.__dict__.setdefault("binds", []).append(
+    model.binds.append(
         BindSpec(element, element_type, parameter_node, name, None if index is None else int(index)))
     return parameter_node
 
 
+MODEL_FIELDS = {"parameter_nodes": list, "binds": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (parameter_node, bind,)
 
 
 def build(model, nodes, built):
     """Parameter nodes read the families built before them (their bound elements)."""
-    binds = getattr(model, "binds", [])
-    if getattr(model, "parameter_nodes", None):
+    binds = model.binds
+    if model.parameter_nodes:
         return [ParameterNodes(model.parameter_nodes, nodes, binds, list(built))]
     if binds:
         raise KeyError(f"bind: parameter node {binds[0].node} is not defined")

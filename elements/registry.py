@@ -1,8 +1,9 @@
 """The element registry: the one ordered table of element families.
 
 Each entry names a family module; the module owns
-- its spec (what the Model stores) and its Model builder methods (`MODEL_METHODS`,
-  functions whose first argument is the model, attached to engine.model.Model);
+- its spec (what the Model stores: `MODEL_FIELDS`, the Model attributes holding its specs)
+  and its Model builder methods (`MODEL_METHODS`, functions whose first argument is the
+  model, attached to engine.model.Model);
 - `build(model, nodes, built) -> [families]`: its families for a model (`built`: the
   families of the entries before it, for families that act on others);
 - its family classes (evaluation, ElementFamily protocol; outputs: `output_groups(ctx)`
@@ -28,6 +29,12 @@ class Entry:
     def cards(self):
         """MBDyn element cards this family reads ({} when it has none)."""
         return getattr(self.module, "CARDS", {})
+
+    @property
+    def model_fields(self):
+        """{Model attribute: factory of its initial value (None: the value None)}: the lists
+        of this family's specs (and its other model data)."""
+        return getattr(self.module, "MODEL_FIELDS", {})
 
     @property
     def model_methods(self):

@@ -32,19 +32,20 @@ def joint_regularization(model, label, coefficient=1e-6):
     rows φ = 0 becomes φ = c λ (a compliance c on its reactions)."""
     if not any(s.label == label for s in model.joints):
         raise KeyError(f"joint regularization: joint {label} is not defined")
-    regs = model.__dict__.setdefault("regularizations", [])
+    regs = model.regularizations
     if any(r.label == label for r in regs):
         raise ValueError(f"joint regularization: joint {label} is already regularized")
     regs.append(RegularizationSpec(label, float(coefficient)))
     return label
 
 
+MODEL_FIELDS = {"regularizations": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (joint_regularization,)
 
 
 def build(model, nodes, built):
     """Regularizations scale the rows of the joint family (built before, registry order)."""
-    regs = getattr(model, "regularizations", None)
+    regs = model.regularizations
     joints = [fam for fam in built if fam.name == "joint"]
     if not regs or not joints:
         return []

@@ -32,6 +32,7 @@ def rod(model, label, node1, node2, law, length=None, offset1=None, offset2=None
     return label
 
 
+MODEL_FIELDS = {"rods": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (rod,)
 
 

@@ -29,6 +29,7 @@ def user_force(model, label, node, func):
     return label
 
 
+MODEL_FIELDS = {"user_forces": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (user_force,)
 
 

@@ -41,6 +41,7 @@ def viscous_body(model, label, node, law, offset=None, orientation=None):
     return label
 
 
+MODEL_FIELDS = {"viscous_bodies": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (viscous_body,)
 
 

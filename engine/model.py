@@ -22,17 +22,9 @@ class Model:
     def __init__(self):
         self.nodes = []
         self.dummy_nodes = []
-        self.bodies = []
-        self.forces = []
-        self.joints = []
-        self.rods = []
-        self.user_forces = []
-        self.deformable = []
-        self.viscous_bodies = []
-        self.beams = []
-        self.hbeams = []
-        self.gravity_vector = None
-        self.gravity_drive = None
+        for entry in ENTRIES:            # the families' spec lists: bodies, joints, beams, ...
+            for name, factory in entry.model_fields.items():
+                setattr(self, name, None if factory is None else factory())
         self.inverse_flags = {}          # label -> {flag: bool}, see inverse_dynamics_flags
 
     # ------------------------------------------------------------------ nodes

@@ -333,3 +333,6 @@ class HelicoidalBeams(ElementFamily):
         what, k = cols[name]
         return st[what][:, k]
 
+    def clear_cache(self):
+        """The cached state belongs to the previous step's reference orientations."""
+        self._cache.clear()

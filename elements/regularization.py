@@ -94,12 +94,14 @@ class JointRegularizations(ElementFamily):
         return p
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
+        res, jac = self._blocks(ctx, jac_views is not None)
+        write_blocks(res_views, res)
+        write_blocks(jac_views, jac)
+
+    def _blocks(self, ctx, want_jac):
         scale = 1.0 if ctx.mode in IA_MODES else 1.0 / ctx.dcoef
         k = (self.c * scale)[:, None]
         res = [-k * np.where(self.rows >= 0, ctx.y[self._safe], 0.0)]
         if not want_jac:
-            write_blocks(res_views, res)
-            return
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [np.broadcast_to(-k, self.rows.shape)[..., None, None]])
+            return res, None
+        return res, [np.broadcast_to(-k, self.rows.shape)[..., None, None]]

@@ -90,11 +90,13 @@ class UserForces(ElementFamily):
         return F, dFx, dFv
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
+        res, jac = self._blocks(ctx, jac_views is not None)
+        write_blocks(res_views, res)
+        write_blocks(jac_views, jac)
+
+    def _blocks(self, ctx, want_jac):
         F, dFx, dFv = self.forces(ctx)
         if not want_jac:
-            write_blocks(res_views, [-F])
-            return
+            return [-F], None
         Jx, _ = chain(ctx.kin, self.node, dF_dx=-dFx, dF_dv=-dFv)
-        write_blocks(res_views, [-F])
-        write_blocks(jac_views, [Jx])
+        return [-F], [Jx]

@@ -3,7 +3,13 @@
 Unknowns: node blocks first (x, g [, β, γ]), then each family's own unknowns (joint
 multipliers).  Equation i is paired with unknown i.  `evaluate` returns f (the equation
 values; the Newton right-hand side is -f), Σ|f_e| per row, and the iteration matrix
-J = ∂f/∂ẏ + dCoef ∂f/∂y on Newton increments (G1, G8)."""
+J = ∂f/∂ẏ + dCoef ∂f/∂y on Newton increments (G1, G8).
+
+The families come from one loop over elements/registry.py (`build_families`); each writes
+its residual and Jacobian blocks into its views of the System's two preallocated buffers
+(`ElementFamily.evaluate(ctx, res_views, jac_views)`).  The System never changes during a
+run: the families' changing arrays live in `State.families[family.state_key]`, filled by
+`initial_state` and replaced by `commit` after each converged step or phase."""
 import numpy as np
 
 from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS

@@ -270,7 +270,13 @@ MODEL_METHODS = (clamp, spherical_hinge, spherical_pin, revolute_hinge, revolute
 
 
 def build(model, nodes, built):
-    return [RigidJoints(model.joints, nodes)] if model.joints else []
+    """The joint family; it tracks the unwrapped relative rotations (private datum "r")
+    only when something can read private data: `model::` functions or element drives
+    (the model's namespace) or a parameter node bound to a joint."""
+    if not model.joints:
+        return []
+    readable = getattr(model, "namespace", None) is not None or any(b.element_type == "joint" for b in model.binds)
+    return [RigidJoints(model.joints, nodes, track_rotations=readable)]
 
 
 # ---------------------------------------------------------------------- samples
@@ -366,7 +372,7 @@ class RigidJoints(ElementFamily):
     name = "joint"
     in_initial_assembly = True
 
-    def __init__(self, specs, nodes):
+    def __init__(self, specs, nodes, track_rotations=True):
         super().__init__(specs, nodes)
         S = self.specs
         ne = self.ne
@@ -416,16 +422,17 @@ class RigidJoints(ElementFamily):
         self.active[self.reaction_only] = False
         self.n_internal = int(self.active.sum())
         # State: the unwrapped relative rotations of the last converged step (private data "r")
-        self.has_state = any(t in UNWRAPPED_ROTATION for t in self.types)
+        self.has_state = track_rotations and any(t in UNWRAPPED_ROTATION for t in self.types)
 
     def initial_state(self):
-        """{"theta": relative rotation vectors at the initial configuration} for joints with
-        the private datum "r"; {} otherwise."""
-        if not self.has_state:
-            return {}
+        """{"theta": relative rotation vectors at the initial configuration} when the family
+        tracks them; {} otherwise."""
+        return {"theta": self._initial_rotations()} if self.has_state else {}
+
+    def _initial_rotations(self):
         R1 = np.where(self.ground[:, None, None], I3, self.nodes.R0[np.maximum(self.n1, 0)])
         R2 = self.nodes.R0[self.n2]
-        return {"theta": rot.log_rotvec(np.swapaxes(R1 @ self.R1r, -1, -2) @ R2 @ self.R2r)}
+        return rot.log_rotvec(np.swapaxes(R1 @ self.R1r, -1, -2) @ R2 @ self.R2r)
 
     def commit(self, ctx, arrays):
         """After a converged step: the unwrapped relative rotations become the reference of
@@ -818,9 +825,11 @@ class RigidJoints(ElementFamily):
 
     def _relative_rotation(self, G, arrays):
         """Unwrapped rotation vector of (R1 R1r)ᵀ(R2 R2r); the reference is the value at the
-        last converged step (State arrays, `commit`), first the initial configuration."""
+        last converged step (State arrays, `commit`), first the initial configuration (also
+        when the family does not track it)."""
         theta = rot.log_rotvec(np.swapaxes(G["Er"], -1, -2) @ G["E2r"])
-        return unwrap_rotation_vector(arrays["theta"], theta)
+        reference = arrays["theta"] if "theta" in arrays else self._initial_rotations()
+        return unwrap_rotation_vector(reference, theta)
 
     def _local_reactions(self, ctx, G):
         """The reaction columns 2-7 of the .jnt rows (see output_groups), all instances."""

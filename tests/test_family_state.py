@@ -20,8 +20,10 @@ def test_initial_state_holds_the_stateful_families_arrays():
     (beam,) = system.stateful
     assert set(st.families) == {beam.state_key}
     assert set(st.families[beam.state_key]) == {"R_prev", "kappa_prev"}
-    joints = System(SAMPLES["joint"][0](np.random.default_rng(0)))
-    assert set(joints.initial_state(0.0).families["joint"]) == {"theta"}
+    model = SAMPLES["joint"][0](np.random.default_rng(0))
+    assert "joint" not in System(model).initial_state(0.0).families    # nothing reads "r": no tracking
+    model.element_drive("joint", 4, "rz", 1.0)                          # a reader of private data
+    assert set(System(model).initial_state(0.0).families["joint"]) == {"theta"}
     driven = System(SAMPLES["driven"][0](np.random.default_rng(0)))
     assert set(driven.initial_state(0.0).families["driven"]) == {"committed"}
 

@@ -29,7 +29,8 @@ class AbstractNodeSpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def abstract_node(model, label, kind="differential", value=0.0, derivative=0.0, output=True):
     """Abstract node (input manual §6.1): a scalar unknown x, with ẋ when differential

@@ -149,7 +149,8 @@ def _cayley_G_derivative(g, c, d):
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def beam3(model, label, node1, node2, node3, law, law2=None, offsets=None, node_orientations=None,
           orientation=None, orientation2=None, output=True, interpolation="total"):

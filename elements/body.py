@@ -23,7 +23,8 @@ class BodySpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def body(model, label, node, mass, center_of_mass=None, inertia=None, inertia_orientation=None):
     """Rigid body: mass, centre of mass and inertia about it, in the node frame (§8.1.1)."""

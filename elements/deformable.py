@@ -82,7 +82,8 @@ def half_tangent_coefs(s):
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def deformable_hinge(model, label, node1, node2, law, orientation1=None, orientation2=None,
                      prestrain=None, invariant=False):

@@ -86,7 +86,8 @@ def as_hint(h):
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def driven(model, label, drive, kind="joint", hints=(), initial_state=None):
     """Make element `label` a driven element (manual §8.20.2): active while drive(t) ≠ 0,

@@ -36,7 +36,8 @@ class ForceSpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def force(model, label, node, value, frame="absolute", offset=None, node2=None, offset2=None):
     """Structural force (absolute or follower; internal when node2 is given), §14.2.1."""

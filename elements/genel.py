@@ -83,7 +83,8 @@ def _dof_node_labels(specs):
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def spring_support(model, label, node, law, node_type="abstract", index=1, order="algebraic"):
     """`genel: spring support` (input manual §8.9): a 1-D law of a dof value to the ground

@@ -72,7 +72,8 @@ def gamma_derivative_times(phi, r):
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def hbeam(model, label, node1, node2, law, offsets=None, node_orientations=None, output=True):
     """Two-node helicoidal beam (MBDyn `hbeam`, elements/hbeam.py): one 6-D section law,

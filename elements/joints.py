@@ -76,7 +76,8 @@ class JointSpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def _joint(model, label, type_, node1, node2, **kw):
     active = np.zeros(NROWS, bool)

@@ -43,7 +43,8 @@ class BindSpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def parameter_node(model, label, kind="value", value=0.0, y=0.0, z=0.0, output=True):
     """Parameter node (input manual §6.6): kind "value" (a constant), "element" or

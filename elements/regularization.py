@@ -25,7 +25,8 @@ class RegularizationSpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def joint_regularization(model, label, coefficient=1e-6):
     """Tikhonov regularization of joint `label` (manual §8.13): each of its constraint

@@ -24,7 +24,8 @@ class RodSpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def rod(model, label, node1, node2, law, length=None, offset1=None, offset2=None):
     """Rod (with offsets), §9.2.1; length None = initial distance."""

@@ -20,7 +20,8 @@ class UserForceSpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def user_force(model, label, node, func):
     """State-dependent force at a node from a vectorized function

@@ -32,7 +32,8 @@ class ViscousBodySpec:
 
 
 # ---------------------------------------------------------------------- Model builder methods
-# (registry.py makes each of MODEL_METHODS a method of engine.model.Model, first argument the model)
+# (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
+# first argument is the model)
 
 def viscous_body(model, label, node, law, offset=None, orientation=None):
     """Viscous body (§9.3): force and couple on a node from a 6-D law of the absolute

@@ -1,0 +1,114 @@
+"""Constitutive laws of MBDyn decks (manual §2.10): the reader's ``Laws`` part, 1-D, 3-D
+and 6-D laws as engine.core.constitutive laws."""
+from __future__ import annotations
+
+import numpy as np
+
+from mbdae.engine.core import constitutive
+from mbdae.engine.io.mbdyn.geometry import GLOBAL_SITE
+from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown
+
+# MBDyn laws mbdae does not have: reading one stops with "not supported yet"
+KNOWN_LAWS = {normalize(k) for k in (
+    "linear elastic generic axial torsion coupling", "cubic elastic generic", "inverse square elastic",
+    "log elastic", "linear elastic bistop", "double linear elastic", "isotropic hardening elastic",
+    "scalar function elastic", "scalar function elastic isotropic", "scalar function elastic orthotropic",
+    "linear time variant viscoelastic generic", "linear viscoelastic generic axial torsion coupling",
+    "cubic viscoelastic generic", "double linear viscoelastic", "turbulent viscoelastic",
+    "linear viscoelastic bistop", "shock absorber", "symbolic elastic", "symbolic viscous",
+    "symbolic viscoelastic", "ann elastic", "ann viscoelastic", "nlsf elastic", "nlsf viscous",
+    "nlsf viscoelastic", "nlp elastic", "nlp viscous", "nlp viscoelastic", "array", "axial wrapper",
+    "bistop", "drive caller wrapper", "invariant angular", "contact elastic")}
+
+
+class Laws:
+    """Reader part: ConstitutiveLaw<1D | 3D | 6D>, by value or `reference, <label>`."""
+
+    def law_reference(self, args, dim):
+        """`reference, label` to a `constitutive law:` of the given dimension (manual §2.10)."""
+        lw = args.peek()
+        label = args.label("a constitutive law label")
+        entry = self.laws.get(label)
+        if entry is None:
+            raise lw.error(f"constitutive law {label} is not defined")
+        if entry[0] != dim:
+            raise lw.error(f"constitutive law {label} is {entry[0]}-D; a {dim}-D law is required")
+        return entry[1]
+
+    def unknown_law(self, name):
+        if name.keyword in KNOWN_LAWS:
+            return name.error(not_supported(f"{shown(name.text)} (constitutive law)"))
+        return name.error(f"syntax error: unknown constitutive law '{name.text}'")
+
+    def read_law(self, args, dim):
+        """A constitutive law of dimension 1, 3 or 6 (input manual §2.10), as a constitutive.Law:
+        `linear elastic [isotropic], k`, `linear elastic generic, K`, `linear viscous [isotropic |
+        generic], C`, `linear viscoelastic [isotropic | generic], K, {C | proportional, r}`,
+        `linear time variant viscoelastic generic, K, sK, {C | proportional, r}, {same | sC}`,
+        `cubic elastic generic, k1, k2, k3` (1-D and 3-D, as MBDyn), `drive caller wrapper, w,
+        <law>`, `reference, <label>`; then [, prestress, <Entity>] [, prestrain, <TplDriveCaller>].
+        The scalars, matrices and vectors are those of the dimension (scalar, Mat3x3/Vec3,
+        Mat6x6/Vec6)."""
+        if args.is_keyword("reference"):
+            return self.law_reference(args, dim)
+        name = args.take("a constitutive law")
+        kw = name.keyword
+        cl = constitutive
+        if kw == "drivecallerwrapper":
+            w = self.read_drive(args)
+            return cl.scaled(self.read_law(args, dim), w)
+        generic = kw.endswith("generic")
+
+        def matrix(what):             # (DerivativeOf)Entity: scalar, Mat3x3 or Mat6x6
+            if not generic or dim == 1:
+                return args.real(what)
+            return self.read_mat3(args) if dim == 3 else self.read_mat6(args)
+
+        def viscosity_of(K):          # `C` or `proportional, r`
+            if args.is_keyword("proportional"):
+                return np.asarray(K, float) * args.real("the proportional factor")
+            return matrix("the viscosity")
+
+        if kw in ("linearelastic", "linearelasticisotropic", "linearelasticgeneric"):
+            law = cl.linear_elastic(dim, matrix("the stiffness"))
+        elif kw in ("linearviscous", "linearviscousisotropic", "linearviscousgeneric"):
+            law = cl.linear_viscous(dim, matrix("the viscosity"))
+        elif kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
+            K = matrix("the stiffness")
+            law = cl.linear_viscoelastic(dim, K, viscosity_of(K))
+        elif kw == "lineartimevariantviscoelasticgeneric":
+            K = matrix("the stiffness")
+            sK = self.read_drive(args)
+            C = viscosity_of(K)
+            sC = sK if args.is_keyword("same") else self.read_drive(args)
+            law = cl.linear_viscoelastic(dim, K, C, stiffness_scale=sK, viscosity_scale=sC)
+        elif kw == "cubicelasticgeneric" and dim in (1, 3):
+            k1, k2, k3 = (self.read_entity(args, dim, what) for what in
+                          ("the linear coefficient", "the quadratic coefficient", "the cubic coefficient"))
+            law = cl.cubic_elastic(dim, k1, k2, k3)
+        else:
+            raise self.unknown_law(name)
+        while args.peek_keyword() in ("prestress", "prestrain"):
+            pw = args.peek()
+            if args.is_keyword("prestress"):
+                law.prestress = self.read_entity(args, dim, "the prestress") * np.ones(dim)
+            else:
+                args.is_keyword("prestrain")
+                if not law.elastic:
+                    raise pw.error("a viscous law has no prestrain")
+                law.prestrain = self.read_tpl_entity(args, dim)
+        return law
+
+    def read_entity(self, args, dim, what):
+        """An Entity of the law's dimension: a scalar, a Vec3 or a Vec6."""
+        if dim == 1:
+            return np.array([args.real(what)])
+        return self.read_plain_vector(args, dim)
+
+    def read_tpl_entity(self, args, dim):
+        """TplDriveCaller<Entity> of the law's dimension, as a constitutive.TemplateDrive."""
+        if dim == 1:
+            return constitutive.TemplateDrive(1, [(np.ones(1), self.read_tpl_scalar(args))])
+        if dim == 3:
+            return constitutive.TemplateDrive.of(self.read_tpl_vec3(args, "rel direction", GLOBAL_SITE), 3)
+        return self.read_tpl_vec6(args)

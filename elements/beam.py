@@ -532,13 +532,20 @@ def read_beam2(reader, model, args, label, word):
 
 def read_beam(reader, model, args, label, nn):
     """Beams from decks use MBDyn's incremental rotation interpolation (elements/beam.py)."""
-    labels, offsets, orientations = [], [], []
-    for k in range(nn):
-        n, site = reader.node_site(args, f"beam node {k + 1}")
-        labels.append(n.label)
-        offsets.append(reader.offset(args, site))
-        orientations.append(reader.read_orientation(args, "rel", site)
-                            if args.is_keyword("orientation", "rot") else None)
+    labels, offsets, orientations = reader.read_node_ends(args, nn, "beam node")
+    sections, laws = read_beam_sections(reader, args, nn)
+    output = read_beam_options(reader, args, label)
+    if nn == 3:
+        model.beam3(label, *labels, laws[0], laws[1], offsets=offsets, node_orientations=orientations,
+                    orientation=sections[0], orientation2=sections[1], output=output,
+                    interpolation="incremental")
+    else:
+        model.beam2(label, *labels, laws[0], offsets=offsets, node_orientations=orientations,
+                    orientation=sections[0], output=output, interpolation="incremental")
+
+
+def read_beam_sections(reader, args, nn):
+    """Per evaluation point `{R | from nodes | same}, {law | same}`: (orientations, 6-D laws)."""
     sections, laws = [], []
     for J in range(nn - 1):
         if J > 0 and args.is_keyword("same"):
@@ -551,6 +558,11 @@ def read_beam(reader, model, args, label, nn):
             laws.append(laws[0])
         else:
             laws.append(reader.read_law(args, 6))
+    return sections, laws
+
+
+def read_beam_options(reader, args, label):
+    """`[, custom output, ...] [, inverse dynamics, ...] [, output, ...]`: the output flag."""
     output = "beams" in reader.default_output
     while args.more():
         ow = args.peek()
@@ -566,14 +578,7 @@ def read_beam(reader, model, args, label, nn):
             reader.note(ow, "beam custom output affects NetCDF output only; ignored")
         else:
             raise ow.error(reader.not_supported("piezoelectric beams"))
-    if nn == 3:
-        model.beam3(label, *labels, laws[0], laws[1], offsets=offsets, node_orientations=orientations,
-                    orientation=sections[0], orientation2=sections[1], output=output,
-                    interpolation="incremental")
-    else:
-        model.beam2(label, *labels, laws[0], offsets=offsets, node_orientations=orientations,
-                    orientation=sections[0], output=output, interpolation="incremental")
-
+    return output
 
 CARDS = {
     "beam": read_beam3, "beam3": read_beam3, "beam2": read_beam2,

@@ -307,13 +307,7 @@ def read_hbeam(reader, model, args, label, word):
     orientation the end frame is the node frame (MBDyn 1.7's reader uses node 1's input
     orientation as the relative orientation of both ends instead: the same for nodes input
     with `eye`, as in its tests beam/h and hcurl)."""
-    labels, offsets, orientations = [], [], []
-    for k in range(2):
-        n, site = reader.node_site(args, f"hbeam node {k + 1}")
-        labels.append(n.label)
-        offsets.append(reader.offset(args, site))
-        orientations.append(reader.read_orientation(args, "rel", site)
-                            if args.is_keyword("orientation", "rot") else None)
+    labels, offsets, orientations = reader.read_node_ends(args, 2, "hbeam node")
     law = reader.read_law(args, 6)
     output = "beams" in reader.default_output
     while args.more():

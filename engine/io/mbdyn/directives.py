@@ -21,49 +21,57 @@ class Directives:
 
     def register_model_functions(self):
         """`model::` functions evaluated at input time on the initial configuration (manual §2.2.1)."""
-        def node_frame(label, prev=False):
-            view = self.live_view       # a driven element's hint at run time
-            if view is not None:
-                return Frame(*(np.array(f(int(label), prev)) for f in (
-                    view.position, view.orientation, view.velocity, view.angular_velocity)))
-            info = self.nodes.get(int(label))
-            if info is None:
-                raise ValueError(f"structural node {int(label)} is not defined")
-            return info.frame
-
-        def distance(a, b):
-            return float(np.linalg.norm(node_frame(b).x - node_frame(a).x))
-
-        def current(name):
-            if name not in self.current:
-                raise ValueError(f'model::current("{name}") is not available here')
-            return self.current[name]
-
-        self.parser.register_function("model::distance", distance, 2)
+        frame = self.model_node_frame
+        register = self.parser.register_function
+        register("model::distance", lambda a, b: float(np.linalg.norm(frame(b).x - frame(a).x)), 2)
         # previous step (at input: the initial configuration) and relative rotation vector
         # of R_aᵀ R_b (`anglerel`), as MBDyn's model namespace
-        self.parser.register_function("model::distance_prev", lambda a, b: float(np.linalg.norm(
-            node_frame(b, True).x - node_frame(a, True).x)), 2)
-        anglerel = lambda a, b, prev=False: rot.log_rotvec(node_frame(a, prev).R.T @ node_frame(b, prev).R)
+        register("model::distance_prev", lambda a, b: float(np.linalg.norm(frame(b, True).x - frame(a, True).x)), 2)
         for suffix, prev in (("", False), ("_prev", True)):
-            self.parser.register_function(f"model::anglerel{suffix}",
-                                          lambda a, b, p=prev: float(np.linalg.norm(anglerel(a, b, p))), 2)
+            register(f"model::anglerel{suffix}",
+                     lambda a, b, p=prev: float(np.linalg.norm(self.model_anglerel(a, b, p))), 2)
             for k, axis in enumerate("xyz"):
-                self.parser.register_function(f"model::{axis}anglerel{suffix}",
-                                              lambda a, b, k=k, p=prev: float(anglerel(a, b, p)[k]), 2)
-        for k, axis in enumerate("xyz"):
-            self.parser.register_function(f"model::{axis}distance_prev", lambda a, b, k=k: float(
-                node_frame(b, True).x[k] - node_frame(a, True).x[k]), 2)
-            self.parser.register_function(f"model::{axis}position_prev",
-                                          lambda a, k=k: float(node_frame(a, True).x[k]), 1)
-        for k, axis in enumerate("xyz"):
-            self.parser.register_function(f"model::{axis}distance",
-                                          lambda a, b, k=k: float(node_frame(b).x[k] - node_frame(a).x[k]), 2)
-            self.parser.register_function(f"model::{axis}position", lambda a, k=k: float(node_frame(a).x[k]), 1)
-            self.parser.register_function(f"model::{axis}velocity", lambda a, k=k: float(node_frame(a).v[k]), 1)
-        self.parser.register_function("model::current", current, 1)
+                register(f"model::{axis}anglerel{suffix}",
+                         lambda a, b, k=k, p=prev: float(self.model_anglerel(a, b, p)[k]), 2)
+        self.register_model_components()
+        register("model::current", self.model_current, 1)
         # model::node::structural and model::element::<type> on the simulation state
         self.namespace = ModelNamespace().register(self.parser)
+
+    def register_model_components(self):
+        """`model::{x|y|z}{distance|position}[_prev]` and `model::{x|y|z}velocity`."""
+        frame = self.model_node_frame
+        register = self.parser.register_function
+        for k, axis in enumerate("xyz"):
+            register(f"model::{axis}distance_prev",
+                     lambda a, b, k=k: float(frame(b, True).x[k] - frame(a, True).x[k]), 2)
+            register(f"model::{axis}position_prev", lambda a, k=k: float(frame(a, True).x[k]), 1)
+        for k, axis in enumerate("xyz"):
+            register(f"model::{axis}distance", lambda a, b, k=k: float(frame(b).x[k] - frame(a).x[k]), 2)
+            register(f"model::{axis}position", lambda a, k=k: float(frame(a).x[k]), 1)
+            register(f"model::{axis}velocity", lambda a, k=k: float(frame(a).v[k]), 1)
+
+    def model_node_frame(self, label, prev=False):
+        """The frame of structural node `label` for the `model::` functions: initial, or the
+        state's while a driven element's hint is re-read."""
+        view = self.live_view
+        if view is not None:
+            return Frame(*(np.array(f(int(label), prev)) for f in (
+                view.position, view.orientation, view.velocity, view.angular_velocity)))
+        info = self.nodes.get(int(label))
+        if info is None:
+            raise ValueError(f"structural node {int(label)} is not defined")
+        return info.frame
+
+    def model_anglerel(self, a, b, prev=False):
+        """Rotation vector of R_aᵀ R_b."""
+        return rot.log_rotvec(self.model_node_frame(a, prev).R.T @ self.model_node_frame(b, prev).R)
+
+    def model_current(self, name):
+        """`model::current("<name>")`: a value the element being read provides (L, L0)."""
+        if name not in self.current:
+            raise ValueError(f'model::current("{name}") is not available here')
+        return self.current[name]
 
     def dir_set(self, card):
         if not card.body.text:

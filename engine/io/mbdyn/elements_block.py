@@ -119,6 +119,15 @@ class ElementCards:
         before = (len(self.model.joints), len(self.model.rods), len(self.model.deformable),
                   len(self.model.viscous_bodies))
         reader(self, self.model, args, label, tw)
+        output = self.read_joint_options(args, label)
+        m = self.model
+        for spec in (m.joints[before[0]:] + m.rods[before[1]:] + m.deformable[before[2]:]
+                     + m.viscous_bodies[before[3]:]):
+            spec.output = output
+
+    def read_joint_options(self, args, label):
+        """The options after any joint type: `output`, `orientation description`, `inverse
+        dynamics`; returns the output flag."""
         output = "joints" in self.default_output
         while args.more():
             ow = args.peek()
@@ -135,10 +144,7 @@ class ElementCards:
                 self.read_inverse_dynamics_flags(args, label)
             else:
                 raise ow.error(not_supported(f"joint option '{ow.text}'"))
-        m = self.model
-        for spec in (m.joints[before[0]:] + m.rods[before[1]:] + m.deformable[before[2]:]
-                     + m.viscous_bodies[before[3]:]):
-            spec.output = output
+        return output
 
     def element_output(self, card, args):
         """`output: <element type>, labels... | range, a, b` (manual §8.20.4)."""

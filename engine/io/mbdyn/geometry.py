@@ -310,6 +310,18 @@ class Geometry:
         R2h = self.hinge(args, s2)
         return n1, R1h, n2, R2h
 
+    def read_node_ends(self, args, n, what):
+        """n × `<node>, [position,] <offset> [, {orientation | rot}, <R>]` (beam ends):
+        (node labels, offsets, relative orientations or None)."""
+        labels, offsets, orientations = [], [], []
+        for k in range(n):
+            node, site = self.node_site(args, f"{what} {k + 1}")
+            labels.append(node.label)
+            offsets.append(self.offset(args, site))
+            orientations.append(self.read_orientation(args, "rel", site)
+                                if args.is_keyword("orientation", "rot") else None)
+        return labels, offsets, orientations
+
     @staticmethod
     def make_site(frame, node=None, other=None, other_offset=None, other_orientation=None):
         """A Site (element readers build theirs through the reader)."""

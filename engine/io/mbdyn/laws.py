@@ -52,42 +52,50 @@ class Laws:
         if args.is_keyword("reference"):
             return self.law_reference(args, dim)
         name = args.take("a constitutive law")
-        kw = name.keyword
-        cl = constitutive
-        if kw == "drivecallerwrapper":
+        if name.keyword == "drivecallerwrapper":
             w = self.read_drive(args)
-            return cl.scaled(self.read_law(args, dim), w)
+            return constitutive.scaled(self.read_law(args, dim), w)
+        law = self.read_law_by_name(args, name, dim)
+        self.read_law_prestress(args, law, dim)
+        return law
+
+    def read_law_by_name(self, args, name, dim):
+        """The law named by the word `name`, with its coefficients."""
+        kw, cl = name.keyword, constitutive
         generic = kw.endswith("generic")
-
-        def matrix(what):             # (DerivativeOf)Entity: scalar, Mat3x3 or Mat6x6
-            if not generic or dim == 1:
-                return args.real(what)
-            return self.read_mat3(args) if dim == 3 else self.read_mat6(args)
-
-        def viscosity_of(K):          # `C` or `proportional, r`
-            if args.is_keyword("proportional"):
-                return np.asarray(K, float) * args.real("the proportional factor")
-            return matrix("the viscosity")
-
         if kw in ("linearelastic", "linearelasticisotropic", "linearelasticgeneric"):
-            law = cl.linear_elastic(dim, matrix("the stiffness"))
-        elif kw in ("linearviscous", "linearviscousisotropic", "linearviscousgeneric"):
-            law = cl.linear_viscous(dim, matrix("the viscosity"))
-        elif kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
-            K = matrix("the stiffness")
-            law = cl.linear_viscoelastic(dim, K, viscosity_of(K))
-        elif kw == "lineartimevariantviscoelasticgeneric":
-            K = matrix("the stiffness")
+            return cl.linear_elastic(dim, self.read_law_matrix(args, dim, generic, "the stiffness"))
+        if kw in ("linearviscous", "linearviscousisotropic", "linearviscousgeneric"):
+            return cl.linear_viscous(dim, self.read_law_matrix(args, dim, generic, "the viscosity"))
+        if kw in ("linearviscoelastic", "linearviscoelasticisotropic", "linearviscoelasticgeneric"):
+            K = self.read_law_matrix(args, dim, generic, "the stiffness")
+            return cl.linear_viscoelastic(dim, K, self.read_viscosity(args, dim, generic, K))
+        if kw == "lineartimevariantviscoelasticgeneric":
+            K = self.read_law_matrix(args, dim, generic, "the stiffness")
             sK = self.read_drive(args)
-            C = viscosity_of(K)
+            C = self.read_viscosity(args, dim, generic, K)
             sC = sK if args.is_keyword("same") else self.read_drive(args)
-            law = cl.linear_viscoelastic(dim, K, C, stiffness_scale=sK, viscosity_scale=sC)
-        elif kw == "cubicelasticgeneric" and dim in (1, 3):
+            return cl.linear_viscoelastic(dim, K, C, stiffness_scale=sK, viscosity_scale=sC)
+        if kw == "cubicelasticgeneric" and dim in (1, 3):
             k1, k2, k3 = (self.read_entity(args, dim, what) for what in
                           ("the linear coefficient", "the quadratic coefficient", "the cubic coefficient"))
-            law = cl.cubic_elastic(dim, k1, k2, k3)
-        else:
-            raise self.unknown_law(name)
+            return cl.cubic_elastic(dim, k1, k2, k3)
+        raise self.unknown_law(name)
+
+    def read_law_matrix(self, args, dim, generic, what):
+        """(DerivativeOf)Entity: a scalar, or for generic laws a Mat3x3 or Mat6x6."""
+        if not generic or dim == 1:
+            return args.real(what)
+        return self.read_mat3(args) if dim == 3 else self.read_mat6(args)
+
+    def read_viscosity(self, args, dim, generic, K):
+        """`C` or `proportional, r` (C = r K)."""
+        if args.is_keyword("proportional"):
+            return np.asarray(K, float) * args.real("the proportional factor")
+        return self.read_law_matrix(args, dim, generic, "the viscosity")
+
+    def read_law_prestress(self, args, law, dim):
+        """`[, prestress, <Entity>] [, prestrain, <TplDriveCaller>]` after a law."""
         while args.peek_keyword() in ("prestress", "prestrain"):
             pw = args.peek()
             if args.is_keyword("prestress"):
@@ -97,7 +105,6 @@ class Laws:
                 if not law.elastic:
                     raise pw.error("a viscous law has no prestrain")
                 law.prestrain = self.read_tpl_entity(args, dim)
-        return law
 
     def read_entity(self, args, dim, what):
         """An Entity of the law's dimension: a scalar, a Vec3 or a Vec6."""

@@ -154,6 +154,17 @@ class ProblemCards:
         """`method: {ms | hope | ms3 | ms4 | Bathe | msst*}, rho [, rho_alg]`, `crank nicolson`,
         `implicit euler`, `DIRK*`, `bdf [, order, n]` (manual §4.1.1, Method): any method the
         engine's make_method knows is accepted."""
+        method = self.read_method_name(args)
+        if method in METHODS_WITHOUT_RADIUS:
+            self.settings.update(method=method, rho=0.0)
+            return
+        if method == "thirdorder" and args.is_keyword("ad hoc"):      # `thirdorder, ad hoc;`
+            self.settings.update(method="thirdorder ad hoc", rho=0.0)
+            return
+        self.settings.update(method=method, rho=self.read_method_radii(args, method))
+
+    def read_method_name(self, args):
+        """The method (a make_method name), with `bdf, order, 1` read as implicit euler."""
         w = args.take("an integration method")
         name = normalize(w.text)
         method = METHOD_ALIASES.get(name, " ".join(w.text.split()).lower())
@@ -169,12 +180,10 @@ class ProblemCards:
             if order not in (1, 2):
                 raise ow.error("bdf order must be 1 or 2")
             method = "implicit euler" if order == 1 else method
-        if method in METHODS_WITHOUT_RADIUS:
-            self.settings.update(method=method, rho=0.0)
-            return
-        if method == "thirdorder" and args.is_keyword("ad hoc"):      # `thirdorder, ad hoc;`
-            self.settings.update(method="thirdorder ad hoc", rho=0.0)
-            return
+        return method
+
+    def read_method_radii(self, args, method):
+        """`rho [, rho_alg]`: the spectral radius (the algebraic one is noted and ignored)."""
         rw = args.peek()
         rho = self.read_spectral_radius(args)
         if method == "thirdorder" and not isinstance(rho, Drive) and rho <= 0.0:
@@ -188,7 +197,7 @@ class ProblemCards:
                 self.note(rw, f"algebraic spectral radius {alg:g} ignored: mbdae solves the multipliers "
                               "at the new time and predicts them by extrapolation, so they have no "
                               "integration formula of their own")
-        self.settings.update(method=method, rho=rho)
+        return rho
 
     def read_spectral_radius(self, args):
         w = args.peek()
@@ -239,22 +248,29 @@ class ProblemCards:
         """`linear solver: <name> [, options]` (manual §4.1.1, Linear Solver): the solver maps to
         what mbdae has; orderings, threads, workspace, pivoting and scaling options are hints."""
         w = args.take("a linear solver")
+        self.settings["linear_solver"] = self.linear_solver_for(w)
+        options = self.read_linear_solver_options(args)
+        if options:
+            self.note(w, f"linear solver options {', '.join(options)} are performance hints, ignored")
+
+    def linear_solver_for(self, w):
+        """The mbdae linear solver standing for MBDyn's solver named by word w."""
         name = normalize(w.text)
-        direct = {"naive": "naive", "superlu": "superlu", "umfpack": "umfpack", "klu": "klu",
-                  "lapack": "superlu", "y12": "superlu", "taucs": "superlu", "pardiso": "superlu",
-                  "pardiso64": "superlu", "watson": "superlu", "pastix": "superlu", "qr": "superlu",
-                  "spqr": "superlu", "cholmod": "superlu"}
-        if name not in direct:
+        if name not in LINEAR_SOLVERS:
             known = ("aztecoo", "amesos", "siconosdense", "siconossparse")
             raise w.error(not_supported(f"linear solver {w.text}") if name in known else
                           f"syntax error: unknown linear solver '{w.text}'")
-        chosen = direct[name]
+        chosen = LINEAR_SOLVERS[name]
         if chosen in ("klu", "umfpack") and chosen not in available_linear_solvers():
             self.note(w, f"linear solver {w.text}: kvxopt is not installed, using superlu")
             chosen = "superlu"
         elif chosen == "superlu" and name != "superlu":
             self.note(w, f"linear solver {w.text} is not available in mbdae, using superlu (direct, same solution)")
-        self.settings["linear_solver"] = chosen
+        return chosen
+
+    @staticmethod
+    def read_linear_solver_options(args):
+        """The options after the solver name (all hints); returns their words."""
         options = []
         scaled = False
         while args.more():
@@ -278,8 +294,7 @@ class ProblemCards:
             else:
                 raise ow.error(f"syntax error: unknown linear solver option '{ow.text}'")
             options.append(ow.text)
-        if options:
-            self.note(w, f"linear solver options {', '.join(options)} are performance hints, ignored")
+        return options
 
     def iv_threads(self, card, args):
         w = args.peek()
@@ -349,7 +364,7 @@ class ProblemCards:
 
     def iv_eigenanalysis(self, card, args):
         """`eigenanalysis: { <when> | list, <n>, <when>, ... } [, options]` (manual §4.1.1,
-        Eigenanalysis); engine/eigen.py does the analysis."""
+        Eigenanalysis); engine/drivers/eigen.py does the analysis."""
         if args.is_keyword("list"):
             n = args.integer("the number of eigenanalysis times")
             if n < 1:
@@ -359,58 +374,41 @@ class ProblemCards:
             times = (args.real("the eigenanalysis time"),)
         opt = {"method": None}          # without `use lapack | arpack` MBDyn only writes the matrices
         while args.more():
-            w = args.peek()
-            kw = args.expect_keyword(
-                "suffix width", "suffix format", "output matrices", "output full matrices",
-                "output sparse matrices", "output eigenvectors", "output geometry",
-                "matrix output precision", "results output precision", "parameter",
-                "lower frequency limit", "upper frequency limit", "use lapack", "use arpack",
-                "use jdqz", "use external", "mode", "balance", what="an eigenanalysis option")
-            if kw == "suffixwidth":
-                opt["suffix_width"] = None if args.is_keyword("compute") else args.integer("a width")
-            elif kw == "suffixformat":
-                opt["suffix_format"] = args.string("a format")
-            elif kw in ("outputmatrices", "outputfullmatrices"):
-                opt["output_matrices"] = "full"
-            elif kw == "outputsparsematrices":
-                opt["output_matrices"] = "sparse"
-            elif kw == "outputeigenvectors":
-                opt["output_eigenvectors"] = True
-            elif kw == "outputgeometry":
-                opt["output_geometry"] = True
-            elif kw == "matrixoutputprecision":
-                opt["matrix_precision"] = args.integer("a precision")
-            elif kw == "resultsoutputprecision":
-                opt["results_precision"] = args.integer("a precision")
-            elif kw == "parameter":
-                opt["parameter"] = args.real("the eigenanalysis parameter")
-            elif kw == "lowerfrequencylimit":
-                opt["lower_frequency"] = args.real("a frequency (Hz)")
-            elif kw == "upperfrequencylimit":
-                opt["upper_frequency"] = args.real("a frequency (Hz)")
-            elif kw == "uselapack":
-                opt["method"] = "lapack"
-            elif kw == "balance":
-                opt["balance"] = args.expect_keyword("no", "scale", "permute", "all")
-                if opt["balance"] != "no":
-                    self.note(w, "eigenanalysis: 'balance' is not applied (scipy's QZ has no dggevx)")
-            elif kw == "usearpack":
-                nev = args.integer("nev")
-                ncv = args.integer("ncv")
-                tol = args.real("tol")
-                if args.is_keyword("max iterations"):
-                    args.integer("a number of iterations")
-                opt.update(method="arpack", arpack=(nev, ncv, tol))
-            elif kw == "mode":
-                args.expect_keyword("largest magnitude", "smallest magnitude", "largest real part",
-                                    "smallest real part", "largest imaginary part", "smallest imaginary part")
-                self.note(w, "eigenanalysis: 'mode' is ignored (arpack runs in shift-invert mode)")
-            else:
-                raise w.error(not_supported(f"eigenanalysis: {w.text}"))
+            self.read_eigen_option(args, opt)
         try:
             self.settings["eigenanalysis"] = EigenSettings(times, **opt)
         except ValueError as e:
             raise card.name.error(str(e)) from None
+
+    def read_eigen_option(self, args, opt):
+        """One eigenanalysis option into opt (EigenSettings keywords)."""
+        w = args.peek()
+        kw = args.expect_keyword(*EIGEN_OPTIONS, what="an eigenanalysis option")
+        if kw in EIGEN_VALUES:
+            key, kind, what = EIGEN_VALUES[kw]
+            opt[key] = getattr(args, kind)(what)
+        elif kw in EIGEN_FLAGS:
+            key, value = EIGEN_FLAGS[kw]
+            opt[key] = value
+        elif kw == "suffixwidth":
+            opt["suffix_width"] = None if args.is_keyword("compute") else args.integer("a width")
+        elif kw == "balance":
+            opt["balance"] = args.expect_keyword("no", "scale", "permute", "all")
+            if opt["balance"] != "no":
+                self.note(w, "eigenanalysis: 'balance' is not applied (scipy's QZ has no dggevx)")
+        elif kw == "usearpack":
+            nev = args.integer("nev")
+            ncv = args.integer("ncv")
+            tol = args.real("tol")
+            if args.is_keyword("max iterations"):
+                args.integer("a number of iterations")
+            opt.update(method="arpack", arpack=(nev, ncv, tol))
+        elif kw == "mode":
+            args.expect_keyword("largest magnitude", "smallest magnitude", "largest real part",
+                                "smallest real part", "largest imaginary part", "smallest imaginary part")
+            self.note(w, "eigenanalysis: 'mode' is ignored (arpack runs in shift-invert mode)")
+        else:
+            raise w.error(not_supported(f"eigenanalysis: {w.text}"))
 
     def iv_dummy_steps_ratio(self, card, args):
         self.settings["dummy_steps_ratio"] = args.real("the dummy steps ratio")
@@ -461,6 +459,11 @@ KNOWN_METHODS = {normalize(k) for k in METHOD_NAMES + UNSUPPORTED_METHODS} | set
 SOLVER_OUTPUT_ITEMS = ("iterations", "residual", "solution", "jacobian matrix", "jacobian", "messages",
                        "counter", "bailout", "matrix condition number", "solver condition number",
                        "cpu time", "none")
+# MBDyn's direct linear solvers -> the mbdae solver used for them
+LINEAR_SOLVERS = {"naive": "naive", "superlu": "superlu", "umfpack": "umfpack", "klu": "klu",
+                  "lapack": "superlu", "y12": "superlu", "taucs": "superlu", "pardiso": "superlu",
+                  "pardiso64": "superlu", "watson": "superlu", "pastix": "superlu", "qr": "superlu",
+                  "spqr": "superlu", "cholmod": "superlu"}
 LINEAR_SOLVER_FLAGS = {normalize(k) for k in ("map", "cc", "dir", "grad", "colamd", "mmdata", "amd",
                                               "given", "metis", "nested dissection", "rcmk", "king",
                                               "sloan", "md", "ccamd", "sparse", "dense")}
@@ -470,3 +473,24 @@ LINEAR_SOLVER_VALUES = {normalize(k): n for k, n in (
     ("verbose", 1))}
 LINEAR_SOLVER_SCALINGS = ("no", "always", "once", "row max", "row sum", "column max", "column sum",
                           "lapack", "iterative", "row max column max")
+EIGEN_OPTIONS = ("suffix width", "suffix format", "output matrices", "output full matrices",
+                 "output sparse matrices", "output eigenvectors", "output geometry",
+                 "matrix output precision", "results output precision", "parameter",
+                 "lower frequency limit", "upper frequency limit", "use lapack", "use arpack",
+                 "use jdqz", "use external", "mode", "balance")
+# eigenanalysis options with one value: option -> (EigenSettings keyword, Args reader, what)
+EIGEN_VALUES = table([
+    ("suffix format", ("suffix_format", "string", "a format")),
+    ("matrix output precision", ("matrix_precision", "integer", "a precision")),
+    ("results output precision", ("results_precision", "integer", "a precision")),
+    ("parameter", ("parameter", "real", "the eigenanalysis parameter")),
+    ("lower frequency limit", ("lower_frequency", "real", "a frequency (Hz)")),
+    ("upper frequency limit", ("upper_frequency", "real", "a frequency (Hz)")),
+])
+# eigenanalysis options without a value: option -> (EigenSettings keyword, value)
+EIGEN_FLAGS = table([
+    ("output matrices", ("output_matrices", "full")), ("output full matrices", ("output_matrices", "full")),
+    ("output sparse matrices", ("output_matrices", "sparse")),
+    ("output eigenvectors", ("output_eigenvectors", True)), ("output geometry", ("output_geometry", True)),
+    ("use lapack", ("method", "lapack")),
+])

@@ -21,6 +21,7 @@ from mbdae.engine.io.mbdyn.control import NODE_FAMILIES
 from mbdae.engine.io.mbdyn.geometry import GLOBAL_SITE, I3
 from mbdae.engine.io.mbdyn.lexer import Card, Source, Word, normalize, not_supported, scan_cards, shown, table
 
+# MBDyn elements and joint types mbdae does not have: reading one stops with "not supported yet"
 UNSUPPORTED_ELEMENTS = (
     "automatic structural", "hbeam2",
     "plate", "membrane4eas", "shell4eas", "shell4easans", "solid", "surface loads", "pressure load",

@@ -8,7 +8,8 @@ from mbdae.engine.core import constitutive
 from mbdae.engine.io.mbdyn.geometry import GLOBAL_SITE
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown
 
-# MBDyn laws mbdae does not have: reading one stops with "not supported yet"
+# MBDyn's law names: one mbdae does not read stops with "not supported yet", other words are
+# syntax errors
 KNOWN_LAWS = {normalize(k) for k in (
     "linear elastic generic axial torsion coupling", "cubic elastic generic", "inverse square elastic",
     "log elastic", "linear elastic bistop", "double linear elastic", "isotropic hardening elastic",

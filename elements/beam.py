@@ -653,3 +653,78 @@ class Beams2(_Beams):
     @staticmethod
     def shape(xi):
         return [0.5 * (1.0 - xi), 0.5 * (1.0 + xi)], [-0.5, 0.5]
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_beam3(reader, model, args, label, word):
+    """`beam3: label, 3 × (node, [position,] offset [, orientation, R]), {R_I | from nodes},
+    law_I, {same | R_II | from nodes}, {same | law_II} [, custom output, ...] [, output, ...]`
+    (input manual §8.3.2; `beam` is an alias)."""
+    read_beam(reader, model, args, label, 3)
+
+
+def read_beam2(reader, model, args, label, word):
+    """`beam2: label, 2 × (node, [position,] offset [, orientation, R]), {R_I | from nodes},
+    law_I [, custom output, ...] [, output, ...]` (input manual §8.3.3)."""
+    read_beam(reader, model, args, label, 2)
+
+
+def read_beam(reader, model, args, label, nn):
+    """Beams from decks use MBDyn's incremental rotation interpolation (elements/beam.py)."""
+    labels, offsets, orientations = reader.read_node_ends(args, nn, "beam node")
+    sections, laws = read_beam_sections(reader, args, nn)
+    output = read_beam_options(reader, args, label)
+    if nn == 3:
+        model.beam3(label, *labels, laws[0], laws[1], offsets=offsets, node_orientations=orientations,
+                    orientation=sections[0], orientation2=sections[1], output=output,
+                    interpolation="incremental")
+    else:
+        model.beam2(label, *labels, laws[0], offsets=offsets, node_orientations=orientations,
+                    orientation=sections[0], output=output, interpolation="incremental")
+
+
+def read_beam_sections(reader, args, nn):
+    """Per evaluation point `{R | from nodes | same}, {law | same}`: (orientations, 6-D laws)."""
+    sections, laws = [], []
+    for J in range(nn - 1):
+        if J > 0 and args.is_keyword("same"):
+            sections.append(sections[0])
+        elif args.is_keyword("from nodes"):
+            sections.append(None)
+        else:
+            sections.append(reader.read_orientation(args, "abs"))
+        if J > 0 and args.is_keyword("same"):
+            laws.append(laws[0])
+        else:
+            laws.append(reader.read_law(args, 6))
+    return sections, laws
+
+
+def read_beam_options(reader, args, label):
+    """`[, custom output, ...] [, inverse dynamics, ...] [, output, ...]`: the output flag."""
+    output = "beams" in reader.default_output
+    while args.more():
+        ow = args.peek()
+        kw = args.expect_keyword("output", "custom output", "piezoelectric actuator",
+                                 "inverse dynamics", what="'output' or ';'")
+        if kw == "output":
+            output = reader.read_output_flag(args, "beams")
+        elif kw == "inversedynamics":
+            reader.read_inverse_dynamics_flags(args, ("beam", label), joint=False)
+        elif kw == "customoutput":
+            while args.more() and args.peek_keyword() != "output":
+                args.take("a custom output flag")
+            reader.note(ow, "beam custom output affects NetCDF output only; ignored")
+        else:
+            raise ow.error(reader.not_supported("piezoelectric beams"))
+    return output
+
+CARDS = {
+    "beam": read_beam3, "beam3": read_beam3, "beam2": read_beam2,
+}

@@ -290,3 +290,60 @@ class Gravity(ElementFamily):
         g = self.g(t)
         xc = kin.x[b.node] + rot.matvec(kin.R[b.node], b.s_local) / np.where(b.m > 0, b.m, 1.0)[:, None]
         return float(-np.sum(b.m * (xc @ g)))
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_body(reader, model, args, label, word):
+    """`body: label, node, { [allow negative mass,] m, Xcg, J [, orientation, R]
+    | condense, n, ... }` (manual §8.4)."""
+    node_word = args.peek()
+    node = reader.structural_node(args)
+    if node.kind != "dynamic" and reader.problem_name != "inversedynamics":   # inverse: explicit mass
+        raise node_word.error(f"Body({label}): Structural({node.label}) is static; a body needs a dynamic node")
+    site = reader.make_site(node.frame, node.label)
+    if args.is_keyword("variable mass"):
+        raise args.words[args.i - 1].error(reader.not_supported("variable mass bodies"))
+    n = 1
+    if args.is_keyword("condense"):
+        n = args.integer("the number of masses")
+    masses = [read_one_body(reader, args, site) for _ in range(n)]
+    m, xcg, J = condense_masses(masses)
+    model.body(label, node.label, m, xcg, J)
+
+
+def read_one_body(reader, args, site):
+    """`[allow negative mass,] m, Xcg, J [, orientation, R]`: one mass of a body."""
+    allow_negative = bool(args.is_keyword("allow negative mass"))
+    w = args.peek()
+    m = args.real("the mass")
+    if m < 0 and not allow_negative:
+        raise w.error("negative mass (use 'allow negative mass')")
+    if m < 0:
+        raise w.error(reader.not_supported("negative mass"))
+    xcg = reader.read_vec3(args, "rel position", site)
+    J = reader.read_mat3(args, site)
+    if args.is_keyword("orientation", "inertial"):
+        Rj = reader.read_orientation(args, "rel", site)
+        J = Rj @ J @ Rj.T
+    return m, xcg, J
+
+
+def condense_masses(masses):
+    """`condense`: total mass, centre of mass and inertia about it (manual §8.4)."""
+    m = sum(mi for mi, _, _ in masses)
+    if m == 0:
+        return 0.0, np.zeros(3), sum(J for _, _, J in masses)
+    xcg = sum(mi * xi for mi, xi, _ in masses) / m
+    J_node = sum(Ji - mi * rot.skew(xi) @ rot.skew(xi) for mi, xi, Ji in masses)
+    return m, xcg, J_node + m * rot.skew(xcg) @ rot.skew(xcg)
+
+
+CARDS = {
+    "body": read_body,
+}

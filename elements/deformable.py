@@ -419,3 +419,66 @@ class DeformableJoints(ElementFamily):
             return G["epsd"][:, slot + axis].copy()
         f, _, _ = self._law(ctx.t, G["eps"], G["epsd"])
         return f[:, slot + axis]
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_deformable_hinge(reader, model, args, label, word, invariant=False):
+    """`[invariant] deformable hinge` (manual §8.12.14, §8.12.28): offsets are ignored, a 3-D
+    law of the relative rotation in the node-1 hinge frame (invariant: the mid frame)."""
+    n1, R1h, n2, R2h = reader.hinge_sites_without_offsets(args)
+    law = reader.read_law(args, 3)
+    model.deformable_hinge(label, n1.label, n2.label, law, R1h, R2h, invariant=invariant)
+
+
+def read_invariant_deformable_hinge(reader, model, args, label, word):
+    read_deformable_hinge(reader, model, args, label, word, invariant=True)
+
+
+def read_deformable_displacement_joint(reader, model, args, label, word, invariant=False):
+    """`[invariant] deformable displacement joint` (manual §8.12.13): a 3-D law of the
+    relative position of the offset points in the node-1 hinge frame (invariant: mid frame)."""
+    n1, f1, R1h, n2, f2, R2h = reader.two_node_hinge_sites(args)
+    law = reader.read_law(args, 3)
+    model.deformable_displacement_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h,
+                                        invariant=invariant)
+
+
+def read_invariant_deformable_displacement_joint(reader, model, args, label, word):
+    read_deformable_displacement_joint(reader, model, args, label, word, invariant=True)
+
+
+def read_deformable_joint(reader, model, args, label, word, invariant=False):
+    """`[invariant] deformable joint` (manual §8.12.15): a 6-D law of the relative
+    displacement and rotation (and rates) in the node-1 hinge frame (invariant: mid frame)."""
+    n1, f1, R1h, n2, f2, R2h = reader.two_node_hinge_sites(args)
+    law = reader.read_law(args, 6)
+    model.deformable_joint(label, n1.label, n2.label, law, f1, R1h, f2, R2h, invariant=invariant)
+
+
+def read_invariant_deformable_joint(reader, model, args, label, word):
+    read_deformable_joint(reader, model, args, label, word, invariant=True)
+
+
+def read_deformable_axial_joint(reader, model, args, label, word):
+    """`deformable axial joint` (manual §8.12.11): a 1-D law of the relative rotation about
+    axis 3 of the node-1 hinge frame; offsets are ignored."""
+    n1, R1h, n2, R2h = reader.hinge_sites_without_offsets(args)
+    law = reader.read_law(args, 1)
+    model.deformable_axial_joint(label, n1.label, n2.label, law, R1h, R2h)
+
+
+CARDS = {
+    "deformable hinge": read_deformable_hinge,
+    "deformable displacement joint": read_deformable_displacement_joint,
+    "deformable displacement hinge": read_deformable_displacement_joint,
+    "invariant deformable hinge": read_invariant_deformable_hinge,
+    "invariant deformable displacement joint": read_invariant_deformable_displacement_joint,
+    "deformable joint": read_deformable_joint, "invariant deformable joint": read_invariant_deformable_joint,
+    "deformable axial joint": read_deformable_axial_joint,
+}

@@ -405,3 +405,67 @@ def _replace(fam, attr, i, drive, array_cls, null):
             lists[attr] = [null() if d is None else d for d in lists[attr]]
     lists[attr][i] = drive
     setattr(fam, attr, array_cls(lists[attr]))
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_driven(reader, model, args, label, word):
+    """`driven: <label>, <drive> [, initial state, {from drive | active | inactive | <bool>}]
+    [, hint, "<hint>" ...], {existing: <type>, <label> | <element card>}` (manual §8.20.2):
+    the inner card is read by its own reader (and counted in its own family); the element
+    is active while the drive is non-zero."""
+    drive = reader.read_drive(args)
+    initial, hints = read_driven_options(reader, args)
+    sub_args = reader.inner_element_card(args)
+    sub = sub_args.card
+    kind_text = sub.name.text
+    m = model
+    pools = {"joint": (m.joints, m.rods, m.deformable, m.viscous_bodies), "force": (m.forces,),
+             "couple": (m.forces,), "body": (m.bodies,), "beam": (m.beams, m.hbeams), "beam2": (m.beams,),
+             "beam3": (m.beams,), "hbeam": (m.hbeams,)}
+    kind = reader.normalize(kind_text)
+    if kind == "existing":
+        tw = sub_args.peek()
+        etype = sub_args.expect_keyword(*pools, what="an element type (joint, force, couple, body, beam)")
+        ew = sub_args.peek()
+        elabel = sub_args.label("an element label")
+        specs = [s for pool in pools[etype] for s in pool if s.label == elabel]
+        if not specs:
+            raise ew.error(f"{tw.text.strip()} {elabel} is not defined")
+    else:
+        if kind not in pools:
+            raise sub.name.error(reader.not_supported(f"driven {reader.shown(kind_text)}"))
+        before = [len(pool) for pool in pools[kind]]
+        reader.read_element_card(sub_args)
+        specs = [s for pool, n in zip(pools[kind], before) for s in pool[n:]]
+    sub_args.expect_end()
+    for s in specs:
+        if s.label != label:
+            raise word.error(f"driven element {label} wraps {kind_text} {s.label}: the labels must be equal")
+        if getattr(s, "driven", None) is not None:
+            raise word.error(f"{kind_text} {s.label} is already driven")
+        s.driven = DrivenSpec(drive, tuple(hints), initial)
+
+
+def read_driven_options(reader, args):
+    """`[initial state, ...] [, hint, "<hint>" ...]`: (initial state or None, hints)."""
+    initial, hints = None, []
+    while True:
+        if args.is_keyword("initial state"):
+            kw = args.is_keyword("from drive", "active", "inactive")
+            initial = None if kw == "fromdrive" else (kw == "active") if kw else args.boolean()
+        elif args.is_keyword("hint"):
+            hw = args.peek()
+            hints.append(reader.read_hint(hw, args.string("a hint in double quotes")))
+        else:
+            return initial, hints
+
+
+CARDS = {
+    "driven": read_driven,
+}

@@ -189,3 +189,96 @@ class StructuralForces(ElementFamily):
                     cols = [n1, P] + ([n2, -P] if internal else [])
                 groups.append((self.labels[sel], np.concatenate(cols, axis=1)[sel]))
         return groups
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_force(reader, model, args, label, word, couple=False):
+    """`force|couple: label, [name,] {absolute|follower} [internal], node, ...` (manual §8.8,
+    §8.6); absolute values are global, follower values in the node frame."""
+    if not couple and args.is_keyword("abstract"):
+        return read_abstract_force(reader, model, args, label)
+    frame, internal = force_type(reader, args.take("a force type"), couple)
+    kind = "abs direction" if frame == "absolute" else "rel direction"
+    n1 = reader.structural_node(args)
+    s1 = reader.make_site(n1.frame, n1.label)
+    n2, arm2 = None, None
+    if internal:
+        arm1 = read_force_arm(reader, args, s1, couple)
+        n2 = reader.structural_node(args)
+        s2 = reader.make_site(n2.frame, n2.label, other=n1.frame, other_offset=arm1, other_orientation=np.eye(3))
+        arm2 = read_force_arm(reader, args, s2, couple)
+        value = reader.read_tpl_vec3(args, kind, s1)
+    elif couple or args.peek_keyword() == "position":
+        arm1 = read_force_arm(reader, args, s1, couple)
+        value = reader.read_tpl_vec3(args, kind, s1)
+    else:
+        arm1, value = read_legacy_force(reader, args, kind, s1)
+    if args.is_keyword("output relative"):
+        reader.note(args.card.name, "output relative: mbdae writes the .frc force in the global frame")
+    output = reader.read_output_flag(args, "forces") if args.is_keyword("output") else "forces" in reader.default_output
+    node2 = n2.label if internal else None
+    if couple:
+        model.couple(label, n1.label, value, frame, node2=node2)
+    else:
+        model.force(label, n1.label, value, frame, offset=arm1, node2=node2, offset2=arm2)
+    model.forces[-1].output = output
+
+
+def read_couple(reader, model, args, label, word):
+    read_force(reader, model, args, label, word, couple=True)
+
+
+def force_type(reader, word, couple):
+    """(frame, internal) of `{absolute | follower | conservative} [internal]`."""
+    what = "couple" if couple else "force"
+    ftype = reader.normalize(word.text)
+    ftype = {"conservative": "absolute", "conservativeinternal": "absoluteinternal"}.get(ftype, ftype)
+    if ftype in ("absolute", "follower", "absoluteinternal", "followerinternal"):
+        return ftype.replace("internal", ""), ftype.endswith("internal")
+    known = ("total", "totalinternal", "abstract", "abstractinternal", "modal", "externalstructural",
+             "externalmodal", "externalstructuralmapping", "externalmodalmapping",
+             "absolutedisplacement", "absoluteinternaldisplacement")
+    if ftype in known:
+        raise word.error(reader.not_supported(f"{reader.shown(word.text)} ({what})"))
+    raise word.error(f"syntax error: unknown {what} type '{word.text}'")
+
+
+def read_legacy_force(reader, args, kind, site):
+    """Force without `position` (legacy): direction, arm, magnitude drive (spec §7.6)."""
+    dw = args.peek()
+    direction = reader.read_vec3(args, kind, site)
+    norm = np.linalg.norm(direction)
+    if norm == 0:
+        raise dw.error("force direction is null")
+    arm = reader.read_vec3(args, "rel position", site)
+    return arm, reader.read_single_tpl(args, direction / norm)
+
+
+def read_force_arm(reader, args, site, couple):
+    """The arm: `position, <Vec3>` (optional for couples)."""
+    if couple:
+        if args.is_keyword("position"):
+            return reader.read_vec3(args, "rel position", site)
+        return np.zeros(3)
+    args.expect_keyword("position")
+    return reader.read_vec3(args, "rel position", site)
+
+
+def read_abstract_force(reader, model, args, label):
+    """`force: <label>, abstract, (NodeDof), (DriveCaller) [, output ...]` (manual §8.8)."""
+    dof = reader.read_node_dof(args)
+    drive = reader.read_drive(args)
+    output = reader.read_output_flag(args, "forces") if args.is_keyword("output") else "forces" in reader.default_output
+    model.abstract_force(label, dof.node, drive, dof.node_type, dof.index)
+    model.abstract_forces[-1].output = output
+
+
+CARDS = {
+    "force": read_force, "couple": read_couple,
+}

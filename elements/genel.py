@@ -228,3 +228,34 @@ class AbstractForces(ElementFamily):
         out = np.array([s.output for s in self.specs], bool)
         vals = np.stack([_dof_node_labels(self.specs), F], axis=1)
         return [(self.labels[out], vals[out])]
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_genel(reader, model, args, label, word):
+    """`genel: <label>, [name,] spring support, (NodeDof), (ConstitutiveLaw<1D>) [, output ...]`
+    (manual §8.9; elements/genel.py).  Other genels are not supported."""
+    tw = args.peek()
+    if not args.is_keyword("spring support"):
+        raise tw.error(reader.not_supported(f"{reader.shown(tw.text) if tw else 'this'} (genel)"))
+    dw = args.peek()
+    dof = reader.read_node_dof(args)
+    if dof.order != "algebraic":
+        raise dw.error("spring support: the dof order must be 'algebraic' (the law acts on the value)")
+    lw = args.peek()
+    law = reader.read_law(args, 1)
+    if law.viscous:
+        raise lw.error("spring support: MBDyn gives the law no strain rate; a viscous law is refused")
+    if args.is_keyword("output"):
+        reader.read_output_flag(args, "genels")
+    model.spring_support(label, dof.node, law, dof.node_type, dof.index, dof.order)
+
+
+CARDS = {
+    "genel": read_genel,
+}

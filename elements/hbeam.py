@@ -337,3 +337,35 @@ class HelicoidalBeams(ElementFamily):
     def clear_cache(self):
         """The cached state belongs to the previous step's reference orientations."""
         self._cache.clear()
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_hbeam(reader, model, args, label, word):
+    """`hbeam: label, 2 × (node, [position,] offset [, {orientation | rot}, R]), law_6D
+    [, output, ...]` (input manual §8.3, experimental; elements/hbeam.py).  Without an
+    orientation the end frame is the node frame (MBDyn 1.7's reader uses node 1's input
+    orientation as the relative orientation of both ends instead: the same for nodes input
+    with `eye`, as in its tests beam/h and hcurl)."""
+    labels, offsets, orientations = reader.read_node_ends(args, 2, "hbeam node")
+    law = reader.read_law(args, 6)
+    output = "beams" in reader.default_output
+    while args.more():
+        ow = args.peek()
+        kw = args.expect_keyword("output", "piezoelectric actuator", what="'output' or ';'")
+        if kw == "output":
+            output = reader.read_output_flag(args, "beams")
+        else:
+            raise ow.error(reader.not_supported("piezoelectric beams"))
+    model.hbeam(label, labels[0], labels[1], law, offsets=offsets, node_orientations=orientations,
+                output=output)
+
+
+CARDS = {
+    "hbeam": read_hbeam,
+}

@@ -937,3 +937,306 @@ class RigidJoints(ElementFamily):
                 vals = np.concatenate([vals, extra[t]()[sel]], axis=1)
             groups.append((self.labels[sel], vals))
         return groups
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_clamp(reader, model, args, label, word):
+    n, site = reader.node_site(args)
+    args.is_keyword("position")
+    X = None if args.is_keyword("node") else reader.read_vec3(args, "abs position", site)
+    args.is_keyword("orientation")
+    R = None if args.is_keyword("node") else reader.read_orientation(args, "abs", site)
+    model.clamp(label, n.label, X, R)
+
+
+def read_spherical_hinge(reader, model, args, label, word):
+    n1, f1, R1h, n2, f2, R2h = reader.two_node_hinge_sites(args)
+    model.spherical_hinge(label, n1.label, n2.label, f1, f2, R1h, R2h)
+
+
+def read_spherical_pin(reader, model, args, label, word):
+    n, site = reader.node_site(args)
+    f = reader.offset(args, site)
+    reader.hinge(args, site)
+    args.is_keyword("position")
+    X0 = reader.read_vec3(args, "abs position", site)
+    if args.is_keyword("orientation", "hinge"):
+        reader.read_orientation(args, "abs", site)
+    model.spherical_pin(label, n.label, f, X0)
+
+
+def read_revolute_hinge(reader, model, args, label, word, cardano=False):
+    n1, f1, R1h, n2, f2, R2h = reader.two_node_hinge_sites(args)
+    make = model.cardano_hinge if cardano else model.revolute_hinge
+    make(label, n1.label, n2.label, f1, R1h, f2, R2h)
+
+
+def read_cardano_hinge(reader, model, args, label, word):
+    read_revolute_hinge(reader, model, args, label, word, cardano=True)
+
+
+def read_revolute_pin(reader, model, args, label, word):
+    n, site = reader.node_site(args)
+    f = reader.offset(args, site)
+    Rh = reader.hinge(args, site)
+    args.is_keyword("position")
+    X0 = reader.read_vec3(args, "abs position", site)
+    R0 = None
+    if args.is_keyword("orientation", "hinge"):
+        R0 = reader.read_orientation(args, "abs", site)
+    model.revolute_pin(label, n.label, f, Rh, X0, R0)
+
+
+def read_in_line(reader, model, args, label, word):
+    n1, s1 = reader.node_site(args)
+    p = reader.offset(args, s1)
+    args.is_keyword("orientation")
+    R = reader.read_orientation(args, "rel", s1)
+    n2, s2 = reader.second_site(args, n1, p, R)
+    q = reader.offset(args, s2, "offset", required=False)
+    model.in_line(label, n1.label, p, R, n2.label, q)
+
+
+def read_in_plane(reader, model, args, label, word):
+    n1, s1 = reader.node_site(args)
+    p = reader.offset(args, s1)
+    nw = args.peek()
+    normal = reader.read_vec3(args, "rel direction", s1)
+    if np.linalg.norm(normal) == 0:
+        raise nw.error("in plane: the plane normal is null")
+    n2, s2 = reader.second_site(args, n1, p)
+    q = reader.offset(args, s2, "offset", required=False)
+    model.in_plane(label, n1.label, p, normal, n2.label, q)
+
+
+def read_prismatic(reader, model, args, label, word):
+    n1, s1 = reader.node_site(args)
+    R1h = reader.hinge(args, s1)
+    n2, s2 = reader.second_site(args, n1, np.zeros(3), R1h)
+    R2h = reader.hinge(args, s2)
+    model.prismatic(label, n1.label, n2.label, R1h, R2h)
+
+
+def read_distance(reader, model, args, label, word, with_offset=False):
+    n1, s1 = reader.node_site(args)
+    f1 = reader.offset(args, s1, required=with_offset)
+    n2, s2 = reader.second_site(args, n1, f1)
+    f2 = reader.offset(args, s2, required=with_offset)
+    x1 = n1.frame.x + n1.frame.R @ f1
+    x2 = n2.frame.x + n2.frame.R @ f2
+    length0 = float(np.linalg.norm(x2 - x1))
+    if length0 == 0:
+        raise word.error("distance joint: the two points coincide (zero distance is not allowed)")
+    reader.current = {"L": length0}
+    try:
+        length = None if args.is_keyword("from nodes") else reader.read_drive(args)
+    finally:
+        reader.current = {}
+    model.distance(label, n1.label, n2.label, length, f1, f2)
+
+
+def read_distance_with_offset(reader, model, args, label, word):
+    read_distance(reader, model, args, label, word, with_offset=True)
+
+
+def read_drive_hinge(reader, model, args, label, word):
+    n1, s1 = reader.node_site(args)
+    R1h = reader.hinge(args, s1)
+    n2, s2 = reader.second_site(args, n1, np.zeros(3), R1h)
+    R2h = reader.hinge(args, s2)
+    hinge_site = reader.hinge_site(n1, R1h)
+    theta = reader.read_tpl_vec3(args, "rel direction", hinge_site)
+    model.drive_hinge(label, n1.label, n2.label, theta, R1h, R2h)
+
+
+def read_drive_displacement(reader, model, args, label, word):
+    n1, s1 = reader.node_site(args)
+    f1 = reader.offset(args, s1)
+    n2, s2 = reader.second_site(args, n1, f1)
+    f2 = reader.offset(args, s2)
+    d = reader.read_tpl_vec3(args, "rel direction", s1)
+    model.drive_displacement(label, n1.label, n2.label, d, f1, f2)
+
+
+def read_drive_displacement_pin(reader, model, args, label, word):
+    n, site = reader.node_site(args)
+    f = reader.offset(args, site)
+    args.is_keyword("position")
+    X0 = reader.read_vec3(args, "abs position", site)
+    d = reader.read_tpl_vec3(args, "abs direction", site)
+    model.drive_displacement_pin(label, n.label, d, f, X0)
+
+
+def read_imposed_displacement(reader, model, args, label, word):
+    """One constraint row (spec §7.5.15, manual §9.1.11): the relative displacement along
+    the direction e (in node 1's frame) equals s(t); built as a total joint whose
+    position frame has e as axis 3, with only that component active."""
+    n1, s1 = reader.node_site(args)
+    f1 = reader.read_vec3(args, "rel position", s1)
+    n2, s2 = reader.second_site(args, n1, f1)
+    f2 = reader.read_vec3(args, "rel position", s2)
+    direction, drive = read_imposed_direction_drive(reader, args, "rel direction", s1)
+    model.total_joint(label, n1.label, n2.label, offset1=f1, offset2=f2,
+                      position_orientation1=rot.frame_from_axis3(direction),
+                      output_orientation1=np.eye(3),
+                      position_status=("inactive", "inactive", "active"), position_drive=drive)
+
+
+def read_imposed_displacement_pin(reader, model, args, label, word):
+    """One constraint row (manual §9.1.12): eᵀ(x + f - X0) = s(t), e absolute."""
+    n, site = reader.node_site(args)
+    f = reader.read_vec3(args, "rel position", site)
+    X0 = reader.read_vec3(args, "abs position", site)
+    direction, drive = read_imposed_direction_drive(reader, args, "abs direction", site)
+    model.total_pin_joint(label, n.label, offset=f, absolute_position=X0,
+                          absolute_position_orientation=rot.frame_from_axis3(direction),
+                          absolute_output_orientation=np.eye(3),
+                          absolute_rotation_orientation=n.frame.R,
+                          position_status=("inactive", "inactive", "active"), position_drive=drive)
+
+
+def read_imposed_direction_drive(reader, args, kind, site):
+    """`[single,] <direction>, <DriveCaller>`: the unit direction and the template drive
+    s(t) · |direction| along axis 3 of the frame built on it."""
+    args.is_keyword("single")
+    w = args.peek()
+    direction = reader.read_vec3(args, kind, site)
+    norm = np.linalg.norm(direction)
+    if norm == 0:
+        raise w.error("imposed displacement: the direction is null")
+    # the imposed displacement is s(t) times the given (not normalized) vector
+    return direction / norm, reader.read_single_tpl(args, [0.0, 0.0, norm])
+
+
+def read_axial_rotation(reader, model, args, label, word):
+    n1, f1, R1h, n2, f2, R2h = reader.two_node_hinge_sites(args)
+    omega = reader.read_drive(args)
+    model.axial_rotation(label, n1.label, n2.label, omega, f1, R1h, f2, R2h)
+
+
+def read_total_frames(reader, args, site, absolute=False):
+    """Optional `position, v`, `position orientation, R`, `rotation orientation, R` in order."""
+    kind_v, kind_R = ("abs position", "abs") if absolute else ("rel position", "rel")
+    f = reader.read_vec3(args, kind_v, site) if args.is_keyword("position") else None
+    Rp = reader.read_orientation(args, kind_R, site) if args.is_keyword("position orientation") else None
+    Rr = reader.read_orientation(args, kind_R, site) if args.is_keyword("rotation orientation") else None
+    return f, Rp, Rr
+
+
+def read_total_constraints(reader, args, pos_site, rot_site, pin=False):
+    """`[position constraint, s1, s2, s3, <tpl>] [orientation constraint, s1, s2, s3, <tpl>]`."""
+    out = dict(position_status=("inactive",) * 3, position_drive=None,
+               orientation_status=("inactive",) * 3, orientation_drive=None)
+    if args.is_keyword("position constraint"):
+        out["position_status"] = read_statuses(reader, args, ("inactive", "active", "position", "velocity"), pin)
+        out["position_drive"] = reader.read_tpl_vec3(args, "rel direction", pos_site)
+        if reader.problem_name == "inversedynamics":
+            out["position_drive"] = reader.read_inverse_derivatives(args, out["position_drive"], pos_site)
+    if args.is_keyword("orientation constraint"):
+        out["orientation_status"] = read_statuses(reader, args, ("inactive", "active", "rotation",
+                                                                 "angular velocity"), pin)
+        out["orientation_drive"] = reader.read_tpl_vec3(args, "rel direction", rot_site)
+        if reader.problem_name == "inversedynamics":
+            out["orientation_drive"] = reader.read_inverse_derivatives(args, out["orientation_drive"], rot_site)
+    return out
+
+
+def read_statuses(reader, args, words, pin):
+    statuses = []
+    for _ in range(3):
+        w = args.peek()
+        kw = args.is_keyword(*words)
+        if kw is None:
+            kw = "active" if args.integer("a constraint status") else "inactive"
+        name = next(x for x in words if reader.normalize(x) == kw)
+        if pin and name in ("velocity", "angular velocity"):
+            raise w.error(reader.not_supported(f"'{name}' constraints in total pin joints"))
+        statuses.append(name)
+    return tuple(statuses)
+
+
+def read_total_equation(reader, model, args, label, word):
+    """`total equation` (manual §8.12.47, undocumented): a total joint's card; its rows
+    load no node (their multipliers act through a `total internal reaction`)."""
+    read_total_joint(reader, model, args, label, word, type_="total equation")
+
+
+def read_total_internal_reaction(reader, model, args, label, word):
+    """`total internal reaction` (manual §8.12.50, undocumented): a total joint's frames,
+    `position constraint` / `orientation constraint` statuses (active or inactive, no
+    drives), then `total equation, <label>` of a total equation defined before."""
+    n1, s1 = reader.node_site(args)
+    f1, R1p, R1r = read_total_frames(reader, args, s1)
+    f1 = np.zeros(3) if f1 is None else f1
+    R1p = np.eye(3) if R1p is None else R1p
+    n2, s2 = reader.second_site(args, n1, f1, R1p)
+    f2, R2p, R2r = read_total_frames(reader, args, s2)
+    status = {}
+    for group in ("position constraint", "orientation constraint"):
+        if args.is_keyword(group):
+            status[group] = read_statuses(reader, args, ("inactive", "active"), False)
+    w = args.peek()
+    args.expect_keyword("total equation")
+    equation = args.label("a total equation label")
+    if not any(s.label == equation and s.type == "total equation" for s in model.joints):
+        raise w.error(f"TotalEquation({equation}) needed by TotalReaction({label}) is not defined")
+    model.total_internal_reaction(
+        label, n1.label, n2.label, equation, offset1=f1, position_orientation1=R1p,
+        rotation_orientation1=R1r, offset2=f2, position_orientation2=R2p, rotation_orientation2=R2r,
+        position_status=status.get("position constraint", ("inactive",) * 3),
+        orientation_status=status.get("orientation constraint", ("inactive",) * 3))
+
+
+def read_total_joint(reader, model, args, label, word, type_="total joint"):
+    """`total joint` (manual §8.12.48): frames of both nodes, then constraint groups whose
+    imposed values are expressed in node 1's position / rotation frames."""
+    n1, s1 = reader.node_site(args)
+    f1, R1p, R1r = read_total_frames(reader, args, s1)
+    f1 = np.zeros(3) if f1 is None else f1
+    R1p = np.eye(3) if R1p is None else R1p
+    R1r = np.eye(3) if R1r is None else R1r
+    n2, s2 = reader.second_site(args, n1, f1, R1p)
+    f2, R2p, R2r = read_total_frames(reader, args, s2)
+    pos_site = reader.hinge_site(n1, R1p)
+    rot_site = reader.hinge_site(n1, R1r)
+    constraints = read_total_constraints(reader, args, pos_site, rot_site)
+    model.total_joint(label, n1.label, n2.label, offset1=f1, position_orientation1=R1p,
+                      rotation_orientation1=R1r, offset2=f2, position_orientation2=R2p,
+                      rotation_orientation2=R2r, type_=type_, **constraints)
+
+
+def read_total_pin_joint(reader, model, args, label, word):
+    """`total pin joint` (manual §8.12.49): node group (relative), then ground group (absolute)."""
+    n, site = reader.node_site(args)
+    f, _, Rr = read_total_frames(reader, args, site)
+    f = np.zeros(3) if f is None else f
+    ground_site = reader.make_site(n.frame, n.label, other=n.frame, other_offset=f, other_orientation=np.eye(3))
+    Xc, Rcp, Rcr = read_total_frames(reader, args, ground_site, absolute=True)
+    x_point = n.frame.x + n.frame.R @ f
+    Rr_abs = n.frame.R @ (np.eye(3) if Rr is None else Rr)
+    pos_site = reader.make_site(reader.make_frame(x_point, np.eye(3) if Rcp is None else Rcp))
+    rot_site = reader.make_site(reader.make_frame(x_point, Rr_abs if Rcr is None else Rcr))
+    constraints = read_total_constraints(reader, args, pos_site, rot_site, pin=True)
+    model.total_pin_joint(label, n.label, offset=f, rotation_orientation=Rr,
+                          absolute_position=Xc, absolute_position_orientation=Rcp,
+                          absolute_rotation_orientation=Rcr, **constraints)
+
+
+CARDS = {
+    "clamp": read_clamp, "spherical hinge": read_spherical_hinge, "spherical pin": read_spherical_pin,
+    "pin": read_spherical_pin, "revolute hinge": read_revolute_hinge, "plane hinge": read_revolute_hinge,
+    "revolute pin": read_revolute_pin, "plane pin": read_revolute_pin, "cardano hinge": read_cardano_hinge,
+    "universal hinge": read_cardano_hinge, "in line": read_in_line, "in plane": read_in_plane,
+    "prismatic": read_prismatic, "distance": read_distance, "distance with offset": read_distance_with_offset,
+    "drive hinge": read_drive_hinge, "drive displacement": read_drive_displacement,
+    "drive displacement pin": read_drive_displacement_pin, "imposed displacement": read_imposed_displacement,
+    "imposed displacement pin": read_imposed_displacement_pin, "axial rotation": read_axial_rotation,
+    "total joint": read_total_joint, "total pin joint": read_total_pin_joint,
+    "total equation": read_total_equation, "total internal reaction": read_total_internal_reaction,
+}

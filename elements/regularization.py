@@ -106,3 +106,37 @@ class JointRegularizations(ElementFamily):
         if not want_jac:
             return res, None
         return res, [np.broadcast_to(-k, self.rows.shape)[..., None, None]]
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_joint_regularization(reader, model, args, label, word):
+    """`joint regularization: <joint label>, tikhonov [, {<c> | list, c1, ..., cn}]` (manual
+    §8.13; c defaults to 1e-6): the joint's rows become φ = c λ (elements/regularization.py)."""
+    if not any(s.label == label for s in model.joints):
+        raise word.error(f"JointRegularization({label}): unable to find Joint({label}) with multipliers")
+    tw = args.peek()
+    kind = args.expect_keyword("tikhonov", "dynamic", "jacobian", what="a joint regularization type")
+    if kind != "tikhonov":
+        raise tw.error(reader.not_supported(f"{reader.shown(tw.text)} joint regularization"))
+    c = 1e-6
+    if args.is_keyword("list"):
+        spec = next(s for s in model.joints if s.label == label)
+        n = int(np.count_nonzero(spec.active)) + len(spec.dot_axes) + (spec.distance_drive is not None)
+        values = [args.real("a regularization coefficient") for _ in range(n)]
+        if len(set(values)) > 1:
+            raise tw.error(reader.not_supported("different regularization coefficients per joint row"))
+        c = values[0]
+    elif args.more():
+        c = args.real("a regularization coefficient")
+    model.joint_regularization(label, c)
+
+
+CARDS = {
+    "joint regularization": read_joint_regularization,
+}

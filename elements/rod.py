@@ -143,3 +143,44 @@ class Rods(ElementFamily):
                               axis=1)
         out = np.array([s.output for s in self.specs], bool)
         return [(self.labels[out], vals[out])]
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_rod(reader, model, args, label, word, with_offset=False):
+    """`rod` / `rod with offset` (manual §8.12.42-43): L0 or `from nodes`, then a 1-D law."""
+    n1, s1 = reader.node_site(args)
+    f1 = reader.offset(args, s1, required=with_offset)
+    n2, s2 = reader.second_site(args, n1, f1)
+    f2 = reader.offset(args, s2, required=with_offset)
+    lw = args.peek()
+    L0 = None if args.is_keyword("from nodes") else args.real("the rod length")
+    if not with_offset and args.is_keyword("offset"):          # legacy: L0, offset, f1, f2
+        f1 = reader.read_vec3(args, "rel position", s1)
+        f2 = reader.read_vec3(args, "rel position", s2)
+    x1 = n1.frame.x + n1.frame.R @ f1
+    x2 = n2.frame.x + n2.frame.R @ f2
+    length = float(np.linalg.norm(x2 - x1))
+    L0 = length if L0 is None else L0
+    if L0 <= 0:
+        raise lw.error("rod: the reference length must be positive")
+    reader.current = {"L0": L0, "L": length}
+    try:
+        law = reader.read_law(args, 1)
+    finally:
+        reader.current = {}
+    model.rod(label, n1.label, n2.label, law, L0, f1, f2)
+
+
+def read_rod_with_offset(reader, model, args, label, word):
+    read_rod(reader, model, args, label, word, with_offset=True)
+
+
+CARDS = {
+    "rod": read_rod, "rod with offset": read_rod_with_offset,
+}

@@ -143,3 +143,28 @@ class ViscousBodies(ElementFamily):
             return []
         vals = np.concatenate([f, rot.matvec(Rf, f[:, 0:3]), rot.matvec(Rf, f[:, 3:6]), epsd], axis=1)
         return [(self.labels[sel], vals[sel])]
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<card>: <label>` or
+# `joint: <label>, <joint type>`): `reader` is the deck reader, `args` the cursor over the
+# card's remaining arguments, `word` the word errors about the whole element point at.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_viscous_body(reader, model, args, label, word):
+    """`viscous body, <node>, [position,] <f> [, orientation, <R>], <6-D viscous law>`
+    (manual §8.12.54)."""
+    n, site = reader.node_site(args)
+    f = reader.offset(args, site)
+    Rh = reader.hinge(args, site)
+    lw = args.peek()
+    law = reader.read_law(args, 6)
+    if law.elastic:
+        raise lw.error("viscous body: the constitutive law must be viscous")
+    model.viscous_body(label, n.label, law, f, Rh)
+
+
+CARDS = {
+    "viscous body": read_viscous_body,
+}

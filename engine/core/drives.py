@@ -693,3 +693,131 @@ class DriveArray:
 
     def second_derivatives(self, t) -> np.ndarray:
         return self._evaluate(t, 2)
+
+
+# ---------------------------------------------------------------- composite drives (deck reader)
+
+class _CompositeDrive(Drive):
+    """Drives built from other drives; evaluated one by one (DriveArray keeps them apart)."""
+    parameter_names = ()
+
+    def __init__(self):
+        self.parameters = {}
+
+
+class SumDrive(_CompositeDrive):
+    """`array, n, d1, ..., dn`: Σ d_i (manual §2.6, Array)."""
+
+    def __init__(self, drives):
+        super().__init__()
+        self.drives = list(drives)
+
+    def _evaluate_single(self, t, order):
+        return sum(d._evaluate_single(t, order) for d in self.drives)
+
+
+class ProductDrive(_CompositeDrive):
+    """`mult, d1, d2`: d1 · d2 with product-rule derivatives."""
+
+    def __init__(self, d1, d2):
+        super().__init__()
+        self.d1, self.d2 = d1, d2
+
+    def _evaluate_single(self, t, order):
+        a = [self.d1._evaluate_single(t, k) for k in range(order + 1)]
+        b = [self.d2._evaluate_single(t, k) for k in range(order + 1)]
+        if order == 0:
+            return a[0] * b[0]
+        if order == 1:
+            return a[1] * b[0] + a[0] * b[1]
+        return a[2] * b[0] + 2 * a[1] * b[1] + a[0] * b[2]
+
+
+class ComposedDrive(_CompositeDrive):
+    """`drive, outer, inner`: outer(inner(t)) with chain-rule derivatives."""
+
+    def __init__(self, outer, inner):
+        super().__init__()
+        self.outer, self.inner = outer, inner
+
+    def _evaluate_single(self, t, order):
+        u = self.inner._evaluate_single(t, 0)
+        if order == 0:
+            return self.outer._evaluate_single(u, 0)
+        du = self.inner._evaluate_single(t, 1)
+        if order == 1:
+            return self.outer._evaluate_single(u, 1) * du
+        ddu = self.inner._evaluate_single(t, 2)
+        return self.outer._evaluate_single(u, 2) * du * du + self.outer._evaluate_single(u, 1) * ddu
+
+
+class PeriodicDrive(_CompositeDrive):
+    """`periodic, t0, T, f`: 0 before t0, then f((t - t0) mod T)."""
+
+    def __init__(self, t0, period, inner):
+        super().__init__()
+        if period <= 0:
+            raise ValueError("periodic drive: the period must be positive")
+        self.t0, self.period, self.inner = float(t0), float(period), inner
+
+    def _evaluate_single(self, t, order):
+        t = np.asarray(t, float)
+        phase = np.mod(t - self.t0, self.period)
+        value = np.where(t < self.t0, 0.0, self.inner._evaluate_single(phase, order))
+        return float(value) if value.ndim == 0 else value
+
+
+class ArgumentExpressionDrive(_CompositeDrive):
+    """`string` drive whose text uses `Var` (the drive argument) and possibly `Time`; at top
+    level both are the time, so d/dt = ∂/∂Time + ∂/∂Var."""
+
+    def __init__(self, text, parser):
+        super().__init__()
+        self.expression = parser.compile(text, free=("Time", "Var"))
+        e = self.expression
+        self._d = [e, None, None]
+
+    def _order(self, order):
+        if self._d[order] is None:
+            prev = self._order(order - 1)
+            self._d[order] = (prev.derivative("Time"), prev.derivative("Var"))
+        return self._d[order]
+
+    def _evaluate_single(self, t, order):
+        if order == 0:
+            return self.expression(Time=t, Var=t)
+        first = self._order(1)
+        if order == 1:
+            return first[0](Time=t, Var=t) + first[1](Time=t, Var=t)
+        d2 = [first[0].derivative("Time"), first[0].derivative("Var"), first[1].derivative("Var")]
+        return d2[0](Time=t, Var=t) + 2 * d2[1](Time=t, Var=t) + d2[2](Time=t, Var=t)
+
+
+class PostponedDrive(_CompositeDrive):
+    """`postponed, label`: the drive caller `label` defined later in the deck (manual §2.6)."""
+
+    def __init__(self, label, registry, word):
+        super().__init__()
+        self.label, self.registry, self.word = label, registry, word
+
+    @property
+    def target(self):
+        return self.registry[self.label]
+
+    def _evaluate_single(self, t, order):
+        return self.target._evaluate_single(t, order)
+
+
+def constant_value(drive):
+    """The value of a drive that is constant in time, or None."""
+    while isinstance(drive, PostponedDrive):
+        if drive.label not in drive.registry:
+            return None
+        drive = drive.target
+    if isinstance(drive, ConstDrive):
+        return drive.parameters["c"]
+    if isinstance(drive, NullDrive):
+        return 0.0
+    if isinstance(drive, OneDrive):
+        return 1.0
+    return None

@@ -19,6 +19,7 @@ import argparse
 import sys
 import numpy as np
 
+from mbdae import initial_value_problem
 from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.core.drives import LinearDrive, ConstDrive
@@ -105,7 +106,7 @@ def slider_closed_form(t):
 def run(case="dynamic", time_step=None, prefix=None, **kw):
     model = dynamic_model() if case == "dynamic" else kinematic_model()
     h = time_step or (2.5e-4 if case == "dynamic" else 1e-3)
-    prob = InitialValueProblem(model, final_time=1.0, time_step=h, method="ms", rho=0.6,
+    prob = initial_value_problem(model, final_time=1.0, time_step=h, method="ms", rho=0.6,
                                tolerance=1e-6, test="relnorm", output_prefix=prefix, **kw)
     return prob.run()
 

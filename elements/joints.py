@@ -370,6 +370,7 @@ SAMPLES = {"joint": [joint_sample, joint_subset_sample, total_equation_sample]}
 
 
 class RigidJoints(ElementFamily):
+    row_names = ROW_NAME          # what each of the six local rows constrains
     name = "joint"
     in_initial_assembly = True
 

@@ -12,7 +12,7 @@ run: the families' changing arrays live in `State.families[family.state_key]`, f
 `initial_state` and replaced by `commit` after each converged step or phase."""
 import numpy as np
 
-from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS
+from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS, DIM
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.state import State, Context
@@ -101,6 +101,10 @@ class System:
             self._jac_views.append(views)
         self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
         self.jac_pattern_size = len(self.assembler.map)
+        # rows the System divides by dCoef in a regular step (MBDyn's φ/dCoef): position-level
+        # constraint rows; their Jacobian does not depend on dCoef (solvers/coupled.py)
+        self.scaled_rows = self.is_alg & np.isin(self.dim, [DIM["position constraint"],
+                                                            DIM["rotation constraint"]])
 
     # ------------------------------------------------------------------ state
     def initial_state(self, t0):
@@ -139,6 +143,40 @@ class System:
         state.R_ref = kin.R
         state.y[self.nodes.ig] = 0.0
         state.yp[self.nodes.ig] = kin.w
+
+    def update(self, state, dx, dcoef):
+        """Newton update (G1): differential unknowns ẏ += Δ, y += dCoef Δ; algebraic y += Δ."""
+        state.yp += self.diff_weight * dx
+        state.y += (dcoef * self.diff_weight + self.alg_weight) * dx
+
+    def history_vectors(self, points):
+        """(ys, ẏs) of committed history points (newest first: t, y, ẏ, R, ω), the rotation
+        slots re-expressed about the newest orientation R_0 (G3): g_k = cayley⁻¹(R_k R_0ᵀ),
+        ġ_k = G(g_k)⁻¹ ω_k."""
+        ig = self.nodes.ig
+        R_ref = points[0].R
+        ys, yps = [], []
+        for k, P in enumerate(points):
+            y, yp = P.y.copy(), P.yp.copy()
+            if k == 0:
+                y[ig] = 0.0
+                yp[ig] = P.w
+            else:
+                g = rot.cayley_inverse(P.R @ np.swapaxes(R_ref, -1, -2))
+                y[ig] = g
+                yp[ig] = rot.matvec(rot.cayley_G_inv(g), P.w)
+            ys.append(y)
+            yps.append(yp)
+        return ys, yps
+
+    def family_with(self, capability):
+        """The first family offering the method `capability` (e.g. the joints' `reactions`,
+        the rigid bodies' `node_momenta`), or None: the drivers find families by what they
+        do, without importing element classes."""
+        for fam in self.families:
+            if hasattr(fam, capability):
+                return fam
+        return None
 
     def owner_text(self, row):
         fam = self.all_families[self.row_owner[row]]

@@ -1,1 +1,21 @@
-"""mbdae: an MBDyn-style implicit DAE multibody engine."""
+"""mbdae: an MBDyn-style implicit DAE multibody engine.
+
+    from mbdae import Model, run, read_deck
+    m = Model(); ...; results = run(m, final_time=1.0, time_step=1e-3, output_prefix="out/x")
+    results = run(read_deck("case.mbd"), output_prefix="out/case")
+"""
+from mbdae.engine.model import Model
+from mbdae.engine.io.mbdyn.deck import read_deck, parse_deck, Deck, DeckError
+from mbdae.engine.io.mbdyn.output import MBDynWriter
+from mbdae.engine.drivers.ivp import InitialValueProblem, Settings, Results, SimulationFailed
+from mbdae.engine.drivers.static import StaticProblem, solve_static
+from mbdae.engine.drivers.inverse import InverseDynamicsProblem
+from mbdae.engine.drivers.eigen import EigenSettings, analyze
+from mbdae.engine.core import drives, constitutive as laws
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.api import initial_value_problem, inverse_dynamics_problem, run
+
+__all__ = ["Model", "read_deck", "parse_deck", "Deck", "DeckError", "MBDynWriter", "InitialValueProblem",
+           "Settings", "Results", "SimulationFailed", "StaticProblem", "solve_static",
+           "InverseDynamicsProblem", "EigenSettings", "analyze", "drives", "laws", "VectorDrive",
+           "initial_value_problem", "inverse_dynamics_problem", "run"]

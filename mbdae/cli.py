@@ -19,6 +19,9 @@ from collections import Counter
 from mbdae import cmd_plot
 from mbdae import cmd_compare
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
+from mbdae.engine.io.mbdyn.conformance import conformance, write_reports
+from mbdae.engine.drivers.ivp import SimulationFailed
+from mbdae.engine.system import System
 
 
 def build_parser():
@@ -65,7 +68,6 @@ def main(argv=None):
 
 
 def describe(error):
-    from mbdae.engine.drivers.ivp import SimulationFailed
     if isinstance(error, DeckError):
         return str(error)
     if isinstance(error, SimulationFailed):
@@ -132,7 +134,6 @@ def command_check(args):
 
 def check_report(deck):
     """What `check` prints: nodes, elements by family, unknowns and equations, problem."""
-    from mbdae.engine.system import System
     m = deck.model
     kinds = Counter(s.kind for s in m.nodes)
     lines = [f"deck: {deck.path}"]
@@ -178,7 +179,6 @@ def _breakdown(counter):
 
 
 def command_conformance(args):
-    from mbdae.engine.io.mbdyn.conformance import conformance, write_reports
     ref = None if args.ref.lower() == "none" else args.ref
     folder = os.path.dirname(os.path.abspath(args.prefix))
     os.makedirs(folder, exist_ok=True)        # before the long run, not after it

@@ -18,6 +18,7 @@ import numpy as np
 
 from mbdae.engine import compare as cmp
 from mbdae.solvers.integrators import FIXED_RHO, make_method
+from mbdae.engine.io.mbdyn.deck import read_deck
 
 
 def add_parser(sub, common):
@@ -54,7 +55,6 @@ def parse_methods(items, rhos):
 
 
 def deck_case(path, final_time, reference_method, reference_step):
-    from mbdae.engine.io.mbdyn.deck import read_deck
     quiet = lambda *a, **k: None                       # noqa: E731
     deck = read_deck(path, echo=quiet)
     settings = {k: v for k, v in deck.settings.items()

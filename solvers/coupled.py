@@ -22,28 +22,23 @@ Full Newton (the doubled matrix is rebuilt and factorized at every iteration).""
 import numpy as np
 import scipy.sparse as sp
 
-from mbdae.engine.core.state import State
-from mbdae.solvers.convergence import residual_error, solution_error, SimulationDiverged
-from mbdae.solvers.linear import SingularMatrix
-from mbdae.solvers.newton import NoConvergence
 
 
-def coupled_step(problem, method, hist, h):
-    """Solve one step of `method` (a ThirdOrder) from the history of `problem`
-    (engine.problem.InitialValueProblem); returns (state at t_n, iterations, error, solconv)."""
-    sysm, newton = problem.system, problem.newton
+def coupled_step(method, sysm, newton, history, h):
+    """Solve one step of `method` (a ThirdOrder) from `history` (solvers/history.py);
+    returns (state at t_n, iterations, error, solconv)."""
     s = newton.settings
     alg = sysm.is_alg
     c = method.parameters()
     jx = method.jacobian_multipliers(h)
-    ys, yps = problem._history_vectors(hist, min(2, len(hist)))
+    ys, yps = history.vectors(sysm, min(2, len(history)))
     y0, yp0 = ys[0], yps[0]
-    t0 = hist[0].t
+    t0 = history[0].t
     c_theta = 1.0 + c.theta                       # interior time in units of h from t_{n-1}
     # predictor: derivatives extrapolated linearly through the last two points (constant
     # after a (re)start); positions from the corrector formulas, so that they are consistent
-    if len(hist) > 1:
-        slope = (yps[0] - yps[1]) / ((hist[0].t - hist[1].t) / h)
+    if len(history) > 1:
+        slope = (yps[0] - yps[1]) / ((history[0].t - history[1].t) / h)
         yp_n, yp_t = yp0 + slope, yp0 + c_theta * slope
     else:
         yp_n, yp_t = yp0.copy(), yp0.copy()
@@ -51,76 +46,71 @@ def coupled_step(problem, method, hist, h):
     yp_t[alg] = 0.0
     y_n = y0 + h * (c.w0 * yp_n + c.w1 * yp_t + c.w2 * yp0)
     y_t = c.m0 * y_n + c.m1 * y0 + h * (c.n0 * yp_n + c.n1 * yp0)
-    y_n[alg] = problem._predict_multipliers(hist, h)
-    y_t[alg] = problem._predict_multipliers(hist, c_theta * h)
-    st_n = State(t0 + h, y_n, yp_n, hist[0].R.copy(), families=problem.state.families)
-    st_t = State(t0 + c_theta * h, y_t, yp_t, st_n.R_ref.copy(), families=st_n.families)
-    dw = sysm.diff_weight
-    scaled = scaled_rows(sysm)
-    d_s = h                                # the dCoef the System evaluates both points with
-    dim2 = np.concatenate([sysm.dim, sysm.dim])
-    want_abs = s.test in ("relnorm", "sepnorm")
+    y_n[alg] = history.predict_algebraic(alg, h)
+    y_t[alg] = history.predict_algebraic(alg, c_theta * h)
+    st_n = history.trial_state(t0 + h, y_n, yp_n)
+    st_t = history.trial_state(t0 + c_theta * h, y_t, yp_t)
+    pair = [st_n, st_t]
+    doubled = DoubledSystem(sysm, h, jx, newton.settings.test in ("relnorm", "sepnorm"))
     newton.invalidate()                    # the linear solver will hold the doubled matrix
-    it, first_err = 0, None
     try:
-        while True:
-            # interior point first: the end point's kinematics stay the last evaluated ones
-            f_t, a_t, J_t = sysm.evaluate(st_t, d_s, "regular", want_jac=True, want_abs=want_abs)
-            f_n, a_n, J_n = sysm.evaluate(st_n, d_s, "regular", want_jac=True, want_abs=want_abs)
-            kin_n = sysm.last_kinematics
-            f = np.concatenate([f_n, f_t])
-            fabs = np.concatenate([a_n, a_t]) if want_abs else None
-            try:
-                err = residual_error(s.test, f, fabs, dim2)
-            except SimulationDiverged:
-                row = int(np.argmax(~np.isfinite(f)))
-                raise SimulationDiverged(f"non-finite residual at iteration {it}; worst equation "
-                                         f"{row % sysm.n}: {sysm.owner_text(row % sysm.n)}") from None
-            if first_err is None:
-                first_err = err
-            if err <= s.tolerance or (it >= s.max_iterations and s.at_most and err < first_err):
-                if err > s.tolerance:
-                    newton.accepted_unconverged += 1
-                newton.converged_kinematics = kin_n
-                return st_n, it, err, False
-            if it >= s.max_iterations:
-                row = int(np.argmax(np.abs(f)))
-                raise NoConvergence(f"no convergence after {it} iterations (error {err:.3e} > "
-                                    f"{s.tolerance:.1e}); worst equation {row % sysm.n} at the "
-                                    f"{'end' if row < sysm.n else 'interior'} point: "
-                                    f"{sysm.owner_text(row % sysm.n)}, value {f[row]:.3e}", row % sysm.n, err)
+        it, err, solconv = newton.solve(doubled, pair, h, mode="regular")
+    finally:
+        newton.invalidate()
+    return st_n, it, err, solconv
+
+
+class DoubledSystem:
+    """The two points of one step as one system for the Newton solver (its protocol:
+    evaluate, update, dim, owner_text, last_kinematics); the state is the pair
+    [end point, interior point].  Both points are evaluated with dCoef d_s = h."""
+    full_newton = True          # the doubled matrix is rebuilt at every iteration
+
+    def __init__(self, sysm, h, jx, want_abs):
+        self.sysm, self.d_s, self.jx, self.want_abs = sysm, h, jx, want_abs
+        self.dim = np.concatenate([sysm.dim, sysm.dim])
+        self.last_kinematics = None
+        self._cache = None
+
+    def evaluate(self, pair, dcoef, mode="regular", want_jac=True, ia=None, want_abs=True):
+        """(f, f̃, K) of both points; K the 2 × 2 block iteration matrix (full Newton: built
+        at every iterate, once: the Newton asks again for the matrix after an update)."""
+        if self._cache is not None:
+            return self._cache
+        sysm, d_s, jx = self.sysm, self.d_s, self.jx
+        st_n, st_t = pair
+        # interior point first: the end point's kinematics stay the last evaluated ones
+        f_t, a_t, J_t = sysm.evaluate(st_t, d_s, "regular", want_jac=True, want_abs=self.want_abs)
+        f_n, a_n, J_n = sysm.evaluate(st_n, d_s, "regular", want_jac=True, want_abs=self.want_abs)
+        self.last_kinematics = sysm.last_kinematics
+        f = np.concatenate([f_n, f_t])
+        fabs = np.concatenate([a_n, a_t]) if self.want_abs else None
+        K = None
+        if np.all(np.isfinite(f)):
+            scaled = sysm.scaled_rows
             J_nn, J_nt = _point_blocks(sysm, st_n, J_n, d_s, jx[0, 0], jx[0, 1], scaled)
             J_tt, J_tn = _point_blocks(sysm, st_t, J_t, d_s, jx[1, 1], jx[1, 0], scaled)
             K = sp.bmat([[J_nn, J_nt], [J_tn, J_tt]], format="csc")
-            try:
-                newton.linear.factor(K)
-            except SingularMatrix as e:
-                raise NoConvergence(f"singular doubled iteration matrix ({e})", None, err) from None
-            dx = newton.linear.solve(-f)
-            if not np.all(np.isfinite(dx)):
-                raise SimulationDiverged(f"non-finite solution increment at iteration {it}")
-            d_n, d_t = dx[:sysm.n], dx[sysm.n:]
-            st_n.yp += dw * d_n
-            st_t.yp += dw * d_t
-            st_n.y += dw * (jx[0, 0] * d_n + jx[0, 1] * d_t) + sysm.alg_weight * d_n
-            st_t.y += dw * (jx[1, 0] * d_n + jx[1, 1] * d_t) + sysm.alg_weight * d_t
-            it += 1
-            newton.total_iterations += 1
-            if s.solution_tolerance > 0 and s.solution_test != "none":
-                if solution_error(s.solution_test, dx) <= s.solution_tolerance:
-                    newton.converged_kinematics = None
-                    return st_n, it, err, True
-    finally:
-        newton.invalidate()
+        self._cache = (f, fabs, K)
+        return self._cache
 
+    def update(self, pair, dx, dcoef):
+        """Δ = (Δ_n, Δ_θ): ẏ += Δ per point; y_n += jx11 Δ_n + jx12 Δ_θ, y_θ += jx21 Δ_n
+        + jx22 Δ_θ on the differential unknowns; algebraic y += Δ."""
+        sysm, jx = self.sysm, self.jx
+        dw = sysm.diff_weight
+        d_n, d_t = dx[:sysm.n], dx[sysm.n:]
+        st_n, st_t = pair
+        st_n.yp += dw * d_n
+        st_t.yp += dw * d_t
+        st_n.y += dw * (jx[0, 0] * d_n + jx[0, 1] * d_t) + sysm.alg_weight * d_n
+        st_t.y += dw * (jx[1, 0] * d_n + jx[1, 1] * d_t) + sysm.alg_weight * d_t
+        self._cache = None
 
-def scaled_rows(sysm):
-    """Rows whose residual the System divides by dCoef in a regular step: the position-level
-    constraint rows (position and rotation constraints of joints, as MBDyn's φ/dCoef).  Their
-    Jacobian does not depend on dCoef (∂(φ/d)/∂Δẏ = φ_y); all other rows give f/ẏ + dCoef f/y."""
-    from mbdae.engine.core.assembly import DIM
-    pos = np.isin(sysm.dim, [DIM["position constraint"], DIM["rotation constraint"]])
-    return sysm.is_alg & pos
+    def owner_text(self, row):
+        n = self.sysm.n
+        where = "end" if row < n else "interior"
+        return f"{self.sysm.owner_text(row % n)} at the {where} point"
 
 
 def _point_blocks(sysm, st, J1, d_s, d_diag, d_off, scaled):

@@ -2,9 +2,14 @@
 
 A method gives, for the step h_n (and the previous step h_{n-1}), the corrector
     y_n = Σ_k a_k y_{n-k} + b_0 ẏ_n + Σ_k b_k ẏ_{n-k}      (dCoef = b_0)
-and a predictor for ẏ_n.  One generic loop (engine.problem) runs them all."""
+and a predictor for ẏ_n.  Each method owns its step (`Method.step`): the predictor, the
+corrector and the one place its dCoef is computed and passed to the Newton solver."""
 from dataclasses import dataclass
+from math import comb, factorial
 import numpy as np
+from scipy.optimize import brentq, fsolve
+
+from mbdae.solvers.coupled import coupled_step
 
 
 @dataclass
@@ -50,6 +55,28 @@ class Method:
     def startup(self, k):
         """The method for regular step k after a (re)start: Crank-Nicolson first, as MBDyn."""
         return CrankNicolson() if k == 0 else self
+
+    def step(self, system, newton, history, h):
+        """One step of size h from the history (newest point first): predict ẏ_n, form y_n
+        by the corrector, extrapolate the multipliers, and solve with dCoef = b_0.
+        Returns (state at t_n, Newton iterations, error, converged on the solution test)."""
+        K = min(self.history, len(history))
+        ys, yps = history.vectors(system, max(K, min(2, len(history))))
+        h_prev = history.previous_step(h)
+        coef = self.coefficients(h, h_prev)
+        alg = system.is_alg
+        yp = self.predict(ys, yps, h, h_prev) if K >= self.history else yps[0].copy()
+        y = coef.b0 * yp
+        for k in range(K):
+            y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
+        extra = self.corrector_extra(yps, h)          # intermediate vectors (ss2/ss3/ss4)
+        if extra is not None:
+            y += extra
+        y[alg] = history.predict_algebraic(alg, h)
+        yp[alg] = 0.0
+        st = history.trial_state(history[0].t + h, y, yp)
+        it, err, solconv = newton.solve(system, st, coef.b0, mode="regular")
+        return st, it, err, solconv
 
 
 class CrankNicolson(Method):
@@ -195,6 +222,38 @@ class Multistage(Method):
     def startup(self, k):
         return self                                # single-step: no starter
 
+    def step(self, system, newton, history, h):
+        """Stages y_s = y_{n-1} + h(Σ_j A[s,j] ẏ_j + γ ẏ_s) solved in turn with dCoef = γh,
+        all about the orientation of t_{n-1} (no commit between stages); ẏ_s predicted
+        linearly through the last two derivative points."""
+        alg = system.is_alg
+        gamma, A, c = self.tableau()
+        ys, yps = history.vectors(system, min(2, len(history)))
+        y0, stage_yp = ys[0], [yps[0]]
+        points = [(0.0, yps[0])]            # (stage time in units of h, ẏ)
+        if len(history) > 1:
+            points.insert(0, ((history[1].t - history[0].t) / h, yps[1]))
+        lam = history.predict_algebraic(alg, c[0] * h)
+        total_it, err, solconv = 0, 0.0, False
+        for s_ in range(len(c)):
+            if len(points) > 1:
+                (ta, ya), (tb, yb) = points[-2], points[-1]
+                yp = yb + (c[s_] - tb) / (tb - ta) * (yb - ya)
+            else:
+                yp = points[-1][1].copy()
+            y = y0 + gamma * h * yp
+            for j in range(s_ + 1):
+                y += h * A[s_, j] * stage_yp[j]
+            y[alg] = lam
+            yp[alg] = 0.0
+            st = history.trial_state(history[0].t + c[s_] * h, y, yp)
+            it, err, solconv = newton.solve(system, st, gamma * h, mode="regular")
+            total_it += it
+            stage_yp.append(st.yp.copy())
+            points.append((c[s_], stage_yp[-1]))
+            lam = st.y[alg].copy()
+        return st, total_it, err, solconv
+
     def butcher_tableau(self):
         """Full Butcher tableau (a, b, c) with the explicit first stage."""
         gamma, A, c = self.tableau()
@@ -281,13 +340,11 @@ class CompositeMSST(Multistage):
 
 
 def _binom(n, k):
-    from math import comb
     return comb(n, k)
 
 
 def mssth_coefficients(n, gamma):
     """a_s = Σ_{j=0}^{s} (-1)^j C(n, j) γ^j / (s-j)!  (order n) [NLD20]."""
-    from math import factorial
     return np.array([sum((-1) ** j * _binom(n, j) * gamma ** j / factorial(s - j) for j in range(s + 1))
                      for s in range(1, n + 1)])
 
@@ -299,7 +356,6 @@ MSSTH_GAMMA_BOUNDS = {2: (0.25, 0.78868), 3: (1 / 3, 1.06858), 4: (0.39434, 1.28
 def mssth_parameters(n, rho):
     """γ: the smallest root in the unconditional-stability interval of a_n = ±ρ γ^n
     (i.e. |a_n| = ρ γ^n, so that |R(∞)| = ρ), [NLD20] Table 3."""
-    from scipy.optimize import brentq
     lo, hi = MSSTH_GAMMA_BOUNDS[n]
     grid = np.linspace(lo - 2e-3, hi + 2e-3, 4001)
     roots = []
@@ -318,7 +374,6 @@ def msstc_parameters(n, rho):
     """[NLD20] MSSTC(n): a1 = 1 - nγ, a2 = 1/2 - nγ + n(n-1)γ²/2, a_n = ρ γ^n and the
     flatness conditions c_4 = … = c_{2n-2} = 0 on S(τ) = |D(iτ)|² - |N(iτ)|² fix γ and
     a_3 … a_{n-1}."""
-    from scipy.optimize import fsolve
     if n == 2:
         g = 0.25 if rho == 1.0 else (2 - np.sqrt(2 + 2 * rho)) / (2 * (1 - rho))
         return g, np.array([1 - 2 * g, 0.5 - 2 * g + g * g])
@@ -546,6 +601,10 @@ class ThirdOrder(Method):
 
     def coefficients(self, h, h_prev):
         raise ValueError("thirdorder is a two-point method: its step is solvers/coupled.coupled_step")
+
+    def step(self, system, newton, history, h):
+        """End point and interior point solved together (solvers/coupled.py)."""
+        return coupled_step(self, system, newton, history, h)
 
     def startup(self, k):
         return self

@@ -81,6 +81,8 @@ def load_klu():
         lib.klu_l_rcond.restype = _long
         lib.klu_l_solve.argtypes = [_ptr, _ptr, _long, _long, reals, common]
         lib.klu_l_solve.restype = _long
+        lib.klu_l_tsolve.argtypes = [_ptr, _ptr, _long, _long, reals, common]
+        lib.klu_l_tsolve.restype = _long
         lib.klu_l_free_symbolic.argtypes = [ctypes.POINTER(_ptr), common]
         lib.klu_l_free_numeric.argtypes = [ctypes.POINTER(_ptr), common]
         lib.path = path
@@ -181,7 +183,9 @@ class KLUFactorization:
             self.lib.klu_l_free_numeric(ctypes.byref(self.numeric), ctypes.byref(self.common))
         self.numeric = _ptr()
 
-    def solve(self, b):
+    def solve(self, b, transpose=False):
+        """x with A x = b (Aᵀ x = b when `transpose`)."""
         x = np.array(b, dtype=np.float64, order="C")
-        self.lib.klu_l_solve(self.symbolic, self.numeric, self.n, 1, x, ctypes.byref(self.common))
+        entry = self.lib.klu_l_tsolve if transpose else self.lib.klu_l_solve
+        entry(self.symbolic, self.numeric, self.n, 1, x, ctypes.byref(self.common))
         return x

@@ -3,7 +3,10 @@ does not expose SuperLU's symbolic factorization for reuse, so each factorizatio
 fresh one; what is reused is the assembled pattern and, under modified Newton, the
 numeric factorization itself."""
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+
+from mbdae.solvers.klu import KLUFactorization, KLUError, load_klu
 
 
 class SingularMatrix(RuntimeError):
@@ -32,8 +35,8 @@ class SuperLUSolver:
             raise SingularMatrix(str(err)) from None
         self.factorizations += 1
 
-    def solve(self, b):
-        return self.lu.solve(b)
+    def solve(self, b, transpose=False):
+        return self.lu.solve(b, trans="T") if transpose else self.lu.solve(b)
 
 
 class SuiteSparseSolver:
@@ -72,12 +75,13 @@ class SuiteSparseSolver:
             raise SingularMatrix(str(err)) from None
         self.factorizations += 1
 
-    def solve(self, b):
+    def solve(self, b, transpose=False):
         x = self.kvx.matrix(np.ascontiguousarray(b, dtype=float))
+        trans = "T" if transpose else "N"
         if self.name == "klu":
-            self.mod.solve(self.K, self.symbolic, self.numeric, x)
+            self.mod.solve(self.K, self.symbolic, self.numeric, x, trans=trans)
         else:
-            self.mod.solve(self.K, self.numeric, x)
+            self.mod.solve(self.K, self.numeric, x, trans=trans)
         return np.array(x).ravel()
 
 
@@ -88,7 +92,6 @@ class KLUSolver:
     name = "klu"
 
     def __init__(self):
-        from mbdae.solvers.klu import KLUFactorization
         self.klu = KLUFactorization()
 
     @property
@@ -100,14 +103,13 @@ class KLUSolver:
         return self.klu.analyses
 
     def factor(self, A):
-        from mbdae.solvers.klu import KLUError
         try:
             self.klu.factor(A.indptr, A.indices, A.data)
         except KLUError as err:
             raise SingularMatrix(str(err)) from None
 
-    def solve(self, b):
-        return self.klu.solve(b)
+    def solve(self, b, transpose=False):
+        return self.klu.solve(b, transpose)
 
     def forget_pivots(self):
         self.klu.forget_pivots()
@@ -115,7 +117,6 @@ class KLUSolver:
 
 def available_linear_solvers():
     names = ["superlu"]
-    from mbdae.solvers.klu import load_klu
     if load_klu() is not None:
         names.append("klu")
     try:
@@ -141,3 +142,47 @@ def make_linear_solver(name="superlu"):
         return SuiteSparseSolver(name.replace("kvxopt-", ""))
     raise ValueError(f"linear solver '{name}' is not available (available: "
                      f"{', '.join(available_linear_solvers())})")
+
+
+class ReusingSolver:
+    """A linear back end that factorizes a matrix only when it differs from the last one it
+    factorized (same pattern, values equal to rounding), and solves with it or with its
+    transpose: the inverse-dynamics subproblems share one matrix or its transpose (manual
+    §6.3).  `reuse=False` factorizes every matrix."""
+
+    def __init__(self, backend, reuse=True):
+        self.backend = backend
+        self.reuse = reuse
+        self.A = None
+        self.factorizations = 0
+        self.reused = 0
+        self.solves = 0
+
+    def factor(self, A):
+        A = sp.csc_matrix(A)
+        A.sort_indices()
+        if self.reuse and self.A is not None and same_matrix(self.A, A):
+            self.reused += 1
+            return
+        self.A = None
+        self.backend.factor(A)
+        self.A = A
+        self.factorizations += 1
+
+    def solve(self, b, transpose=False):
+        self.solves += 1
+        return self.backend.solve(np.asarray(b, float), transpose)
+
+    def forget_pivots(self):
+        self.A = None
+        if hasattr(self.backend, "forget_pivots"):
+            self.backend.forget_pivots()
+
+
+def same_matrix(A, B, rtol=1e-13):
+    """Same pattern and values equal to rounding (relative to the largest entry)."""
+    if not (A.shape == B.shape and A.nnz == B.nnz and np.array_equal(A.indptr, B.indptr)
+            and np.array_equal(A.indices, B.indices)):
+        return False
+    scale = np.abs(A.data).max(initial=0.0)
+    return bool(np.all(np.abs(A.data - B.data) <= rtol * scale))

@@ -36,9 +36,15 @@ class NoConvergence(RuntimeError):
 
 
 class NewtonRaphson:
-    def __init__(self, settings=None):
+    """The one Newton loop.  It sees the problem only through the system protocol:
+    `evaluate(state, dcoef, mode, want_jac, ia, want_abs) -> (f, f̃, J)`, `update(state, Δ,
+    dcoef)`, `dim`, `owner_text(row)`, `last_kinematics`; the structural System (G1 update)
+    and the inverse-dynamics position subproblem (rotation update) both offer it.
+    `linear`: a linear back end to use instead of the one `settings.linear_solver` names."""
+
+    def __init__(self, settings=None, linear=None):
         self.settings = settings or NewtonSettings()
-        self.linear = make_linear_solver(self.settings.linear_solver)
+        self.linear = linear if linear is not None else make_linear_solver(self.settings.linear_solver)
         self.total_iterations = 0
         self.converged_kinematics = None
         self.accepted_unconverged = 0          # steps accepted by `at most` without converging
@@ -68,13 +74,14 @@ class NewtonRaphson:
         tol = s.tolerance if tolerance is None else tolerance
         maxit = s.max_iterations if max_iterations is None else max_iterations
         test = s.test if test is None else test
-        every = max(1, s.iterations_before_assembly) if s.modified else 1
+        modified = s.modified and not getattr(system, "full_newton", False)
+        every = max(1, s.iterations_before_assembly) if modified else 1
         want_abs = test in ("relnorm", "sepnorm")
         it = 0
         since_factor = 0
         prev_err = np.inf
         while True:
-            reuse = (s.modified and self._factor_dcoef == dcoef and self._factor_mode == mode
+            reuse = (modified and self._factor_dcoef == dcoef and self._factor_mode == mode
                      and (it > 0 or s.reuse_across_steps) and since_factor < every)
             # after an update the residual is tested first; the Jacobian is built only if needed
             f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=not reuse and it == 0, ia=ia,
@@ -123,8 +130,7 @@ class NewtonRaphson:
                 row, owner = self._worst(system, f)
                 raise SimulationDiverged(f"non-finite solution increment at iteration {it}; worst "
                                          f"equation {row}: {owner}")
-            state.yp += system.diff_weight * dx
-            state.y += (dcoef * system.diff_weight + system.alg_weight) * dx
+            system.update(state, dx, dcoef)
             it += 1
             since_factor += 1
             self.total_iterations += 1

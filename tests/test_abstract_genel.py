@@ -3,6 +3,7 @@ elements/genel.py) against the analytic solutions of the scalar equations they m
 import numpy as np
 import pytest
 
+from mbdae import initial_value_problem
 from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.core.constitutive import LinearElastic1D
@@ -12,7 +13,7 @@ from mbdae.engine.io.mbdyn import reference as mr
 
 def _run(model, tmp_path, final_time, h=1e-3, tolerance=1e-12, **kw):
     prefix = str(tmp_path / "run")
-    res = InitialValueProblem(model, final_time=final_time, time_step=h, tolerance=tolerance,
+    res = initial_value_problem(model, final_time=final_time, time_step=h, tolerance=tolerance,
                               output_prefix=prefix, output_precision=16, progress=False, **kw).run()
     times = mr.output_times(mr.read_lines(prefix + ".out"))
     return prefix, np.asarray(times), res

@@ -23,15 +23,6 @@ OPTIONAL_EXTRAS = {"matplotlib", "petsc4py", "mpi4py", "meshio", "capytaine", "n
 
 # file (relative to the repository) -> why it still breaks a rule; emptied after the merge
 PENDING = {
-    "engine/io/mbdyn/deck.py": "(e) imports the drivers inside functions; split by the deck reader branch",
-    "engine/drivers/ivp.py": "(b) imports the output writer, (e) imports inside functions; solvers branch",
-    "engine/drivers/inverse.py": "(b) output writer, (e) imports inside functions; solvers branch",
-    "engine/drivers/static.py": "(e) imports elements.forces inside a function; solvers branch",
-    "solvers/coupled.py": "(c) and (e) imports engine.core.assembly inside a function; solvers branch",
-    "solvers/integrators.py": "(e) math and scipy.optimize inside functions; solvers branch",
-    "solvers/linear.py": "(e) imports solvers.klu inside functions; solvers branch",
-    "mbdae/cli.py": "(e) imports the drivers and the conformance runner inside functions; deck reader branch",
-    "mbdae/cmd_compare.py": "(e) imports the deck reader inside a function; deck reader branch",
 }
 
 

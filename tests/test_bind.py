@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 
+from mbdae import initial_value_problem
 from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.core import constitutive as cl
@@ -47,7 +48,7 @@ def _cantilever():
 
 def test_beam_strain_gage_matches_cantilever_strain(tmp_path):
     prefix = str(tmp_path / "cant")
-    InitialValueProblem(_cantilever(), final_time=0.003, time_step=1e-3, tolerance=1e-9,
+    initial_value_problem(_cantilever(), final_time=0.003, time_step=1e-3, tolerance=1e-9,
                         output_prefix=prefix, output_precision=16, progress=False).run()
     last = mr.blocks(mr.read_lines(prefix + ".prm"))[-1]
     nu, ky, kz = F / EA, MY / EIy, MZ / EIz
@@ -71,7 +72,7 @@ def test_element_drive_reads_beam_private_data(tmp_path):
     m.abstract_force(3, 1, m.element_drive("beam", 10, "pI.ky", LinearDrive(0.0, Z)))
     m.abstract_force(4, 1, m.element_drive("beam", 10, "pI.kz", LinearDrive(0.0, -Y)))
     prefix = str(tmp_path / "drv")
-    InitialValueProblem(m, final_time=0.003, time_step=1e-3, tolerance=1e-9,
+    initial_value_problem(m, final_time=0.003, time_step=1e-3, tolerance=1e-9,
                         output_prefix=prefix, output_precision=16, progress=False).run()
     x = mr.blocks(mr.read_lines(prefix + ".abs"))[-1][1][0]
     gage = mr.blocks(mr.read_lines(prefix + ".prm"))[-1][1][0]

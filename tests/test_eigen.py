@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pytest
 
+from mbdae import initial_value_problem
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
 from mbdae.engine.core import constitutive as cl
@@ -107,8 +108,8 @@ def test_problem_runs_analysis_at_requested_times(tmp_path):
     model.deformable_joint(2, 0, 1, cl.linear_elastic(6, 100.0))
     eig = EigenSettings((0.0, 0.0105), output_eigenvectors=True, lower_frequency=0.1)
     prefix = str(tmp_path / "ms")
-    p = InitialValueProblem(model, Settings(final_time=0.02, time_step=1e-3, output_prefix=prefix,
-                                            eigenanalysis=eig))
+    p = initial_value_problem(model, final_time=0.02, time_step=1e-3, output_prefix=prefix,
+                              eigenanalysis=eig)
     p.run()
     times = [r.time for r in p.eigen.results]
     assert times[0] == 0.0 and abs(times[1] - 0.011) < 1e-12

@@ -7,6 +7,7 @@ family run in tests/test_element_checks.py (SAMPLES["hbeam"])."""
 import numpy as np
 import pytest
 
+from mbdae import initial_value_problem
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
 from mbdae.engine.core.state import Context
@@ -255,8 +256,8 @@ def test_private_data_through_bind(tmp_path):
     m.bind(100, "beam", 1, name="kz")
     m.bind(100, "beam", 2, name="Mz")
     prefix = str(tmp_path / "hb")
-    InitialValueProblem(m, time_step=1e-3, final_time=2e-3, tolerance=1e-8,
-                        output_prefix=prefix, output_precision=16, progress=False).run()
+    initial_value_problem(m, time_step=1e-3, final_time=2e-3, tolerance=1e-8,
+                          output_prefix=prefix, output_precision=16, progress=False).run()
     last = mr.blocks(mr.read_lines(prefix + ".prm"))[-1]
     assert abs(last[1][0] - M / EI) <= 1e-9 * M / EI
     assert abs(last[2][0] - M) <= 1e-9 * M

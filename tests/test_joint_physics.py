@@ -4,6 +4,7 @@ import os
 import numpy as np
 import pytest
 
+from mbdae import initial_value_problem
 from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem, SimulationFailed
 from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
@@ -201,7 +202,7 @@ def test_divergence_stops_with_diagnosis_and_keeps_output(tmp_path):
     m.body(7, 7, 1.0, inertia=np.eye(3))
     m.user_force(1, 7, runaway)
     prefix = str(tmp_path / "run")
-    p = InitialValueProblem(m, final_time=1.0, time_step=1e-2, min_time_step=1e-3, output_prefix=prefix)
+    p = initial_value_problem(m, final_time=1.0, time_step=1e-2, min_time_step=1e-3, output_prefix=prefix)
     with pytest.raises(SimulationFailed) as err:
         p.run()
     msg = str(err.value)
@@ -222,7 +223,7 @@ def test_output_files_are_mbdyn_compatible(tmp_path):
     m.dummy_node(9, 3, offset=[1.0, 0, 0], orientation=np.eye(3))
     m.spherical_pin(5, 3)
     prefix = str(tmp_path / "o")
-    InitialValueProblem(m, final_time=0.01, time_step=1e-3, output_prefix=prefix).run()
+    initial_value_problem(m, final_time=0.01, time_step=1e-3, output_prefix=prefix).run()
     out = [l.split() for l in open(prefix + ".out") if l.startswith("Step")]
     assert len(out) == 11 and all(len(l) == 9 for l in out)
     assert float(out[5][2]) == pytest.approx(0.005)

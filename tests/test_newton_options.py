@@ -3,6 +3,7 @@ accepted when its residual fell, and the .out file says so; without `at most` th
 import numpy as np
 import pytest
 
+from mbdae import initial_value_problem
 from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem, SimulationFailed
 
@@ -21,7 +22,7 @@ def test_at_most_accepts_unconverged_steps_and_logs_them(tmp_path):
     with pytest.raises(SimulationFailed):
         InitialValueProblem(pendulum(), **common).run()
     prefix = str(tmp_path / "p")
-    r = InitialValueProblem(pendulum(), max_iterations_at_most=True, output_prefix=prefix, **common).run()
+    r = initial_value_problem(pendulum(), max_iterations_at_most=True, output_prefix=prefix, **common).run()
     assert r.stats["unconverged_steps"] >= 1
     assert "(max iterations, at most)" in open(prefix + ".out").read()
     # one Newton iteration from the predictor is close to the converged answer

@@ -11,7 +11,7 @@ from mbdae.engine.system import System
 from mbdae.engine.core.state import Context
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.drives import LinearDrive, ConstDrive, ParabolicDrive
-from mbdae.engine.drivers.ivp import run
+from mbdae import run
 from mbdae.engine.io.mbdyn.deck import read_deck, DeckError
 from mbdae.engine.core import rotations as rot
 from samples import rand_R, _nodes, randomize_state, total_equation_model

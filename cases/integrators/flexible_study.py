@@ -96,6 +96,22 @@ def energy(problem, st):
     return T + U - TIP_FORCE @ tip, tip
 
 
+class EnergyRecorder:
+    """Observer of the run (its `step` is set per run); the other events are not needed."""
+
+    def start(self, system, model, method=None):
+        pass
+
+    def log(self, text):
+        pass
+
+    def step(self, event):
+        pass
+
+    def finish(self):
+        pass
+
+
 def run(name, rho, h, final_time=0.25, **settings):
     """One run; a row with the tip displacement at the end, the energy history and the cost."""
     opts = dict(SETTINGS)
@@ -106,16 +122,14 @@ def run(name, rho, h, final_time=0.25, **settings):
     hist_t, hist_e = [], []
     try:
         prob = InitialValueProblem(cantilever(), final_time=final_time, time_step=h, method=name, rho=rho,
-                                   keep_results=False, **opts)
-        plain = prob.write_output
+                                   keep_results=False, observers=[EnergyRecorder()], **opts)
 
-        def write_output(st, step, hh, it, err, solconv):
-            e, tip = energy(prob, st)
-            hist_t.append(st.t)
+        def record(event):
+            e, tip = energy(prob, event.state)
+            hist_t.append(event.t)
             hist_e.append(e)
             row["tip"] = tip
-            return plain(st, step, hh, it, err, solconv)
-        prob.write_output = write_output
+        prob.observers[0].step = record
         stats = prob.run()
         row.update(steps=stats["steps"], newton_iterations=stats["newton_iterations"],
                    factorizations=stats["factorizations"])

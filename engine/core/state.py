@@ -54,3 +54,21 @@ class Context:
         # the derivatives phase (State.t_constraint)
         self.t_constraint = t if t_constraint is None else t_constraint
         self.families = {} if families is None else families
+
+
+@dataclass
+class StepEvent:
+    """What a driver publishes to its observers after each step (step 0: the initial
+    configuration).  `written`: whether this step is an output step; `outputs`: the
+    element families whose output files this step writes, each set with the Context to
+    evaluate them in ([(families, context)])."""
+    step: int
+    t: float
+    h: float
+    iterations: int
+    error: float
+    solution_converged: bool
+    written: bool
+    state: State
+    kinematics: object
+    outputs: list = field(default_factory=list)

@@ -34,17 +34,20 @@ part of x - x_prev is the rotation vector log(R R_prevᵀ); its exact gradient
 Factorizations are reused whenever a subproblem's matrix coincides with the last one
 factorized (or with its transpose), as the manual prescribes; `stats` counts them."""
 from copy import copy
+import time as _time
 from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.system import System
-from mbdae.engine.core.state import State, Context
+from mbdae.engine.core.state import State, Context, StepEvent
 from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
 from mbdae.engine.core.drives import Drive
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.solvers.linear import ReusingSolver, SingularMatrix, make_linear_solver
+from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
+from mbdae.solvers.convergence import SimulationDiverged
 
 PROBLEM_TYPES = ("fully actuated collocated", "fully actuated non collocated",
                  "underdetermined underactuated collocated", "underdetermined fully actuated")
@@ -118,43 +121,6 @@ class InverseDynamicsResults:
         return self.row_joint[sel], [n for n, k in zip(self.row_name, sel) if k], -self.multipliers[:, sel]
 
 
-class _Factors:
-    """splu with reuse when the matrix equals the last factorized one (or its transpose)."""
-
-    def __init__(self, reuse=True):
-        self.reuse = reuse
-        self.A = None
-        self.lu = None
-        self.factorizations = 0
-        self.reused = 0
-        self.solves = 0
-
-    def solve(self, A, b, transpose=False):
-        A = sp.csc_matrix(A)
-        A.sort_indices()
-        if self.reuse and self.A is not None and _same(self.A, A):
-            self.reused += 1
-        else:
-            try:
-                self.lu = spla.splu(A, permc_spec="COLAMD")
-            except RuntimeError as e:
-                raise np.linalg.LinAlgError(str(e)) from None
-            self.A = A
-            self.factorizations += 1
-        self.solves += 1
-        return self.lu.solve(np.asarray(b, float), trans="T" if transpose else "N")
-
-
-def _same(A, B, rtol=1e-13):
-    """Same pattern and values equal to rounding (the reaction map of a satisfied rotation row
-    differs from its gradient by Γ⁻¹(θ) - I = O(|θ|), θ at the solver tolerance)."""
-    if not (A.shape == B.shape and A.nnz == B.nnz and np.array_equal(A.indptr, B.indptr)
-            and np.array_equal(A.indices, B.indices)):
-        return False
-    scale = np.abs(A.data).max(initial=0.0)
-    return bool(np.all(np.abs(A.data - B.data) <= rtol * scale))
-
-
 ELEMENT_LISTS = ("bodies", "forces", "joints", "rods", "user_forces", "deformable", "beams", "viscous_bodies")
 
 
@@ -197,8 +163,8 @@ class InverseDynamicsProblem:
 
     def __init__(self, model, times=None, problem_type="fully actuated collocated", roles=None,
                  weights=(1.0, 1.0, 1.0), initial_time=0.0, final_time=None, time_step=None,
-                 tolerance=1e-10, max_iterations=20, output_prefix=None, output_precision=6,
-                 reuse_factorizations=True, unit_weights=(0.0, 0.0, 0.0), acceleration_base=1.0):
+                 tolerance=1e-10, max_iterations=20, observers=(),
+                 reuse_factorizations=True, linear_solver="superlu", unit_weights=(0.0, 0.0, 0.0), acceleration_base=1.0):
         if problem_type not in PROBLEM_TYPES:
             raise ValueError(f"unknown inverse dynamics problem type '{problem_type}' "
                              f"(one of {', '.join(PROBLEM_TYPES)})")
@@ -214,18 +180,16 @@ class InverseDynamicsProblem:
         self.acceleration_base = float(acceleration_base)
         self.tolerance = float(tolerance)
         self.max_iterations = int(max_iterations)
-        self.output_prefix = output_prefix
-        self.output_precision = output_precision
+        self.observers = list(observers)
         self.model = model
         flags = dict(getattr(model, "inverse_flags", {}) or {})
         self._build(model, roles, flags)
-        self.factors = _Factors(reuse_factorizations)
+        self.factors = ReusingSolver(make_linear_solver(linear_solver), reuse_factorizations)
+        self.newton = NewtonRaphson(NewtonSettings(linear_solver=linear_solver), linear=self.factors)
         self.log_lines = []
 
     # ------------------------------------------------------------------ set-up
     def _build(self, model, roles, flags):
-        from mbdae.elements.joints import RigidJoints, ROW_NAME
-        from mbdae.elements.body import RigidBodies
         # flags by label (MBDyn's joint namespace: joints, rods, deformable joints); beams by
         # ("beam", label)
         ergo = lambda s, k=None: bool(flags.get(k or s.label, {}).get("ergonomy", False))
@@ -233,8 +197,8 @@ class InverseDynamicsProblem:
         lists = dict(bodies=model.bodies, joints=model.joints)
         self.system = System(_all_dynamic(model, lists))
         sysm = self.system
-        self.joints = sysm.family(RigidJoints)
-        self.bodies = sysm.family(RigidBodies)
+        self.joints = sysm.family_with("reactions")
+        self.bodies = sysm.family_with("node_momenta")
         if self.joints is None:
             raise ValueError("inverse dynamics needs joints that prescribe the motion")
         nodes = sysm.nodes
@@ -280,7 +244,7 @@ class InverseDynamicsProblem:
         self._driven_setup(model, J)
         self.pos_level = J.upos[self.row_u]
         self.row_joint = J.labels[self.row_inst]
-        self.row_name = [f"{J.types[i]} {ROW_NAME[J.used[u]]}" for i, u in zip(self.row_inst, self.row_u)]
+        self.row_name = [f"{J.types[i]} {J.row_names[J.used[u]]}" for i, u in zip(self.row_inst, self.row_u)]
         # global columns of each instance's 12 local columns (x1, θ1, x2, θ2); ground → -1
         n1, n2 = J.n1, J.n2
         base1 = np.where(n1 >= 0, 6 * np.maximum(n1, 0), -10 ** 9)
@@ -450,8 +414,9 @@ class InverseDynamicsProblem:
 
     def _solve(self, A, b, what, t, transpose=False):
         try:
-            out = self.factors.solve(A, b, transpose)
-        except np.linalg.LinAlgError as e:
+            self.factors.factor(A)
+            out = self.factors.solve(b, transpose)
+        except SingularMatrix as e:
             raise InverseDynamicsFailed(f"time {t:g}: {what}: singular matrix ({e})") from None
         if not np.all(np.isfinite(out)):
             raise InverseDynamicsFailed(f"time {t:g}: {what}: singular matrix")
@@ -459,47 +424,49 @@ class InverseDynamicsProblem:
 
     # ------------------------------------------------------------------ subproblems
     def position(self, t, x, R, prev):
-        """Newton on (6.34) or on the KKT system (6.49); returns x, R, rows, iterations."""
+        """Newton (solvers/newton.py) on (6.34) or on the KKT system (6.49); returns x, R,
+        the state and joint rows at the solution, the iterations and the error."""
+        sub = PositionSubproblem(self, t, prev)
+        it_state = PositionIterate(x, R, np.zeros(int((self.kin_rows & self.pos_level).sum())))
+        try:
+            it, err, _ = self.newton.solve(sub, it_state, 1.0, tolerance=self.tolerance,
+                                           max_iterations=self.max_iterations, test="norm")
+        except NoConvergence as e:
+            if e.error is None or "singular" in str(e):
+                raise InverseDynamicsFailed(f"time {t:g}: position subproblem: singular matrix ({e})") from None
+            raise InverseDynamicsFailed(f"time {t:g}: position subproblem: no convergence in "
+                                        f"{self.max_iterations} iterations (error {e.error:.3g})") from None
+        except SimulationDiverged as e:
+            raise InverseDynamicsFailed(f"time {t:g}: position subproblem: {e}") from None
+        st, T = sub.at_solution
+        return it_state.x, it_state.R, st, it, err, T
+
+    def position_equations(self, t, x, R, lam, prev):
+        """(F, matrix, state, rows) of the position subproblem at (x, R, λ)."""
         kr = self.kin_rows & self.pos_level
-        under = self.problem_type.startswith("underdetermined")
+        st = self.state(t, x, R)
+        T = self.rows(st)
+        A, c = T["A"][kr], T["c"][kr]
+        if not self.problem_type.startswith("underdetermined"):
+            return c, A, st, T
         wx = self.weights[0]
-        lam = np.zeros(int(kr.sum()))
-        for it in range(self.max_iterations + 1):
-            st = self.state(t, x, R)
-            T = self.rows(st)
-            A, c = T["A"][kr], T["c"][kr]
-            if not under:
-                F, Mat = c, A
-            else:
-                M, _ = self.inertia(st)
-                grad = np.zeros(self.n)
-                H = sp.csr_matrix((self.n, self.n))
-                ux = self.unit_weights[0]
-                if wx or ux:
-                    d, dr = self._difference(x, R, prev["x"], prev["R"])
-                    Md = (wx * (M @ d) + ux * d).reshape(-1, 6)
-                    Gi = rot.gamma_inv(dr)               # ∂ log(R R0ᵀ)/∂θ = Γ⁻¹(d)
-                    Md[:, 3:6] = rot.mattvec(Gi, Md[:, 3:6])
-                    grad += Md.reshape(-1)
-                    H = H + wx * M + ux * sp.identity(self.n, format="csr")
-                E = self.ergonomy(st)
-                if E is not None:
-                    grad += E[0]
-                    H = H + E[1]
-                H = H + self.constraint_stiffness(T["G"], kr, lam)
-                F = np.concatenate([grad + A.T @ lam, c])
-                Mat = self._kkt(H, A)
-            err = np.linalg.norm(F)
-            if err <= self.tolerance:
-                return x, R, st, it, err, T
-            if it == self.max_iterations:
-                break
-            dz = self._solve(Mat, -F, "position subproblem", t)
-            x, R = self._displace(x, R, dz[:self.n])
-            if under:
-                lam = lam + dz[self.n:]
-        raise InverseDynamicsFailed(f"time {t:g}: position subproblem: no convergence in "
-                                    f"{self.max_iterations} iterations (error {err:.3g})")
+        M, _ = self.inertia(st)
+        grad = np.zeros(self.n)
+        H = sp.csr_matrix((self.n, self.n))
+        ux = self.unit_weights[0]
+        if wx or ux:
+            d, dr = self._difference(x, R, prev["x"], prev["R"])
+            Md = (wx * (M @ d) + ux * d).reshape(-1, 6)
+            Gi = rot.gamma_inv(dr)               # ∂ log(R R0ᵀ)/∂θ = Γ⁻¹(d)
+            Md[:, 3:6] = rot.mattvec(Gi, Md[:, 3:6])
+            grad += Md.reshape(-1)
+            H = H + wx * M + ux * sp.identity(self.n, format="csr")
+        E = self.ergonomy(st)
+        if E is not None:
+            grad += E[0]
+            H = H + E[1]
+        H = H + self.constraint_stiffness(T["G"], kr, lam)
+        return np.concatenate([grad + A.T @ lam, c]), self._kkt(H, A), st, T
 
     def velocity(self, st, prev, T):
         """Linear subproblem (6.36) or KKT system (6.54); T: the rows at st (zero velocities)."""
@@ -572,7 +539,6 @@ class InverseDynamicsProblem:
 
     # ------------------------------------------------------------------ driver
     def run(self):
-        import time as _time
         wall0 = _time.perf_counter()
         nodes = self.system.nodes
         x, R = nodes.x0.copy(), nodes.R0.copy()
@@ -581,7 +547,10 @@ class InverseDynamicsProblem:
                     A=np.zeros(self.n), t=self.times[0] - h0)
         out = {k: [] for k in ("x", "R", "v", "w", "a", "wd", "F", "M", "lam")}
         res = {k: [] for k in ("position", "velocity", "acceleration", "iterations")}
-        writer = self._open_output()
+        for obs in self.observers:
+            obs.start(self.system, self.model)
+            obs.log(f"# mbdae inverse dynamics, problem type: {self.problem_type}")
+            obs.log("# Step Time TStep NIter ResErr SolErr SolConv Out")
         t_prev = None
         total_it = 0
         try:
@@ -609,13 +578,13 @@ class InverseDynamicsProblem:
                 F2, M2 = self._reactions(st, lam)
                 for k, v in zip(out, (x, R, V6[:, 0:3], V6[:, 3:6], A6[:, 0:3], A6[:, 3:6], F2, M2, lam)):
                     out[k].append(np.array(v, copy=True))
-                if writer:
-                    self._write(writer, step, st, lam, it, err)
+                if self.observers:
+                    self._publish(step, st, lam, it, err)
                 prev = dict(x=x.copy(), R=R.copy(), V=V.copy(), A=Acc.copy(), t=t)
                 t_prev = t
         finally:
-            if writer:
-                writer.close()
+            for obs in self.observers:
+                obs.finish()
         arr = {k: np.array(v) for k, v in out.items()}
         f = self.factors
         stats = dict(instants=len(self.times), newton_iterations=total_it, factorizations=f.factorizations,
@@ -641,49 +610,61 @@ class InverseDynamicsProblem:
         _, F, M = self.joints.reactions(ctx)
         return F, M
 
-    def _open_output(self):
-        if not self.output_prefix:
-            return None
-        from mbdae.engine.io.mbdyn.output import TextOutput
-        w = TextOutput(self.output_prefix, self.output_precision)
-        w.line("out", f"# mbdae inverse dynamics, problem type: {self.problem_type}")
-        w.line("out", "# Step Time TStep NIter ResErr SolErr SolConv Out")
-        return w
-
-    def _write(self, w, step, st, lam, it, err):
-        from mbdae.engine.io.mbdyn.output import orientation_columns
-        nodes = self.system.nodes
-        kin = self.system.kinematics(st)
+    def _publish(self, step, st, lam, it, err):
+        """A StepEvent to the observers: node poses, the joints with the multipliers as
+        their reactions, and the deformable elements of the right-hand-side and ergonomy
+        systems (an element in both is written once)."""
         h = self.times[1] - self.times[0] if len(self.times) > 1 else 0.0
-        w.line("out", f"Step {step} {st.t:.10g} {h:.10g} {it} {err:.6g} 0 1 1")
-        descs = [s.orientation_description for s in nodes.specs]
-        outmask = np.array([s.output for s in self.model.nodes], bool)
-        for d in dict.fromkeys(descs):
-            sel = outmask & np.array([x == d for x in descs])
-            if sel.any():
-                w.rows("mov", nodes.labels[sel], np.concatenate(
-                    [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
-        s2 = self._multiplier_state(st, lam)
-        ctx = Context(s2.t, s2.y, s2.yp, self.system.kinematics(s2), 0.0, "regular")
-        for labels, vals in self.joints.output_groups(ctx):
-            w.rows("jnt", labels, vals)
-        done = set()
+        kin = self.system.kinematics(st)
+        outputs = [([self.joints], self.system.context(self._multiplier_state(st, lam)))]
         for sysm in (self.rhs_system, self.ergo_system):      # deformable joints, rods, beams
-            if sysm is None:
-                continue
-            s3 = self._transfer(st, sysm)
-            c3 = Context(s3.t, s3.y, s3.yp, sysm.kinematics(s3), 0.0, "regular")
-            for fam in sysm.families:
-                if hasattr(fam, "output_groups"):
-                    ext = getattr(fam, "output_file", "jnt")
-                    for labels, vals in fam.output_groups(c3):
-                        keep = np.array([(ext, int(l)) not in done for l in labels], bool)
-                        done.update((ext, int(l)) for l in labels)
-                        if keep.any():
-                            w.rows(ext, np.asarray(labels)[keep], np.asarray(vals)[keep])
-        w.flush()
+            if sysm is not None:
+                outputs.append((sysm.families, sysm.context(self._transfer(st, sysm))))
+        event = StepEvent(step, st.t, h, it, err, True, True, st, kin, outputs)
+        for obs in self.observers:
+            obs.step(event)
 
 
 def run(model, times, **kw):
     """Build and run an inverse-dynamics problem; returns InverseDynamicsResults."""
     return InverseDynamicsProblem(model, times, **kw).run()
+
+
+@dataclass
+class PositionIterate:
+    """The unknowns of the position subproblem: node positions, orientations and (for the
+    underdetermined problems) the multipliers of the KKT system."""
+    x: np.ndarray
+    R: np.ndarray
+    lam: np.ndarray
+
+
+class PositionSubproblem:
+    """The position subproblem at instant t as a system for the Newton solver (its
+    protocol: evaluate, update, dim, owner_text, last_kinematics): F = 0 of (6.34) or of the
+    KKT conditions of (6.49); the update moves x by Δx and R by exp(Δθ) R."""
+
+    def __init__(self, problem, t, prev):
+        self.problem, self.t, self.prev = problem, t, prev
+        self.last_kinematics = None
+        self.at_solution = None
+        self._cache = None
+        self.dim = None
+
+    def evaluate(self, it, dcoef, mode="regular", want_jac=True, ia=None, want_abs=True):
+        if self._cache is None:
+            F, Mat, st, T = self.problem.position_equations(self.t, it.x, it.R, it.lam, self.prev)
+            self._cache = (F, None, Mat)
+            self.at_solution = (st, T)
+            self.dim = np.zeros(len(F), np.int64)
+        return self._cache
+
+    def update(self, it, dz, dcoef):
+        n = self.problem.n
+        it.x, it.R = self.problem._displace(it.x, it.R, dz[:n])
+        if len(dz) > n:
+            it.lam = it.lam + dz[n:]
+        self._cache = None
+
+    def owner_text(self, row):
+        return f"position subproblem row {row}"

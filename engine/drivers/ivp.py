@@ -21,15 +21,13 @@ import time as _time
 import numpy as np
 
 from mbdae.engine.system import System
-
-from mbdae.engine.core.state import State
-from mbdae.engine.core import rotations as rot
-from mbdae.engine.io.mbdyn.output import TextOutput, orientation_columns
+from mbdae.engine.core.state import StepEvent
+from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson
+from mbdae.solvers.history import History
 from mbdae.solvers.stepcontrol import make_strategy
-from mbdae.elements.joints import RigidJoints
 
 
 class SimulationFailed(RuntimeError):
@@ -77,15 +75,6 @@ class Settings:
 
 
 @dataclass
-class HistoryPoint:
-    t: float
-    y: np.ndarray
-    yp: np.ndarray
-    R: np.ndarray
-    w: np.ndarray
-
-
-@dataclass
 class Results:
     """Output steps as arrays (index 0 is the initial configuration after derivatives)."""
     node_labels: np.ndarray
@@ -125,7 +114,11 @@ class Results:
 
 
 class InitialValueProblem:
-    def __init__(self, model, settings=None, **kw):
+    """The initial-value driver: phases, the time loop and step control; each step is the
+    integrator's (`method.step`), each event goes to the observers (`observers`: e.g. the
+    MBDyn writer of engine/io/mbdyn/output.py, attached by mbdae.run and the deck reader)."""
+
+    def __init__(self, model, settings=None, observers=(), **kw):
         self.settings = settings or Settings(**kw)
         s = self.settings
         if s.time_step <= 0:
@@ -143,12 +136,14 @@ class InitialValueProblem:
         self.min_h = s.min_time_step if s.min_time_step is not None else s.time_step / 64
         self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
         self.strategy = make_strategy(s.strategy, self.min_h, self.max_h, self.method)
-        self.output = TextOutput(s.output_prefix, s.output_precision) if s.output_prefix else None
+        self.observers = list(observers)
+        if s.output_prefix and not any(getattr(o, "prefix", None) == s.output_prefix for o in self.observers):
+            raise ValueError("output_prefix: the driver writes no files itself; run the model with "
+                             "mbdae.run(model, output_prefix=...) or attach an MBDyn writer observer")
         self.state = None
         self.step = 0
         self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
-        from mbdae.engine.drivers.eigen import EigenSchedule
         self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
 
     # ------------------------------------------------------------------ phases
@@ -188,9 +183,8 @@ class InitialValueProblem:
 
     def set_momenta(self, st):
         """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities."""
-        from mbdae.elements.body import RigidBodies
         sysm = self.system
-        bodies = sysm.family(RigidBodies)
+        bodies = sysm.family_with("node_momenta")
         nodes = sysm.nodes
         if bodies is None or len(nodes.dyn) == 0:
             return
@@ -249,146 +243,48 @@ class InitialValueProblem:
             return
         raise SimulationFailed(f"derivatives phase at time {st.t:g} failed: {last}")
 
-    # ------------------------------------------------------------------ stepping
-    def _history_vectors(self, hist, K):
-        """History y, ẏ with the rotation slots re-expressed about the newest orientation (G3)."""
-        nodes = self.system.nodes
-        R_ref = hist[0].R
-        ys, yps = [], []
-        for k, H in enumerate(hist[:K]):
-            y, yp = H.y.copy(), H.yp.copy()
-            if k == 0:
-                y[nodes.ig] = 0.0
-                yp[nodes.ig] = H.w
-            else:
-                g = rot.cayley_inverse(H.R @ np.swapaxes(R_ref, -1, -2))
-                y[nodes.ig] = g
-                yp[nodes.ig] = rot.matvec(rot.cayley_G_inv(g), H.w)
-            ys.append(y)
-            yps.append(yp)
-        return ys, yps
-
-    def _attempt(self, method, hist, h):
-        if getattr(method, "kind", "lms") == "multistage":
-            return self._attempt_multistage(method, hist, h)
-        if getattr(method, "kind", "lms") == "coupled":         # thirdorder: a doubled system
-            from mbdae.solvers.coupled import coupled_step
-            return coupled_step(self, method, hist, h)
-        sysm = self.system
-        K = min(method.history, len(hist))
-        ys, yps = self._history_vectors(hist, max(K, min(2, len(hist))))
-        h_prev = hist[0].t - hist[1].t if len(hist) > 1 else h
-        coef = method.coefficients(h, h_prev)
-        alg, diff = sysm.is_alg, ~sysm.is_alg
-        yp = method.predict(ys, yps, h, h_prev) if K >= method.history else yps[0].copy()
-        y = coef.b0 * yp
-        for k in range(K):
-            y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
-        extra = method.corrector_extra(yps, h)          # intermediate vectors (ss2/ss3/ss4)
-        if extra is not None:
-            y += extra
-        y[alg] = self._predict_multipliers(hist, h)
-        yp[alg] = 0.0
-        st = State(hist[0].t + h, y, yp, hist[0].R.copy(), families=self.state.families)
-        it, err, solconv = self.newton.solve(sysm, st, coef.b0, mode="regular")
-        return st, it, err, solconv
-
-    def _attempt_multistage(self, method, hist, h):
-        """One step of an ESDIRK-type method: stages y_s = y_{n-1} + h(Σ_j A[s,j] ẏ_j + γ ẏ_s)
-        solved in turn, all about the orientation of t_{n-1} (no commit between stages)."""
-        sysm = self.system
-        alg, diff = sysm.is_alg, ~sysm.is_alg
-        gamma, A, c = method.tableau()
-        ys, yps = self._history_vectors(hist, min(2, len(hist)))
-        y0, stage_yp = ys[0], [yps[0]]
-        # derivative points (stage time in units of h, ẏ) for the linear stage predictor
-        points = [(0.0, yps[0])]
-        if len(hist) > 1:
-            points.insert(0, ((hist[1].t - hist[0].t) / h, yps[1]))
-        lam = self._predict_multipliers(hist, c[0] * h)
-        total_it, err, solconv = 0, 0.0, False
-        for s_ in range(len(c)):
-            if len(points) > 1:
-                (ta, ya), (tb, yb) = points[-2], points[-1]
-                yp = yb + (c[s_] - tb) / (tb - ta) * (yb - ya)
-            else:
-                yp = points[-1][1].copy()
-            y = y0 + gamma * h * yp
-            for j in range(s_ + 1):
-                y += h * A[s_, j] * stage_yp[j]
-            y[alg] = lam
-            yp[alg] = 0.0
-            st = State(hist[0].t + c[s_] * h, y, yp, hist[0].R.copy(), families=self.state.families)
-            it, err, solconv = self.newton.solve(sysm, st, gamma * h, mode="regular")
-            total_it += it
-            stage_yp.append(st.yp.copy())
-            points.append((c[s_], stage_yp[-1]))
-            lam = st.y[alg].copy()
-        return st, total_it, err, solconv
-
-    def _predict_multipliers(self, hist, h):
-        """Polynomial extrapolation (Lagrange) of the algebraic unknowns through the last
-        1, 2 or 3 points: `constant`, `linear` or `quadratic` (Settings.algebraic_predictor)."""
-        alg = self.system.is_alg
-        order = {"constant": 1, "linear": 2, "quadratic": 3}[self.settings.algebraic_predictor]
-        pts = hist[:min(order, len(hist))]
-        t = hist[0].t + h
-        lam = np.zeros(int(alg.sum()))
-        for i, P in enumerate(pts):
-            w = 1.0
-            for j, Q in enumerate(pts):
-                if j != i:
-                    w *= (t - Q.t) / (P.t - Q.t)
-            lam += w * P.y[alg]
-        return lam
-
-    def _push(self, hist, st, K):
-        """Add a committed state (g = 0, so R = R_ref and ω = ġ) to the history."""
-        ig = self.system.nodes.ig
-        hist.insert(0, HistoryPoint(st.t, st.y.copy(), st.yp.copy(), st.R_ref.copy(), st.yp[ig].copy()))
-        del hist[K:]
-
     # ------------------------------------------------------------------ output
     def log(self, text):
         self.log_lines.append(text)
-        if self.output:
-            self.output.line("out", text)
+        for obs in self.observers:
+            obs.log(text)
 
-    def write_output(self, st, step, h, it, err, solconv):
+    def publish(self, st, step, h, it, err, solconv):
+        """Results in memory and a StepEvent to the observers."""
         s = self.settings
         written = step % s.output_frequency == 0
-        if self.output:
-            self.output.line("out", f"Step {step} {st.t:.10g} {h:.10g} {it} {err:.6g} 0 {int(solconv)} {int(written)}")
-        if not written or (self.results is None and not self.output):
+        if not self.observers and (not written or self.results is None):
             return
         sysm = self.system
         kin = sysm.kinematics(st)
-        if self.results is not None:
-            r = self.results
-            r.t.append(st.t)
-            r.x.append(kin.x.copy())
-            r.R.append(kin.R.copy())
-            r.v.append(kin.v.copy())
-            r.w.append(kin.w.copy())
-            r.iterations.append(it)
-            a, wd = self.accelerations(st, kin)
-            r.a.append(a)
-            r.wd.append(wd)
-            joints = self.system.family(RigidJoints)
-            if joints is not None:
-                from mbdae.engine.core.state import Context
-                _, F, M = joints.reactions(Context(st.t, st.y, st.yp, kin, 0.0, "regular", families=st.families))
-                r.joint_labels = joints.labels
-                r.joint_force.append(F)
-                r.joint_moment.append(M)
-        if self.output:
-            self._write_files(st, kin)
-            self.output.flush()
+        ctx = sysm.context(st, kin=kin)
+        if written and self.results is not None:
+            self._keep(st, kin, ctx, it)
+        event = StepEvent(step, st.t, h, it, err, solconv, written, st, kin, [(sysm.families, ctx)])
+        for obs in self.observers:
+            obs.step(event)
+
+    def _keep(self, st, kin, ctx, it):
+        r = self.results
+        r.t.append(st.t)
+        r.x.append(kin.x.copy())
+        r.R.append(kin.R.copy())
+        r.v.append(kin.v.copy())
+        r.w.append(kin.w.copy())
+        r.iterations.append(it)
+        a, wd = self.accelerations(st, kin)
+        r.a.append(a)
+        r.wd.append(wd)
+        joints = self.system.family_with("reactions")
+        if joints is not None:
+            _, F, M = joints.reactions(ctx)
+            r.joint_labels = joints.labels
+            r.joint_force.append(F)
+            r.joint_moment.append(M)
 
     def accelerations(self, st, kin):
-        from mbdae.elements.body import RigidBodies
         nodes = self.system.nodes
-        bodies = self.system.family(RigidBodies)
+        bodies = self.system.family_with("node_accelerations")
         if bodies is None:
             nan = np.full((nodes.n, 3), np.nan)
             return nan, nan.copy()
@@ -399,81 +295,13 @@ class InitialValueProblem:
         gammad[d] = st.yp[nodes.ic[d]]
         return bodies.node_accelerations(kin, betad, gammad)
 
-    def _write_files(self, st, kin):
-        sysm = self.system
-        nodes = sysm.nodes
-        out = self.output
-        for d, sel in self._mov_groups():
-            out.rows("mov", nodes.labels[sel], np.concatenate(
-                [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
-        self._write_dummy_nodes(kin)
-        from mbdae.engine.core.state import Context
-        ctx = Context(st.t, st.y, st.yp, kin, 0.0, "regular", families=st.families)
-        for fam in sysm.families:
-            if hasattr(fam, "output_groups") and self._opens_file(fam):
-                ext = getattr(fam, "output_file", "jnt")
-                out.file(ext)                 # as MBDyn: the file exists even with no row in it
-                for labels, vals in fam.output_groups(ctx):
-                    out.rows(ext, labels, vals)
-
-    def _mov_groups(self):
-        """(orientation description, node selection) of the nodes with output on, one group
-        per description (computed once)."""
-        groups = self.__dict__.get("_mov_groups_cache")
-        if groups is None:
-            specs = self.system.nodes.specs
-            descs = [sp.orientation_description for sp in specs]
-            outmask = np.array([sp.output for sp in specs], bool)
-            groups = []
-            for d in dict.fromkeys(descs):
-                sel = outmask & np.array([x == d for x in descs])
-                if sel.any():
-                    groups.append((d, sel))
-            self._mov_groups_cache = groups
-        return groups
-
-    def _opens_file(self, fam):
-        """Whether any instance of the family has its output on (cached per family)."""
-        cache = self.__dict__.setdefault("_output_on", {})
-        if id(fam) not in cache:
-            cache[id(fam)] = any(getattr(spec, "output", True) for spec in fam.specs)
-        return cache[id(fam)]
-
-    def _write_dummy_nodes(self, kin):
-        """Offset dummy nodes (eq. 8.27): x + R f, R R_h, v + ω×(R f), ω; grouped by
-        orientation description."""
-        if not hasattr(self, "_dummy"):
-            dummies = [d for d in self.model.dummy_nodes if d.output]
-            nodes = self.system.nodes
-            self._dummy = [(desc, np.array([d.label for d in grp]), np.array([nodes.index(d.base) for d in grp]),
-                            np.array([d.offset for d in grp]).reshape(-1, 3), np.array([d.R for d in grp]).reshape(-1, 3, 3))
-                           for desc in dict.fromkeys(d.orientation_description for d in dummies)
-                           for grp in [[d for d in dummies if d.orientation_description == desc]]]
-        for desc, labels, base, offset, Rh in self._dummy:
-            Rb = kin.R[base]
-            f = rot.matvec(Rb, offset)
-            self.output.rows("mov", labels, np.concatenate(
-                [kin.x[base] + f, orientation_columns(Rb @ Rh, desc), kin.v[base] + rot.cross(kin.w[base], f),
-                 kin.w[base]], axis=1))
-
-    def _write_log(self):
-        if not self.output:
-            return
-        sysm = self.system
-        f = self.output.file("log")
-        f.write(f"mbdae model: {sysm.nodes.n} structural nodes, {sysm.n} unknowns "
-                f"({int(sysm.is_alg.sum())} algebraic), Jacobian pattern {self.system.assembler.nnz} entries\n")
-        for fam in sysm.families:
-            f.write(f"{fam.name}: {fam.ne} instances, {fam.n_internal} unknowns\n")
-        f.write(f"method: {self.method.name}" + (f", rho {self.method.rho}" if hasattr(self.method, 'rho') else "") + "\n")
-        f.flush()
-
     # ------------------------------------------------------------------ driver
     def prepare(self):
         s = self.settings
         sysm = self.system
         st = sysm.initial_state(s.initial_time)
-        self._write_log()
+        for obs in self.observers:
+            obs.start(sysm, self.model, self.method)
         if not s.skip_initial_assembly and sysm.is_alg.any():
             self.initial_assembly(st)
         self.set_momenta(st)
@@ -482,11 +310,11 @@ class InitialValueProblem:
         sysm.commit(st)
         self._eigen_due(st)
         self.state = st
-        if self.output:
-            self.output.line("out", "# Key for lines starting with \"Step\":")
-            self.output.line("out", "# Step Time TStep NIter ResErr SolErr SolConv Out")
+        for obs in self.observers:
+            obs.log("# Key for lines starting with \"Step\":")
+            obs.log("# Step Time TStep NIter ResErr SolErr SolConv Out")
         it, err = getattr(self, "derivatives_info", (0, 0.0))
-        self.write_output(st, 0, 0.0, it, err, False)
+        self.publish(st, 0, 0.0, it, err, False)
         return st
 
     def run(self):
@@ -495,8 +323,8 @@ class InitialValueProblem:
             self.prepare()
             self._run_steps()
         finally:
-            if self.output:
-                self.output.close()
+            for obs in self.observers:
+                obs.finish()
         wall = _time.perf_counter() - wall0
         stats = dict(wall_time=wall, final_time=float(self.state.t), steps=self.step,
                      newton_iterations=self.newton.total_iterations,
@@ -512,16 +340,14 @@ class InitialValueProblem:
     def _run_steps(self):
         s = self.settings
         sysm = self.system
-        st = self.state
-        hist = [HistoryPoint(st.t, st.y.copy(), st.yp.copy(), st.R_ref.copy(), st.yp[self.system.nodes.ig].copy())]
+        hist = History(max(4, self.method.history), s.algebraic_predictor)
+        hist.push(sysm, self.state)
         self.reductions = 0
         self._dummy_steps(hist)
         h = s.time_step
         k_start = 0                 # regular steps since the (re)start of the method's start-up
         last_h = None
-        progress = s.progress if s.progress is not None else _sys.stderr.isatty()
-        t_wall0 = _time.perf_counter()
-        last_print = t_wall0
+        progress = Progress(s)
         t_end = s.final_time
         eps_t = 1e-9 * s.time_step
         while hist[0].t < t_end - eps_t:
@@ -537,7 +363,7 @@ class InitialValueProblem:
                     k_start = 0
                 method = self.method.startup(k_start)
                 try:
-                    st, it, err, solconv = self._attempt(method, hist, h_try)
+                    st, it, err, solconv = method.step(sysm, self.newton, hist, h_try)
                     break
                 except (NoConvergence, SimulationDiverged) as e:
                     self.newton.invalidate()
@@ -557,22 +383,14 @@ class InitialValueProblem:
             k_start += 1
             last_h = h_try
             sysm.commit(st, self.newton.converged_kinematics)
-            self._push(hist, st, max(4, self.method.history))
+            hist.push(sysm, st)
             method.accepted(hist)
             self.state = st
-            self.write_output(st, self.step, h_try, it, err, solconv)
+            self.publish(st, self.step, h_try, it, err, solconv)
             self._eigen_due(st)
             h = self.strategy.after_step(h, h_try, it)          # solvers/stepcontrol.py
-            if progress and _time.perf_counter() - last_print > 1.0:
-                last_print = _time.perf_counter()
-                frac = (hist[0].t - s.initial_time) / (t_end - s.initial_time)
-                el = last_print - t_wall0
-                eta = el * (1 - frac) / max(frac, 1e-12)
-                _sys.stderr.write(f"\rstep {self.step} t={hist[0].t:.6g} it={it} "
-                                  f"{100 * frac:5.1f}% ETA {eta:6.1f}s ")
-                _sys.stderr.flush()
-        if progress:
-            _sys.stderr.write("\n")
+            progress.report(self.step, hist[0].t, it)
+        progress.close()
 
     def _eigen_due(self, st, before_derivatives=False):
         """Run the eigenanalysis due at st.t (engine/eigen.py), if any."""
@@ -588,15 +406,33 @@ class InitialValueProblem:
         for k in range(s.dummy_steps):
             h = s.time_step * s.dummy_steps_ratio
             try:
-                st, it, err, _ = self._attempt(CrankNicolson(), hist, h)
+                st, it, err, _ = CrankNicolson().step(self.system, self.newton, hist, h)
             except (NoConvergence, SimulationDiverged) as e:
                 raise SimulationFailed(f"dummy step {k + 1} failed: {e}") from None
             self.system.commit(st)
-            self._push(hist, st, max(3, self.method.history))
+            hist.push(self.system, st)
             self.state = st
             self.log(f"# dummy step {k + 1} at time {st.t:g} in {it} iterations")
 
 
-def run(model, **settings):
-    """Build and run an initial-value problem; returns Results."""
-    return InitialValueProblem(model, **settings).run()
+class Progress:
+    """One status line on stderr, at most once a second (Settings.progress; None: only on a
+    terminal): step, time, iterations, done fraction and the time left."""
+
+    def __init__(self, settings):
+        self.on = settings.progress if settings.progress is not None else _sys.stderr.isatty()
+        self.t0, self.t_end = settings.initial_time, settings.final_time
+        self.wall0 = self.last = _time.perf_counter()
+
+    def report(self, step, t, it):
+        if not self.on or _time.perf_counter() - self.last <= 1.0:
+            return
+        self.last = _time.perf_counter()
+        frac = (t - self.t0) / (self.t_end - self.t0)
+        eta = (self.last - self.wall0) * (1 - frac) / max(frac, 1e-12)
+        _sys.stderr.write(f"\rstep {step} t={t:.6g} it={it} {100 * frac:5.1f}% ETA {eta:6.1f}s ")
+        _sys.stderr.flush()
+
+    def close(self):
+        if self.on:
+            _sys.stderr.write("\n")

@@ -15,6 +15,7 @@ import numpy as np
 
 from mbdae.engine.core.drives import Drive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.elements.forces import ForceSpec
 from mbdae.engine.drivers.ivp import InitialValueProblem, Results, SimulationFailed
 from mbdae.solvers.newton import NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
@@ -40,7 +41,6 @@ class ScaledDrive(Drive):
 def static_model(model, ramp=None):
     """A copy of `model` for static analysis: static nodes, no inertia, weights as forces,
     loads (forces, couples, weights) multiplied by the scalar drive `ramp` when given."""
-    from mbdae.elements.forces import ForceSpec
     m = copy.copy(model)
     m.nodes = [copy.copy(s) for s in model.nodes]
     for s in m.nodes:

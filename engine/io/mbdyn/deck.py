@@ -37,6 +37,7 @@ from mbdae.engine.core.drives import PostponedDrive, constant_value
 from mbdae.engine.core.mathparser import MathParser
 from mbdae.engine.drivers.inverse import InverseDynamicsProblem
 from mbdae.engine.drivers.ivp import InitialValueProblem, Settings
+from mbdae.engine.io.mbdyn.output import writers_for
 from mbdae.engine.drivers.static import static_model
 from mbdae.engine.io.mbdyn.args import Args, Values
 from mbdae.engine.io.mbdyn.control import (NODE_FAMILIES, OUTPUT_CATEGORIES, UNSUPPORTED_CONTROL_CARDS,
@@ -80,7 +81,8 @@ class Deck:
         s.update(overrides)
         if output_prefix is not None:
             s["output_prefix"] = output_prefix
-        return InitialValueProblem(self.model, Settings(**s))
+        settings = Settings(**s)
+        return InitialValueProblem(self.model, settings, observers=writers_for(settings))
 
     def run(self, output_prefix=None, **overrides):
         """Run the deck (honouring `abort after`, manual §4.1.4); with output_prefix writes
@@ -101,8 +103,8 @@ class Deck:
             try:
                 problem.prepare()
             finally:
-                if problem.output:
-                    problem.output.close()
+                for obs in problem.observers:
+                    obs.finish()
             results = problem.results.finalize() if problem.results is not None else None
         else:
             results = problem.run()
@@ -116,9 +118,10 @@ class Deck:
         return InverseDynamicsProblem(
             self.model, initial_time=s.get("initial_time", 0.0), final_time=s["final_time"],
             time_step=s["time_step"], tolerance=s.get("tolerance", 1e-6),
-            max_iterations=s.get("max_iterations", 20),
-            output_prefix=output_prefix or s.get("output_prefix"),
-            output_precision=s.get("output_precision", 6), **s["inverse_dynamics"])
+            max_iterations=s.get("max_iterations", 20), linear_solver=s.get("linear_solver", "superlu"),
+            observers=writers_for(Settings(output_prefix=output_prefix or s.get("output_prefix"),
+                                           output_precision=s.get("output_precision", 6))),
+            **s["inverse_dynamics"])
 
     def append_log(self, prefix):
         if prefix and self.log_lines:

@@ -58,3 +58,113 @@ class TextOutput:
         for f in self.files.values():
             f.close()
         self.files = {}
+
+
+class MBDynWriter:
+    """The MBDyn text files of a run (.out, .log, .mov and the element files), as an
+    observer of any driver (initial value, static, inverse dynamics).  The driver calls
+    `start(system, model, method)` once, `log(text)` for each line of the run log,
+    `step(event)` after each step (solvers' StepEvent, engine/core/state.py) and `finish()`
+    at the end, also when the run fails: everything up to the last step stays on disk."""
+
+    def __init__(self, prefix, precision=6):
+        self.prefix = prefix
+        self.out = TextOutput(prefix, precision)
+        self.node_groups = None
+
+    def start(self, system, model, method=None):
+        """The .log summary; the node groups of the .mov file (one per orientation
+        description) and the offset dummy nodes, computed once."""
+        nodes = system.nodes
+        f = self.out.file("log")
+        f.write(f"mbdae model: {nodes.n} structural nodes, {system.n} unknowns "
+                f"({int(system.is_alg.sum())} algebraic), Jacobian pattern {system.assembler.nnz} entries\n")
+        for fam in system.families:
+            f.write(f"{fam.name}: {fam.ne} instances, {fam.n_internal} unknowns\n")
+        if method is not None:
+            f.write(f"method: {method.name}" + (f", rho {method.rho}" if hasattr(method, 'rho') else "") + "\n")
+        f.flush()
+        specs = nodes.specs
+        descs = [sp.orientation_description for sp in specs]
+        outmask = np.array([sp.output for sp in specs], bool)
+        self.node_groups = []
+        for d in dict.fromkeys(descs):
+            sel = outmask & np.array([x == d for x in descs])
+            if sel.any():
+                self.node_groups.append((d, nodes.labels[sel], sel))
+        self.dummy_groups = _dummy_groups(model, nodes)
+        self.output_on = {}
+
+    def log(self, text):
+        self.out.line("out", text)
+
+    def step(self, event):
+        out = self.out
+        out.line("out", f"Step {event.step} {event.t:.10g} {event.h:.10g} {event.iterations} "
+                        f"{event.error:.6g} 0 {int(event.solution_converged)} {int(event.written)}")
+        if not event.written:
+            return
+        kin = event.kinematics
+        for d, labels, sel in self.node_groups:
+            out.rows("mov", labels, np.concatenate(
+                [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
+        self._dummy_rows(kin)
+        self._element_rows(event.outputs)
+        out.flush()
+
+    def finish(self):
+        self.out.close()
+
+    def _opens_file(self, fam):
+        """Whether any instance of the family has its output on (cached per family)."""
+        on = self.output_on.get(id(fam))
+        if on is None:
+            on = self.output_on[id(fam)] = any(getattr(spec, "output", True) for spec in fam.specs)
+        return on
+
+    def _element_rows(self, outputs):
+        """Rows of the families' files (.jnt, .frc, .act, ...) from [(families, context)];
+        with several sets, a label already written to a file is not written again."""
+        out = self.out
+        done = set() if len(outputs) > 1 else None
+        for families, ctx in outputs:
+            for fam in families:
+                if not (hasattr(fam, "output_groups") and self._opens_file(fam)):
+                    continue
+                ext = getattr(fam, "output_file", "jnt")
+                out.file(ext)                 # as MBDyn: the file exists even with no row in it
+                for labels, vals in fam.output_groups(ctx):
+                    if done is not None:
+                        keep = np.array([(ext, int(l)) not in done for l in labels], bool)
+                        done.update((ext, int(l)) for l in labels)
+                        labels, vals = np.asarray(labels)[keep], np.asarray(vals)[keep]
+                    out.rows(ext, labels, vals)
+
+    def _dummy_rows(self, kin):
+        """Offset dummy nodes (eq. 8.27): x + R f, R R_h, v + ω×(R f), ω."""
+        for desc, labels, base, offset, Rh in self.dummy_groups:
+            Rb = kin.R[base]
+            f = rot.matvec(Rb, offset)
+            self.out.rows("mov", labels, np.concatenate(
+                [kin.x[base] + f, orientation_columns(Rb @ Rh, desc), kin.v[base] + rot.cross(kin.w[base], f),
+                 kin.w[base]], axis=1))
+
+
+def _dummy_groups(model, nodes):
+    """(description, labels, base node indices, offsets, relative orientations) of the
+    offset dummy nodes with output on, one group per orientation description."""
+    dummies = [d for d in getattr(model, "dummy_nodes", []) if d.output]
+    groups = []
+    for desc in dict.fromkeys(d.orientation_description for d in dummies):
+        grp = [d for d in dummies if d.orientation_description == desc]
+        groups.append((desc, np.array([d.label for d in grp]), np.array([nodes.index(d.base) for d in grp]),
+                       np.array([d.offset for d in grp]).reshape(-1, 3), np.array([d.R for d in grp]).reshape(-1, 3, 3)))
+    return groups
+
+
+def writers_for(settings):
+    """The MBDyn writer a run's settings ask for (`output_prefix`), as a list of observers."""
+    prefix = getattr(settings, "output_prefix", None)
+    if not prefix:
+        return []
+    return [MBDynWriter(prefix, getattr(settings, "output_precision", 6))]

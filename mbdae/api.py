@@ -1,0 +1,26 @@
+"""The public entry points: build a problem for a Model or a deck, with MBDyn's text files
+written by the observer of engine/io/mbdyn/output.py when `output_prefix` is given."""
+from mbdae.engine.drivers.ivp import InitialValueProblem, Settings
+from mbdae.engine.drivers.inverse import InverseDynamicsProblem
+from mbdae.engine.io.mbdyn.deck import Deck
+from mbdae.engine.io.mbdyn.output import writers_for
+
+
+def initial_value_problem(model, observers=(), **settings):
+    """The initial-value driver for `model` with `settings` (engine/drivers/ivp.Settings);
+    MBDyn's files are written under `output_prefix` when it is given."""
+    s = Settings(**settings)
+    return InitialValueProblem(model, s, observers=list(observers) + writers_for(s))
+
+
+def inverse_dynamics_problem(model, times=None, output_prefix=None, output_precision=6, observers=(), **kw):
+    """The inverse-dynamics driver (manual §6.3) with MBDyn's files under `output_prefix`."""
+    writers = writers_for(Settings(output_prefix=output_prefix, output_precision=output_precision))
+    return InverseDynamicsProblem(model, times, observers=list(observers) + writers, **kw)
+
+
+def run(model, observers=(), **settings):
+    """Run a Model (initial value problem: Results) or a Deck (as its problem card says)."""
+    if isinstance(model, Deck):
+        return model.run(**settings)
+    return initial_value_problem(model, observers, **settings).run()

@@ -1,0 +1,73 @@
+"""The integrator's history: the last committed points (newest first) and the predictors
+that read them (spec/integrators.md §1).
+
+A point holds t, y, ẏ, the committed node orientations R and angular velocities ω, and the
+families' internal arrays of that point, so a step started from it needs nothing else.
+Rotation slots are re-expressed about the newest orientation by the system
+(`System.history_vectors`, G3): the history depends only on the system protocol."""
+from dataclasses import dataclass, field
+import numpy as np
+
+from mbdae.engine.core.state import State
+
+ALGEBRAIC_PREDICTOR_ORDER = {"constant": 1, "linear": 2, "quadratic": 3}
+
+
+@dataclass
+class HistoryPoint:
+    t: float
+    y: np.ndarray
+    yp: np.ndarray
+    R: np.ndarray
+    w: np.ndarray
+    families: dict = field(default_factory=dict)
+
+
+class History:
+    """Committed points, newest first, at most `size` of them; `algebraic_predictor` is the
+    extrapolation of the multipliers ("constant", "linear" or "quadratic")."""
+
+    def __init__(self, size, algebraic_predictor="linear"):
+        self.size = int(size)
+        self.points = []
+        self.algebraic_order = ALGEBRAIC_PREDICTOR_ORDER[algebraic_predictor]
+
+    def __len__(self):
+        return len(self.points)
+
+    def __getitem__(self, k):
+        return self.points[k]
+
+    def push(self, system, state):
+        """Add a committed state (g = 0, so R = R_ref and ω = ġ)."""
+        w = state.yp[system.nodes.ig].copy()
+        self.points.insert(0, HistoryPoint(state.t, state.y.copy(), state.yp.copy(), state.R_ref.copy(),
+                                           w, state.families))
+        del self.points[self.size:]
+
+    def vectors(self, system, K):
+        """(ys, ẏs) of the newest K points, rotations about the newest orientation."""
+        return system.history_vectors(self.points[:K])
+
+    def previous_step(self, h):
+        """h_{n-1}, or h when there is a single point."""
+        return self.points[0].t - self.points[1].t if len(self.points) > 1 else h
+
+    def trial_state(self, t, y, yp):
+        """A State at t about the newest point's orientation, with its families' arrays."""
+        newest = self.points[0]
+        return State(t, y, yp, newest.R.copy(), families=newest.families)
+
+    def predict_algebraic(self, alg, h):
+        """Lagrange extrapolation of the algebraic unknowns to t_{n-1} + h through the last
+        1, 2 or 3 points."""
+        pts = self.points[:min(self.algebraic_order, len(self.points))]
+        t = self.points[0].t + h
+        lam = np.zeros(int(alg.sum()))
+        for i, P in enumerate(pts):
+            w = 1.0
+            for j, Q in enumerate(pts):
+                if j != i:
+                    w *= (t - Q.t) / (P.t - Q.t)
+            lam += w * P.y[alg]
+        return lam

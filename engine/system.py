@@ -124,7 +124,7 @@ class System:
         """The Context the families see at `state` (its kinematics, unless given)."""
         if kin is None:
             kin = self.kinematics(state, dcoef)
-        return Context(state.t, state.y, state.yp, kin, dcoef, mode, state.t_constraint, state.families)
+        return Context(state.t, state.y, state.yp, kin, mode, state.t_constraint, state.families)
 
     def commit(self, state, kin=None):
         """After a converged step or phase: every family's internal arrays are replaced by
@@ -135,7 +135,7 @@ class System:
         if kin is None:
             kin = self.kinematics(state)
         if self.stateful:
-            ctx = Context(state.t, state.y, state.yp, kin, 0.0, "regular", None, state.families)
+            ctx = Context(state.t, state.y, state.yp, kin, "regular", None, state.families)
             families = dict(state.families)
             for fam in self.stateful:
                 families[fam.state_key] = fam.commit(ctx, fam.state_arrays(ctx))
@@ -187,7 +187,7 @@ class System:
         """(f, f̃, J): residual, Σ_e |f_e| per row (None unless want_abs; for relnorm and
         sepnorm) and the iteration matrix f/ẏ + dCoef f/y (None unless want_jac)."""
         kin = self.last_kinematics = self.kinematics(state, dcoef)
-        ctx = Context(state.t, state.y, state.yp, kin, dcoef, mode, state.t_constraint, state.families)
+        ctx = Context(state.t, state.y, state.yp, kin, mode, state.t_constraint, state.families)
         if ia is not None:
             ctx.ia_x, ctx.ia_v, ctx.ia_w = ia
         if self.namespace is not None:

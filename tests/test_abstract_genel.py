@@ -67,7 +67,7 @@ def test_abstract_initial_values_and_private_data(tmp_path):
     sysm = System(m)
     st = sysm.initial_state(0.0)
     fam = next(f for f in sysm.families if f.name == "abstract node")
-    ctx = Context(0.0, st.y, st.yp, sysm.kinematics(st), 0.0, "regular")
+    ctx = Context(0.0, st.y, st.yp, sysm.kinematics(st), "regular")
     np.testing.assert_array_equal(fam.private_data(ctx, "x"), [1.5, 2.0])
     np.testing.assert_array_equal(fam.private_data(ctx, "xP"), [-0.25, 0.0])
     with pytest.raises(ValueError, match="xQ"):

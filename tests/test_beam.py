@@ -133,7 +133,7 @@ def test_action_reaction_and_objectivity(name):
     kin = system.kinematics(st, 0.3)
 
     def loads(state):
-        ctx = Context(state.t, state.y, state.yp, system.kinematics(state, 0.3), 0.3, "regular")
+        ctx = Context(state.t, state.y, state.yp, system.kinematics(state, 0.3), "regular")
         return fam.residual_blocks(ctx)[0].reshape(fam.ne, fam.NN, 2, 3)
 
     r0 = loads(st)
@@ -160,7 +160,7 @@ def test_initial_configuration_is_unstressed():
             s.w[:] = 0.0
         system = System(model)
         st = system.initial_state(0.0)
-        strain, rate = system.families[0].strains(Context(0.0, st.y, st.yp, system.kinematics(st), 0.0, "regular"))
+        strain, rate = system.families[0].strains(Context(0.0, st.y, st.yp, system.kinematics(st), "regular"))
         assert np.abs(strain).max() < 1e-12 and np.abs(rate).max() < 1e-12
 
 

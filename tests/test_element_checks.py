@@ -56,7 +56,7 @@ def family_residual(system, st, dcoef):
     """Residual rows of the (single) element family alone, as its pattern arrays."""
     from mbdae.engine.core.state import Context
     fam = system.families[0]
-    ctx = Context(st.t, st.y, st.yp, system.kinematics(st, dcoef), dcoef, "regular")
+    ctx = Context(st.t, st.y, st.yp, system.kinematics(st, dcoef), "regular")
     return fam.residual_blocks(ctx)
 
 

@@ -37,7 +37,7 @@ def cantilever(ne, rotation=None, section=None, beam="hbeam"):
 
 
 def _loads(system, fam, state, dcoef=0.3):
-    ctx = Context(state.t, state.y, state.yp, system.kinematics(state, dcoef), dcoef, "regular")
+    ctx = Context(state.t, state.y, state.yp, system.kinematics(state, dcoef), "regular")
     return fam.residual_blocks(ctx)[0].reshape(fam.ne, 2, 2, 3)
 
 
@@ -73,7 +73,7 @@ def test_rigid_motion_is_strain_free():
     st.yp[:] = 0.0
     Q = rot.exp_rotvec([2.0, -1.0, 0.5])
     st2 = rigid_motion(st, system.nodes, Q, rng.normal(size=3), rng.normal(size=3), rng.normal(size=3))
-    ctx = Context(0.0, st2.y, st2.yp, system.kinematics(st2), 0.0, "regular")
+    ctx = Context(0.0, st2.y, st2.yp, system.kinematics(st2), "regular")
     strain, rate = system.families[0].strains(ctx)
     assert np.abs(strain).max() < 1e-12 and np.abs(rate).max() < 1e-12
 

@@ -507,7 +507,7 @@ def _two_node_state(sysm, t):
         R[k] = Rk
         A.append(np.concatenate([a, omd]))
     st = State(t, y, yp, R)
-    return st, Context(t, y, yp, sysm.kinematics(st), 0.0, "regular"), np.concatenate(A)
+    return st, Context(t, y, yp, sysm.kinematics(st), "regular"), np.concatenate(A)
 
 
 def _two_node_model():

@@ -90,7 +90,7 @@ def energy(problem, st):
     kin = sysm.kinematics(st)
     T = sysm.family(RigidBodies).kinetic_energy(kin)
     beams = sysm.family(Beams3)
-    strain, _ = beams.strains(Context(st.t, st.y, st.yp, kin, 0.0, "regular"))
+    strain, _ = beams.strains(Context(st.t, st.y, st.yp, kin, "regular"))
     U = 0.5 * (L / NE / 2) * float(np.einsum('epi,ij,epj->', strain, SECTION, strain))
     tip = kin.x[sysm.nodes.index(TIP)] - np.array([L, 0.0, 0.0])
     return T + U - TIP_FORCE @ tip, tip

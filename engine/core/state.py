@@ -46,14 +46,20 @@ class State:
 
 
 class Context:
-    """What an element family sees during one evaluation."""
+    """What an element family sees during one evaluation.  dCoef is the one of the
+    kinematics (`kin.dcoef`, stored once): the integrator computes it and the System builds
+    the kinematics with it."""
 
-    def __init__(self, t, y, yp, kin, dcoef, mode, t_constraint=None, families=None):
-        self.t, self.y, self.yp, self.kin, self.dcoef, self.mode = t, y, yp, kin, dcoef, mode
+    def __init__(self, t, y, yp, kin, mode="regular", t_constraint=None, families=None):
+        self.t, self.y, self.yp, self.kin, self.mode = t, y, yp, kin, mode
         # time of the joints' imposed motion (drive hinge, total joint, ...): t except in
         # the derivatives phase (State.t_constraint)
         self.t_constraint = t if t_constraint is None else t_constraint
         self.families = {} if families is None else families
+
+    @property
+    def dcoef(self):
+        return self.kin.dcoef
 
 
 @dataclass

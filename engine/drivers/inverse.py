@@ -322,7 +322,7 @@ class InverseDynamicsProblem:
         return State(float(t), y, yp, np.array(R, float))
 
     def context(self, st):
-        return Context(st.t, st.y, st.yp, self.system.kinematics(st), 0.0, "regular")
+        return Context(st.t, st.y, st.yp, self.system.kinematics(st), "regular")
 
     def _transfer(self, st, system):
         nodes = self.system.nodes
@@ -606,7 +606,7 @@ class InverseDynamicsProblem:
 
     def _reactions(self, st, lam):
         s2 = self._multiplier_state(st, lam)
-        ctx = Context(s2.t, s2.y, s2.yp, self.system.kinematics(s2), 0.0, "regular")
+        ctx = Context(s2.t, s2.y, s2.yp, self.system.kinematics(s2), "regular")
         _, F, M = self.joints.reactions(ctx)
         return F, M
 

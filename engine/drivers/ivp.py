@@ -25,7 +25,7 @@ from mbdae.engine.core.state import StepEvent
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
-from mbdae.solvers.integrators import make_method, CrankNicolson
+from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
 from mbdae.solvers.stepcontrol import make_strategy
 
@@ -214,7 +214,7 @@ class InitialValueProblem:
         last = None
         for c in tries:
             trial = base.copy()
-            dcoef = s.time_step * c
+            dcoef = ImplicitEuler().coefficients(s.time_step * c, None).b0    # the step's dCoef
             alg = self.system.is_alg
             f0 = self.system.evaluate(base, dcoef, mode="derivatives", want_jac=False)[0]
             bias = np.where(alg, f0, 0.0)

@@ -1,0 +1,90 @@
+"""The integrator protocol (spec/integrators.md §2): a method gives, for the step h_n (and the
+previous step h_{n-1}), the corrector
+    y_n = Σ_k a_k y_{n-k} + b_0 ẏ_n + Σ_k b_k ẏ_{n-k}      (dCoef = b_0)
+and a predictor for ẏ_n, and owns its step (`Method.step`): the predictor, the corrector
+and the one place its dCoef is computed and passed to the Newton solver."""
+from dataclasses import dataclass
+import numpy as np
+
+@dataclass
+class Coefficients:
+    a: np.ndarray        # a_1..a_K on y_{n-1}..y_{n-K}
+    b0: float
+    b: np.ndarray        # b_1..b_K on ẏ_{n-1}..ẏ_{n-K}
+
+
+def hermite_derivative(y1, y2, yp1, yp2, h_prev, alpha):
+    """ẏ at t_{n-1} + α h_{n-1} of the cubic Hermite through (t_{n-2}, y2, ẏ2), (t_{n-1}, y1, ẏ1)."""
+    s = 1.0 + alpha
+    return ((6 * s * s - 6 * s) * (y2 - y1) / h_prev + (3 * s * s - 4 * s + 1) * yp2
+            + (3 * s * s - 2 * s) * yp1)
+
+
+class Method:
+    name = "method"
+    history = 1          # past points the corrector needs
+    order = 2
+    variable_step = True
+
+    def coefficients(self, h, h_prev):
+        raise ValueError(f"{self.name}: no coefficients")
+
+    def predict(self, ys, yps, h, h_prev):
+        """Predicted ẏ_n from the history lists (newest first)."""
+        return yps[0].copy()
+
+    @property
+    def nonlinear_order(self):
+        """Order on nonlinear problems (multistep methods: their order)."""
+        return self.order
+
+    def corrector_extra(self, yps, h):
+        """Additional known part of the corrector (methods with intermediate vectors), or None."""
+        return None
+
+    def accepted(self, hist=None):
+        """Called after each accepted regular step with the history (newest first), for
+        methods with internal phases or intermediate vectors."""
+
+    def startup(self, k):
+        """The method for regular step k after a (re)start: Crank-Nicolson first, as MBDyn."""
+        return CrankNicolson() if k == 0 else self
+
+    def step(self, system, newton, history, h):
+        """One step of size h from the history (newest point first): predict ẏ_n, form y_n
+        by the corrector, extrapolate the multipliers, and solve with dCoef = b_0.
+        Returns (state at t_n, Newton iterations, error, converged on the solution test)."""
+        K = min(self.history, len(history))
+        ys, yps = history.vectors(system, max(K, min(2, len(history))))
+        h_prev = history.previous_step(h)
+        coef = self.coefficients(h, h_prev)
+        alg = system.is_alg
+        yp = self.predict(ys, yps, h, h_prev) if K >= self.history else yps[0].copy()
+        y = coef.b0 * yp
+        for k in range(K):
+            y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
+        extra = self.corrector_extra(yps, h)          # intermediate vectors (ss2/ss3/ss4)
+        if extra is not None:
+            y += extra
+        y[alg] = history.predict_algebraic(alg, h)
+        yp[alg] = 0.0
+        st = history.trial_state(history[0].t + h, y, yp)
+        it, err, solconv = newton.solve(system, st, coef.b0, mode="regular")
+        return st, it, err, solconv
+
+
+class CrankNicolson(Method):
+    """Trapezoidal rule, ρ∞ = 1: y_n = y_{n-1} + h/2 (ẏ_n + ẏ_{n-1})."""
+    name = "crank nicolson"
+
+    def coefficients(self, h, h_prev):
+        return Coefficients(np.array([1.0]), 0.5 * h, np.array([0.5 * h]))
+
+
+class ImplicitEuler(Method):
+    """Backward Euler, first order, ρ∞ = 0."""
+    name = "implicit euler"
+    order = 1
+
+    def coefficients(self, h, h_prev):
+        return Coefficients(np.array([1.0]), h, np.array([0.0]))

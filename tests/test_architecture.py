@@ -6,7 +6,9 @@ statements of every .py file under engine/, elements/, solvers/ and mbdae/:
 (c) solvers import nothing of mbdae.engine but the State/Context protocol (engine.core.state);
 (d) mbdae.engine.core never imports mbdae.elements;
 (e) no import statement inside a function or method, except of an optional extra;
-(f) no import cycle among the project's modules (module-level imports).
+(f) no import cycle among the project's modules (module-level imports);
+(g) the drivers (mbdae.engine.drivers) import no element module: they find families through
+    the System by what they offer (System.family_with).
 
 PENDING lists the files with known violations, each with the reason; the lead empties it
 once the branches that fix them are merged.  A violation in any other file fails."""
@@ -100,7 +102,7 @@ def within(name, prefix):
 
 
 def rule_violations(module, imports):
-    """[(rule, text)] of one module's imports against rules (a)-(e)."""
+    """[(rule, text)] of one module's imports against rules (a)-(e) and (g)."""
     out = []
     seen = set()
     for imp in imports:
@@ -119,6 +121,8 @@ def rule_violations(module, imports):
             out.append(("c", f"solvers import {imp}"))
         if within(module, "mbdae.engine.core") and within(n, "mbdae.elements"):
             out.append(("d", f"engine.core imports {imp}"))
+        if within(module, "mbdae.engine.drivers") and within(n, "mbdae.elements"):
+            out.append(("g", f"a driver imports an element module {imp}"))
         if imp.in_function and n.split(".")[0] not in OPTIONAL_EXTRAS:
             out.append(("e", f"import inside a function: {imp}"))
     return out
@@ -209,6 +213,8 @@ def test_checker_sees_a_forbidden_arrow():
     assert [r for r, _ in rule_violations("mbdae.solvers.fake", imports)] == ["c"]
     imports = imports_of("from mbdae.elements import body\n", "mbdae.engine.core.fake", False)
     assert [r for r, _ in rule_violations("mbdae.engine.core.fake", imports)] == ["d"]
+    imports = imports_of("from mbdae.elements.joints import RigidJoints\n", "mbdae.engine.drivers.fake", False)
+    assert [r for r, _ in rule_violations("mbdae.engine.drivers.fake", imports)] == ["g"]
 
 
 def test_checker_sees_an_import_inside_a_function():

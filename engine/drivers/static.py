@@ -15,7 +15,6 @@ import numpy as np
 
 from mbdae.engine.core.drives import Drive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
-from mbdae.elements.forces import ForceSpec
 from mbdae.engine.drivers.ivp import InitialValueProblem, Results, SimulationFailed
 from mbdae.solvers.newton import NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
@@ -54,7 +53,7 @@ def static_model(model, ramp=None):
             if b.mass == 0.0:
                 continue
             w = VectorDrive.single(b.mass * np.asarray(model.gravity_vector, float), model.gravity_drive)
-            m.forces.append(ForceSpec(label, "force", "absolute", b.node, w, None, np.asarray(b.xcg, float)))
+            m.force(label, b.node, w, "absolute", offset=np.asarray(b.xcg, float))
             label += 1
     m.gravity_vector = None
     m.gravity_drive = None

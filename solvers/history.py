@@ -24,12 +24,18 @@ class HistoryPoint:
 
 
 class History:
-    """Committed points, newest first, at most `size` of them; `algebraic_predictor` is the
-    extrapolation of the multipliers ("constant", "linear" or "quadratic")."""
+    """Committed points, newest first, at most `size` of them, and the methods' memories
+    (`memory`: method name → what its `accepted` returned: Hope's phase, the intermediate
+    vectors of ss2–ss4); `algebraic_predictor` is the extrapolation of the multipliers
+    ("constant", "linear" or "quadratic").  A History is never changed once made: an
+    accepted step makes a new one (`after`), which the step's State keeps
+    (State.history), so a kept State restarts the integrator exactly."""
 
-    def __init__(self, size, algebraic_predictor="linear"):
+    def __init__(self, size, algebraic_predictor="linear", points=(), memory=None):
         self.size = int(size)
-        self.points = []
+        self.algebraic_predictor = algebraic_predictor
+        self.points = list(points)[:self.size]
+        self.memory = dict(memory or {})
         self.algebraic_order = ALGEBRAIC_PREDICTOR_ORDER[algebraic_predictor]
 
     def __len__(self):
@@ -38,12 +44,15 @@ class History:
     def __getitem__(self, k):
         return self.points[k]
 
-    def push(self, system, state):
-        """Add a committed state (g = 0, so R = R_ref and ω = ġ)."""
+    def after(self, system, state, method=None):
+        """The history once the committed `state` (g = 0, so R = R_ref and ω = ġ) is
+        accepted: its point first, and `method`'s memory advanced by its `accepted`."""
         w = state.yp[system.nodes.ig].copy()
-        self.points.insert(0, HistoryPoint(state.t, state.y.copy(), state.yp.copy(), state.R_ref.copy(),
-                                           w, state.families))
-        del self.points[self.size:]
+        point = HistoryPoint(state.t, state.y.copy(), state.yp.copy(), state.R_ref.copy(), w, state.families)
+        new = History(self.size, self.algebraic_predictor, [point] + self.points, self.memory)
+        if method is not None:
+            new.memory[method.name] = method.accepted(new, self.memory.get(method.name))
+        return new
 
     def vectors(self, system, K):
         """(ys, ẏs) of the newest K points, rotations about the newest orientation."""

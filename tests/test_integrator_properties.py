@@ -47,6 +47,7 @@ class LinearRunner:
     def __init__(self, method, A):
         self.method, self.A = method, np.asarray(A)
         self.I = np.eye(len(A))
+        self.memory = None              # the method's memory (Method.accepted), as the History keeps it
 
     def solve(self, const, b0):
         """y with y = const + b0 A y."""
@@ -68,16 +69,16 @@ class LinearRunner:
                 yps.append(A @ y)
             return y
         K = min(method.history, len(hist))
-        coef = method.coefficients(h, h)
+        coef = method.coefficients(h, h, self.memory)
         const = sum(coef.a[k] * hist[k] + coef.b[k] * (A @ hist[k]) for k in range(K))
-        extra = method.corrector_extra([A @ hist[0]], h)
+        extra = method.corrector_extra([A @ hist[0]], h, self.memory)
         if extra is not None:
             const = const + extra
         return self.solve(const, coef.b0)
 
     def accepted(self, method, hist):
         pts = [types.SimpleNamespace(yp=self.A @ y) for y in hist[:2]]
-        method.accepted(pts)
+        self.memory = method.accepted(pts, self.memory)
 
     def run(self, y0, h, steps):
         """Trajectory from y0 with the start-up sequence (method.startup(k)), as the engine."""
@@ -102,10 +103,10 @@ def one_step_map(method, A, h):
         for i in range(N):
             e = np.zeros(N, complex)
             e[i] = 1.0
-            method.levels = [e[d * (j + 1):d * (j + 2)].copy() for j in range(m)]
+            run.memory = [e[d * (j + 1):d * (j + 2)].copy() for j in range(m)]
             y = run.step(method, [e[:d]], h)
             run.accepted(method, [y, e[:d]])
-            M[:, i] = np.concatenate([y] + method.levels)
+            M[:, i] = np.concatenate([y] + run.memory)
         return M
     K = 1 if getattr(method, "kind", "lms") in ("multistage", "coupled") else method.history
     phases = 2 if method.name == "hope" else 1
@@ -118,7 +119,7 @@ def one_step_map(method, A, h):
             hist = [e[d * k:d * (k + 1)] for k in range(K)]
             y = run.step(method, hist, h)
             M[:, i] = np.concatenate([y] + hist[:K - 1])
-        method.accepted()                      # hope: the other phase
+        run.memory = method.accepted([], run.memory)     # hope: the other phase
         total = M @ total
     return total, phases
 

@@ -59,8 +59,8 @@ def test_hope_alternates_and_is_consistent():
     h = 0.1
     c1 = m.coefficients(h, h)
     assert np.isclose(c1.b0, h / 2)
-    m.accepted()
-    c2 = m.coefficients(h, h)
+    phase = m.accepted([], None)                 # Hope's memory after its first step
+    c2 = m.coefficients(h, h, phase)
     t = np.array([0.0, h, 2 * h])
     for p in (0, 1, 2):
         y = t ** p

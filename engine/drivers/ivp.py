@@ -340,10 +340,10 @@ class InitialValueProblem:
     def _run_steps(self):
         s = self.settings
         sysm = self.system
-        hist = History(max(4, self.method.history), s.algebraic_predictor)
-        hist.push(sysm, self.state)
+        hist = History(max(4, self.method.history), s.algebraic_predictor).after(sysm, self.state)
+        self.state.history = hist
         self.reductions = 0
-        self._dummy_steps(hist)
+        hist = self._dummy_steps(hist)
         h = s.time_step
         k_start = 0                 # regular steps since the (re)start of the method's start-up
         last_h = None
@@ -383,8 +383,7 @@ class InitialValueProblem:
             k_start += 1
             last_h = h_try
             sysm.commit(st, self.newton.converged_kinematics)
-            hist.push(sysm, st)
-            method.accepted(hist)
+            hist = st.history = hist.after(sysm, st, method)
             self.state = st
             self.publish(st, self.step, h_try, it, err, solconv)
             self._eigen_due(st)
@@ -410,9 +409,10 @@ class InitialValueProblem:
             except (NoConvergence, SimulationDiverged) as e:
                 raise SimulationFailed(f"dummy step {k + 1} failed: {e}") from None
             self.system.commit(st)
-            hist.push(self.system, st)
+            hist = st.history = hist.after(self.system, st)
             self.state = st
             self.log(f"# dummy step {k + 1} at time {st.t:g} in {it} iterations")
+        return hist
 
 
 class Progress:

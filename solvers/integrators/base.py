@@ -26,7 +26,7 @@ class Method:
     order = 2
     variable_step = True
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         raise ValueError(f"{self.name}: no coefficients")
 
     def predict(self, ys, yps, h, h_prev):
@@ -38,13 +38,16 @@ class Method:
         """Order on nonlinear problems (multistep methods: their order)."""
         return self.order
 
-    def corrector_extra(self, yps, h):
+    def corrector_extra(self, yps, h, memory=None):
         """Additional known part of the corrector (methods with intermediate vectors), or None."""
         return None
 
-    def accepted(self, hist=None):
-        """Called after each accepted regular step with the history (newest first), for
-        methods with internal phases or intermediate vectors."""
+    def accepted(self, hist, memory=None):
+        """The method's memory after an accepted regular step (`hist`: the history, newest
+        first, the step's point included), for methods with internal phases or intermediate
+        vectors.  The memory lives in the History (State.history), never in the method
+        object, so a kept State restarts or rolls back the method too."""
+        return memory
 
     def startup(self, k):
         """The method for regular step k after a (re)start: Crank-Nicolson first, as MBDyn."""
@@ -57,13 +60,14 @@ class Method:
         K = min(self.history, len(history))
         ys, yps = history.vectors(system, max(K, min(2, len(history))))
         h_prev = history.previous_step(h)
-        coef = self.coefficients(h, h_prev)
+        memory = history.memory.get(self.name)
+        coef = self.coefficients(h, h_prev, memory)
         alg = system.is_alg
         yp = self.predict(ys, yps, h, h_prev) if K >= self.history else yps[0].copy()
         y = coef.b0 * yp
         for k in range(K):
             y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
-        extra = self.corrector_extra(yps, h)          # intermediate vectors (ss2/ss3/ss4)
+        extra = self.corrector_extra(yps, h, memory)  # intermediate vectors (ss2/ss3/ss4)
         if extra is not None:
             y += extra
         y[alg] = history.predict_algebraic(alg, h)
@@ -77,7 +81,7 @@ class CrankNicolson(Method):
     """Trapezoidal rule, ρ∞ = 1: y_n = y_{n-1} + h/2 (ẏ_n + ẏ_{n-1})."""
     name = "crank nicolson"
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         return Coefficients(np.array([1.0]), 0.5 * h, np.array([0.5 * h]))
 
 
@@ -86,5 +90,5 @@ class ImplicitEuler(Method):
     name = "implicit euler"
     order = 1
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         return Coefficients(np.array([1.0]), h, np.array([0.0]))

@@ -19,7 +19,7 @@ class Multistage(Method):
         """(γ, A (S, S) lower triangular over ẏ_{n-1}, ẏ_1 … ẏ_{S-1}, c (S,))."""
         return self.gamma, self.A, self.c
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         return Coefficients(np.array([1.0]), self.gamma * h, np.array([0.0]))
 
     def startup(self, k):

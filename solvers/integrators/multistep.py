@@ -16,7 +16,7 @@ class MultistepMS(Method):
         self.rho = float(rho)
         self.name = name
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         r = self.rho
         alpha = h / h_prev
         den = 2 * (1 + alpha) - (1 - r) ** 2
@@ -37,18 +37,18 @@ class Hope(MultistepMS):
 
     def __init__(self, rho=0.6):
         super().__init__(rho, "hope")
-        self.cn_step = True
 
-    def coefficients(self, h, h_prev):
-        if self.cn_step:
+    def coefficients(self, h, h_prev, memory=None):
+        """memory: whether this step is a Crank-Nicolson one (None: the first, yes)."""
+        if memory is None or memory:
             return Coefficients(np.array([1.0, 0.0]), 0.5 * h, np.array([0.5 * h, 0.0]))
         A = 4 * self.rho / (3 + self.rho)
         alpha = h / h_prev
         a = np.array([(4 - A) / 3, (A - 1) / 3])
         return Coefficients(a, h_prev * alpha * (4 - A) / 6, np.array([h_prev * alpha * A / 2, 0.0]))
 
-    def accepted(self, hist=None):
-        self.cn_step = not self.cn_step
+    def accepted(self, hist, memory=None):
+        return not (memory is None or memory)
 
 
 # ------------------------------------------------------------------ three- and four-step methods
@@ -64,7 +64,7 @@ class MultistepMS3(Method):
         self.rho = float(rho)
         self.name = "ms3"
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         _fixed_step(self, h, h_prev)
         r = self.rho
         D = r * r - 5 * r + 10
@@ -89,7 +89,7 @@ class MultistepMS4(MultistepMS3):
         super().__init__(rho)
         self.name = "ms4"
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         _fixed_step(self, h, h_prev)
         r = self.rho
         D = -r ** 3 + 7 * r * r - 21 * r + 35
@@ -138,38 +138,41 @@ class SingleStepSS(Method):
         r = r[np.argsort(np.abs(r.imag))]                                # real roots first, pairs adjacent
         self.p = 1.0 / (1.0 - r.astype(complex))
         self.q = 1.0 / (1.0 + self.rho)
-        self.levels = None                                               # L_1 … L_{k-1} at t_{n-1}
 
     def startup(self, k):
         return self
 
-    def _affine_levels(self, yp_prev):
+    def _affine_levels(self, levels, yp_prev):
         """L_j,n = A_j + B_j ẏ_n for the unknown ẏ_n (j = 1 … k-1, from the innermost)."""
         q, m = self.q, len(self.p)
         A, B = [None] * m, [None] * m
         inner_old, inner_A, inner_B = yp_prev, 0.0, 1.0                  # level k is ẏ itself
         for j in range(m - 1, -1, -1):
             p = self.p[j]
-            A[j] = (q * inner_A + (1 - q) * inner_old - (1 - p) * self.levels[j]) / p
+            A[j] = (q * inner_A + (1 - q) * inner_old - (1 - p) * levels[j]) / p
             B[j] = q * inner_B / p
-            inner_old, inner_A, inner_B = self.levels[j], A[j], B[j]
+            inner_old, inner_A, inner_B = levels[j], A[j], B[j]
         return A, B
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         B1 = self.q ** len(self.p) / np.prod(self.p)
         return Coefficients(np.array([1.0]), h * self.q * float(np.real(B1)), np.array([0.0]))
 
-    def corrector_extra(self, yps, h):
-        """Part of y_n that depends on the intermediate vectors and ẏ_{n-1}: h[γ_0 A_1 + (1-γ_0) L_1,n-1]."""
-        if self.levels is None:
-            self.levels = [yps[0].astype(complex) for _ in self.p]
-        A, _ = self._affine_levels(yps[0])
-        extra = h * (self.q * A[0] + (1 - self.q) * self.levels[0])
+    def corrector_extra(self, yps, h, memory=None):
+        """Part of y_n that depends on the intermediate vectors and ẏ_{n-1}: h[γ_0 A_1 + (1-γ_0) L_1,n-1].
+        memory: the vectors L_1 … L_{k-1} at t_{n-1} (None: the steady start L_j = ẏ_0)."""
+        levels = self._levels(memory, yps[0])
+        A, _ = self._affine_levels(levels, yps[0])
+        extra = h * (self.q * A[0] + (1 - self.q) * levels[0])
         return extra.real if np.isrealobj(yps[0]) else extra        # real: the pair p_j, p̄_j closes
 
-    def accepted(self, hist=None):
-        """Advance the intermediate vectors with the converged ẏ_n (hist[0]) and ẏ_{n-1} (hist[1])."""
-        if hist is None or self.levels is None or len(hist) < 2:
-            return
-        A, B = self._affine_levels(hist[1].yp)
-        self.levels = [a + b * hist[0].yp for a, b in zip(A, B)]
+    def _levels(self, memory, yp0):
+        return [yp0.astype(complex) for _ in self.p] if memory is None else memory
+
+    def accepted(self, hist, memory=None):
+        """The intermediate vectors advanced with the converged ẏ_n (hist[0]) and ẏ_{n-1} (hist[1])."""
+        if len(hist) < 2:
+            return memory
+        levels = self._levels(memory, hist[1].yp)
+        A, B = self._affine_levels(levels, hist[1].yp)
+        return [a + b * hist[0].yp for a, b in zip(A, B)]

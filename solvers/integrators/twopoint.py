@@ -63,7 +63,7 @@ class ThirdOrder(Method):
         the 3-stage Lobatto IIIA collocation method (order 4)."""
         return 4 if (not self.ad_hoc and self.rho == 1.0) else 3
 
-    def coefficients(self, h, h_prev):
+    def coefficients(self, h, h_prev, memory=None):
         raise ValueError("thirdorder is a two-point method: its step is solvers/coupled.coupled_step")
 
     def step(self, system, newton, history, h):

@@ -210,7 +210,6 @@ class _Group:
                                 np.int8)
         self.t = None                         # time of the cached activity (act, off, idle)
         self.any_hints = bool(self.has_hints.any())
-        self.applied_at = np.full(len(self.inst), np.nan)
         if self.has_hints.any():
             _check_hints(fam, self)
 
@@ -245,6 +244,7 @@ class DrivenActivity(ElementFamily):
         self.nodes = nodes
         self.labels = np.concatenate([g.fam.labels[g.inst] for g in self.groups])
         self.need_prev = any(g.has_hints.any() for g in self.groups)
+        self.has_step_start = self.need_prev          # System.begin_step applies the hints
         bounds = np.cumsum([0] + [len(g.inst) for g in self.groups])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         for g in self.groups:
@@ -284,8 +284,6 @@ class DrivenActivity(ElementFamily):
 
     def evaluate(self, ctx, res, jac):
         self._views()
-        if ctx.mode == "regular":
-            self._regular_t = ctx.t
         arrays = self.state_arrays(ctx)
         k = 0
         for g, part in zip(self.groups, self.slices):
@@ -294,13 +292,6 @@ class DrivenActivity(ElementFamily):
                 g.act, g.off = act, g.inst[~act]
                 g.idle = (~act)[:, None] & (g.own >= 0)
             act = g.act
-            committed = arrays["committed"][part]
-            committed = np.where(committed < 0, act, committed == 1)   # before the first step: at input
-            if g.any_hints and ctx.mode == "regular":
-                start = act & ~committed & g.has_hints & (g.applied_at != ctx.t)
-                if start.any():
-                    self._apply_hints(g, np.flatnonzero(start), ctx, arrays)
-                    g.applied_at[start] = ctx.t
             if g.off.size:
                 for v in g.res_views:
                     v[g.off] = 0.0
@@ -320,7 +311,7 @@ class DrivenActivity(ElementFamily):
         only at the prediction of a time step, the commits of the initial assembly and of the
         derivatives phase leave the activity as it was at input (`initial state`)."""
         new = dict(arrays)
-        if getattr(self, "_regular_t", None) == ctx.t:
+        if ctx.mode == "regular":
             new["committed"] = np.concatenate([g.active(ctx.t) for g in self.groups]).astype(np.int8)
         if self.need_prev:
             kin = ctx.kin
@@ -333,12 +324,42 @@ class DrivenActivity(ElementFamily):
                 for l, a in zip(g.fam.labels[g.inst], g.active(t))}
 
     # ------------------------------------------------------------------ hints
-    def _apply_hints(self, g, which, ctx, arrays):
+    def begin_step(self, ctx, families):
+        """On the predicted state of a step (as MBDyn, after the prediction): the hints of
+        the instances that switch on at this step (active now, inactive at the last commit)
+        set their joints' offsets and drives.  Returns the State's family arrays with the
+        joints' hinted values (`joints.hint_key`) replaced, in a new dict; the committed
+        arrays are never changed, so a retried step starts from them again."""
+        arrays = families.get(self.state_key) or self.initial_state()
         kin = ctx.kin
         prev = tuple(arrays[k] for k in "xRvw") if "x" in arrays else (kin.x, kin.R, kin.v, kin.w)
         view = NodeStateView(self.nodes, kin, prev)
-        for j in which:
-            _apply_joint_hints(g.fam, int(g.inst[j]), g.hints[j], ctx, view)
+        new = None
+        for g, part in zip(self.groups, self.slices):
+            if not g.any_hints:
+                continue
+            act = g.active(ctx.t)
+            committed = arrays["committed"][part]
+            committed = np.where(committed < 0, act, committed == 1)   # before the first step: at input
+            start = np.flatnonzero(act & ~committed & g.has_hints)
+            if start.size == 0:
+                continue
+            new = dict(families) if new is None else new
+            hinted = _hinted_copy(g.fam, new.get(g.fam.hint_key))
+            for j in start:
+                _apply_joint_hints(g.fam, hinted, int(g.inst[j]), g.hints[j], ctx, view)
+            new[g.fam.hint_key] = hinted
+        return families if new is None else new
+
+
+def _hinted_copy(fam, hinted):
+    """A copy of a joint family's hinted offsets and drives (first: the model's) that hints
+    may change."""
+    base = fam.model_values if hinted is None else hinted
+    out = dict(base)
+    out["f1"], out["f2"] = base["f1"].copy(), base["f2"].copy()
+    out["drive lists"] = {k: list(v) for k, v in base.get("drive lists", {}).items()}
+    return out
 
 
 def _filtered_output(output_groups, g):
@@ -375,36 +396,38 @@ def _check_hints(fam, g):
                 raise ValueError(f"joint {label}: hint orientation-drive3{{}} needs rotation constraint rows")
 
 
-def _apply_joint_hints(fam, i, hints, ctx, view):
-    """Apply the hints of joint instance i on the evaluation's state (MBDyn's SetValue)."""
+def _apply_joint_hints(fam, hinted, i, hints, ctx, view):
+    """Apply the hints of joint instance i on the step's predicted state (MBDyn's SetValue)
+    to `hinted`, the joint family's offsets and drives for this step."""
     kin = ctx.kin
     n1, n2 = fam.n1[i], fam.n2[i]
     x1, R1 = (np.zeros(3), np.eye(3)) if n1 < 0 else (kin.x[n1], kin.R[n1])
     x2, R2 = kin.x[n2], kin.R[n2]
+    f1, f2 = hinted["f1"], hinted["f2"]
     for h in hints:
         if h.kind == "offset" and h.which == 1:
-            fam.f1[i] = R1.T @ (x2 + R2 @ fam.f2[i] - x1)
+            f1[i] = R1.T @ (x2 + R2 @ f2[i] - x1)
         elif h.kind == "offset":
-            x0 = fam.pos_drive.values(ctx.t)[i]
-            fam.f2[i] = R2.T @ (x1 + R1 @ fam.f1[i] + R1 @ fam.R1h[i] @ x0 - x2)
+            x0 = hinted["pos_drive"].values(ctx.t)[i]
+            f2[i] = R2.T @ (x1 + R1 @ f1[i] + R1 @ fam.R1h[i] @ x0 - x2)
         elif h.kind == "drive":
-            _replace(fam, "dist_drive", i, h.make(view), DriveArray, NullDrive)
+            _replace(fam, hinted, "dist_drive", i, h.make(view), DriveArray, NullDrive)
         elif h.kind == "position drive":
-            _replace(fam, "pos_drive", i, h.make(view), VectorDriveArray, None)
+            _replace(fam, hinted, "pos_drive", i, h.make(view), VectorDriveArray, None)
         elif h.kind == "orientation drive":
-            _replace(fam, "rot_drive", i, h.make(view), VectorDriveArray, None)
+            _replace(fam, hinted, "rot_drive", i, h.make(view), VectorDriveArray, None)
 
 
-def _replace(fam, attr, i, drive, array_cls, null):
-    """Swap instance i's drive in a family's drive array (rebuilt: a rare event)."""
-    lists = fam.__dict__.setdefault("_driven_drive_lists", {})
+def _replace(fam, hinted, attr, i, drive, array_cls, null):
+    """Swap instance i's drive in the hinted drive array (rebuilt: a rare event)."""
+    lists = hinted["drive lists"]
     if attr not in lists:
         field = {"dist_drive": "distance_drive"}.get(attr, attr)
         lists[attr] = [getattr(s, field) for s in fam.specs]
         if null is not None:
             lists[attr] = [null() if d is None else d for d in lists[attr]]
     lists[attr][i] = drive
-    setattr(fam, attr, array_cls(lists[attr]))
+    hinted[attr] = array_cls(lists[attr])
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

@@ -528,7 +528,25 @@ class RigidJoints(ElementFamily):
         return np.kron(blocks, np.ones((3, 3), bool))
 
     # ------------------------------------------------------------------ geometry
+    def hinted(self, ctx):
+        """{f1, f2, pos_drive, rot_drive, dist_drive}: the offsets and drives of the model,
+        or as the activation hints of driven joints have set them (elements/driven.py), kept
+        in the State under `hint_key`."""
+        hinted = ctx.families.get(self.hint_key)
+        return self.model_values if hinted is None else hinted
+
+    @property
+    def model_values(self):
+        """The offsets and drives as the Model gives them (what hints start from)."""
+        return {"f1": self.f1, "f2": self.f2, "pos_drive": self.pos_drive, "rot_drive": self.rot_drive,
+                "dist_drive": self.dist_drive}
+
+    @property
+    def hint_key(self):
+        return f"{getattr(self, 'state_key', self.name)} hints"
+
     def _geometry(self, ctx):
+        H = self.hinted(ctx)                # offsets and drives (activation hints: State)
         kin, t = ctx.kin, ctx.t_constraint
         gs = self.gs
         x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
@@ -540,18 +558,18 @@ class RigidJoints(ElementFamily):
             w1[g] = 0.0
         x2, R2, v2, w2 = kin.x[self.n2], kin.R[self.n2], kin.v[self.n2], kin.w[self.n2]
         G = dict(x1=x1, R1=R1, v1=v1, w1=w1, x2=x2, R2=R2, v2=v2, w2=w2)
-        G["f1"] = f1 = rot.matvec(R1, self.f1)
-        G["f2"] = f2 = rot.matvec(R2, self.f2)
+        G["f1"] = f1 = rot.matvec(R1, H["f1"])
+        G["f2"] = f2 = rot.matvec(R2, H["f2"])
         G["E"] = R1 @ self.R1h                      # position frame, columns e_k
         if "rot" in gs or "avel" in gs:
             self._rotation_frames(G)
         G["b1"] = x2 + f2 - x1
         G["d"] = G["b1"] - f1
         if "rot" in gs:
-            theta0 = self.rot_drive.values(t)
+            theta0 = H["rot_drive"].values(t)
             G["theta0"] = theta0
             Ad = np.swapaxes(G["Er"], -1, -2) @ G["E2r"]
-            if not self.rot_drive.empty:            # no imposed rotation: R0 = I
+            if not H["rot_drive"].empty:            # no imposed rotation: R0 = I
                 G["R0"] = rot.exp_rotvec(theta0)
                 Ad = Ad @ np.swapaxes(G["R0"], -1, -2)
             G["Ad"] = Ad
@@ -573,6 +591,7 @@ class RigidJoints(ElementFamily):
         """Constraint values c (ne,u), reaction map B (ne,u,12), position gradient C
         (ne,u,12) and velocity gradient Cv (ne,u,12), on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2).
         want_C False: C's rotation-row blocks (Γ⁻¹, only the Jacobian needs them) are skipped."""
+        H = self.hinted(ctx)                # offsets and drives (activation hints: State)
         t = ctx.t_constraint
         ne, nu, gs = self.ne, len(self.used), self.gs
         E, b1, d, f1, f2 = G["E"], G["b1"], G["d"], G["f1"], G["f2"]
@@ -594,7 +613,7 @@ class RigidJoints(ElementFamily):
             Bp[:, :, 9:12] = -Et @ rot.skew(f2)
         if "pos" in gs:
             g = gs["pos"]
-            c[:, g] = rot.matvec(Et, d) - self.pos_drive.values(t)
+            c[:, g] = rot.matvec(Et, d) - H["pos_drive"].values(t)
             B[:, g] = Bp
             if separate:
                 C[:, g] = Bp
@@ -640,7 +659,7 @@ class RigidJoints(ElementFamily):
         if "dist" in gs:
             g = gs["dist"]
             u = G["u"]
-            c[:, g] = (G["dist"] - self.dist_drive.values(t))[:, None]
+            c[:, g] = (G["dist"] - H["dist_drive"].values(t))[:, None]
             B[:, g, 0:3] = -u[:, None]
             B[:, g, 3:6] = -rot.cross(f1, u)[:, None]
             B[:, g, 6:9] = u[:, None]
@@ -651,16 +670,17 @@ class RigidJoints(ElementFamily):
 
     def _phi_t(self, G, ctx):
         """Explicit time derivative of the position-level rows (velocity initial assembly)."""
+        H = self.hinted(ctx)                # offsets and drives (activation hints: State)
         t, gs = ctx.t_constraint, self.gs
         out = np.zeros((self.ne, len(self.used)))
         if "pos" in gs:
-            out[:, gs["pos"]] = -self.pos_drive.derivatives(t)
+            out[:, gs["pos"]] = -H["pos_drive"].derivatives(t)
         if "rot" in gs:
-            thd = self.rot_drive.derivatives(t)
+            thd = H["rot_drive"].derivatives(t)
             w0 = rot.matvec(rot.gamma(G["theta0"]), thd)
             out[:, gs["rot"]] = -rot.matvec(rot.gamma_inv(G["th"]) @ G["Ad"], w0)
         if "dist" in gs:
-            out[:, gs["dist"]] = -self.dist_drive.derivatives(t)[:, None]
+            out[:, gs["dist"]] = -H["dist_drive"].derivatives(t)[:, None]
         return out
 
     def _group_sum(self, lam, *groups):
@@ -793,6 +813,7 @@ class RigidJoints(ElementFamily):
         position and rotation (0 on inactive components), v = relative velocity in R1 R1h (the
         rotation frame for the pin), w = (R1 R1r)ᵀ(ω2 - ω1).  Drive hinge r and drive
         displacement d are the imposed values, f the force; distance d the imposed length."""
+        H = self.hinted(ctx)                # offsets and drives (activation hints: State)
         quantity, axis = name[:-1], "xyz".find(name[-1:])
         if name != "d" and (len(name) != 2 or axis < 0):
             raise ValueError(f'joint private datum "{name}" does not exist')
@@ -802,19 +823,19 @@ class RigidJoints(ElementFamily):
         drive_type = np.array([t in ("drive hinge", "drive displacement", "drive displacement pin")
                                for t in self.types])
         if name == "d":
-            return self.dist_drive.values(ctx.t).copy()
+            return H["dist_drive"].values(ctx.t).copy()
         if quantity == "p":
             values = rot.mattvec(G["E"], G["d"])
         elif quantity == "r":
-            imposed = np.where(self.active[:, ROT], self.rot_drive.values(ctx.t), 0.0)
+            imposed = np.where(self.active[:, ROT], H["rot_drive"].values(ctx.t), 0.0)
             values = np.where(drive_type[:, None], imposed, self._relative_rotation(G, self.state_arrays(ctx)))
         elif quantity in ("F", "M", "f"):
             F, M = self._local_reactions(ctx, G)
             values = M if quantity == "M" else F
         elif quantity == "d":
-            values = np.where(self.active[:, POS], self.pos_drive.values(ctx.t), 0.0)
+            values = np.where(self.active[:, POS], H["pos_drive"].values(ctx.t), 0.0)
         elif quantity == "t":
-            values = np.where(self.active[:, ROT], self.rot_drive.values(ctx.t), 0.0)
+            values = np.where(self.active[:, ROT], H["rot_drive"].values(ctx.t), 0.0)
         elif quantity == "v":
             vrel = G["v2"] + rot.cross(G["w2"], G["f2"]) - G["v1"] - rot.cross(G["w1"], G["b1"])
             frame = np.where(self.ground[:, None, None], G["Er"], G["E"])
@@ -894,11 +915,12 @@ class RigidJoints(ElementFamily):
         about the node.  Joint frame, then global; then the type's own columns
         (spec/mbdyn-input-language.md §8.6).  Types not covered by those decks follow the
         hinge convention."""
+        H = self.hinted(ctx)                # offsets and drives (activation hints: State)
         G, F2, M2 = self.reactions(ctx)
         Floc, Mloc, F, M = self._jnt_loads(G, F2, M2)
         E, Er = G["E"], G["Er"]
         if "th" not in G:
-            G["theta0"] = self.rot_drive.values(ctx.t)
+            G["theta0"] = H["rot_drive"].values(ctx.t)
             G["th"] = rot.log_rotvec(np.swapaxes(Er, -1, -2) @ G["E2r"]
                                      @ np.swapaxes(rot.exp_rotvec(G["theta0"]), -1, -2))
         base = np.concatenate([Floc, Mloc, F, M], axis=1)
@@ -919,7 +941,7 @@ class RigidJoints(ElementFamily):
             "axial rotation": lambda: np.concatenate([euler, self.avel_drive.values(ctx.t)[:, 2:3], wrel2],
                                                      axis=1),
             "cardano hinge": lambda: euler,
-            "distance": lambda: np.concatenate([G["u"], self.dist_drive.values(ctx.t)[:, None]], axis=1),
+            "distance": lambda: np.concatenate([G["u"], H["dist_drive"].values(ctx.t)[:, None]], axis=1),
             "drive hinge": lambda: np.concatenate([euler, G["theta0"]], axis=1),
             "drive displacement": lambda: G["d"],
             "drive displacement pin": lambda: G["d"],

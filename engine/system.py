@@ -126,16 +126,29 @@ class System:
             kin = self.kinematics(state, dcoef)
         return Context(state.t, state.y, state.yp, kin, mode, state.t_constraint, state.families)
 
-    def commit(self, state, kin=None):
+    def begin_step(self, state):
+        """Before the Newton iterations of a step, on its predicted state: the families with
+        a step-start action (the activation hints of driven elements) replace their arrays
+        in the state's family dict (a new dict: the committed one stays as it was)."""
+        starters = [fam for fam in self.families if getattr(fam, "has_step_start", False)]
+        if starters:
+            ctx = self.context(state)
+            for fam in starters:
+                state.families = fam.begin_step(ctx, state.families)
+        return state
+
+    def commit(self, state, kin=None, phase="regular"):
         """After a converged step or phase: every family's internal arrays are replaced by
         the ones its `commit` computes from this state (in a new dict: states that shared the
         old one keep it, so a kept state rolls back), then R_ref ← R(g) R_ref, g ← 0, ġ ← ω
         (G3).  `kin`: the kinematics of this very state when the caller has them (Newton's
-        last evaluation), to save recomputing them."""
+        last evaluation), to save recomputing them.  `phase`: "regular" for the steps;
+        the initial assembly and the derivatives phase commit as themselves (the activity of
+        driven elements stays as at input until the first step, as MBDyn's)."""
         if kin is None:
             kin = self.kinematics(state)
         if self.stateful:
-            ctx = Context(state.t, state.y, state.yp, kin, "regular", None, state.families)
+            ctx = Context(state.t, state.y, state.yp, kin, phase, None, state.families)
             families = dict(state.families)
             for fam in self.stateful:
                 families[fam.state_key] = fam.commit(ctx, fam.state_arrays(ctx))

@@ -48,8 +48,8 @@ def coupled_step(method, sysm, newton, history, h):
     y_t = c.m0 * y_n + c.m1 * y0 + h * (c.n0 * yp_n + c.n1 * yp0)
     y_n[alg] = history.predict_algebraic(alg, h)
     y_t[alg] = history.predict_algebraic(alg, c_theta * h)
-    st_n = history.trial_state(t0 + h, y_n, yp_n)
-    st_t = history.trial_state(t0 + c_theta * h, y_t, yp_t)
+    st_n = history.trial_state(sysm, t0 + h, y_n, yp_n)
+    st_t = history.trial_state(sysm, t0 + c_theta * h, y_t, yp_t)
     pair = [st_n, st_t]
     doubled = DoubledSystem(sysm, h, jx, newton.settings.test in ("relnorm", "sepnorm"))
     newton.invalidate()                    # the linear solver will hold the doubled matrix

@@ -62,10 +62,11 @@ class History:
         """h_{n-1}, or h when there is a single point."""
         return self.points[0].t - self.points[1].t if len(self.points) > 1 else h
 
-    def trial_state(self, t, y, yp):
-        """A State at t about the newest point's orientation, with its families' arrays."""
+    def trial_state(self, system, t, y, yp):
+        """The predicted State at t, about the newest point's orientation, with its families'
+        arrays as the step starts from them (System.begin_step: activation hints)."""
         newest = self.points[0]
-        return State(t, y, yp, newest.R.copy(), families=newest.families)
+        return system.begin_step(State(t, y, yp, newest.R.copy(), families=newest.families))
 
     def predict_algebraic(self, alg, h):
         """Lagrange extrapolation of the algebraic unknowns to t_{n-1} + h through the last

@@ -178,7 +178,7 @@ class InitialValueProblem:
         except (NoConvergence, SimulationDiverged) as e:
             raise SimulationFailed(f"initial assembly ({what}) failed: {e}") from None
         self.newton.invalidate()
-        self.system.commit(ia)
+        self.system.commit(ia, phase="initial assembly")
         self.log(f"# Initial assembly: {what} in {it} iterations, error {err:.6g}")
 
     def set_momenta(self, st):
@@ -307,7 +307,7 @@ class InitialValueProblem:
         self.set_momenta(st)
         self._eigen_due(st, before_derivatives=True)
         self.derivatives(st)
-        sysm.commit(st)
+        sysm.commit(st, phase="derivatives")
         self._eigen_due(st)
         self.state = st
         for obs in self.observers:

@@ -106,6 +106,7 @@ class StaticProblem:
         for k in range(1, self.steps + 1):
             st.t = self.t0 + k * self.h
             st.yp[diff] = 0.0
+            sysm.begin_step(st)
             try:
                 it, err, _ = newton.solve(sysm, st, self.h, mode="regular")
             except (NoConvergence, SimulationDiverged) as e:

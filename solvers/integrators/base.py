@@ -72,7 +72,7 @@ class Method:
             y += extra
         y[alg] = history.predict_algebraic(alg, h)
         yp[alg] = 0.0
-        st = history.trial_state(history[0].t + h, y, yp)
+        st = history.trial_state(system, history[0].t + h, y, yp)
         it, err, solconv = newton.solve(system, st, coef.b0, mode="regular")
         return st, it, err, solconv
 

@@ -49,7 +49,7 @@ class Multistage(Method):
                 y += h * A[s_, j] * stage_yp[j]
             y[alg] = lam
             yp[alg] = 0.0
-            st = history.trial_state(history[0].t + c[s_] * h, y, yp)
+            st = history.trial_state(system, history[0].t + c[s_] * h, y, yp)
             it, err, solconv = newton.solve(system, st, gamma * h, mode="regular")
             total_it += it
             stage_yp.append(st.yp.copy())

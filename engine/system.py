@@ -101,6 +101,8 @@ class System:
             self._jac_views.append(views)
         self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
         self.jac_pattern_size = len(self.assembler.map)
+        # families with a step-start action (driven elements' activation hints)
+        self.step_starters = [fam for fam in self.families if getattr(fam, "has_step_start", False)]
         # rows the System divides by dCoef in a regular step (MBDyn's φ/dCoef): position-level
         # constraint rows; their Jacobian does not depend on dCoef (solvers/coupled.py)
         self.scaled_rows = self.is_alg & np.isin(self.dim, [DIM["position constraint"],
@@ -130,10 +132,9 @@ class System:
         """Before the Newton iterations of a step, on its predicted state: the families with
         a step-start action (the activation hints of driven elements) replace their arrays
         in the state's family dict (a new dict: the committed one stays as it was)."""
-        starters = [fam for fam in self.families if getattr(fam, "has_step_start", False)]
-        if starters:
+        if self.step_starters:
             ctx = self.context(state)
-            for fam in starters:
+            for fam in self.step_starters:
                 state.families = fam.begin_step(ctx, state.families)
         return state
 

@@ -18,6 +18,7 @@ dCoef (G2).  Node loads are Bᵀλ with B the virtual-displacement gradient of t
 R1r λ without the Γ⁻ᵀ factor).  The Jacobian is exact for this residual and is checked
 against finite differences through the solver's update rule by the generated tests.
 """
+from functools import cached_property
 from dataclasses import dataclass, field
 import numpy as np
 
@@ -535,9 +536,9 @@ class RigidJoints(ElementFamily):
         hinted = ctx.families.get(self.hint_key)
         return self.model_values if hinted is None else hinted
 
-    @property
+    @cached_property
     def model_values(self):
-        """The offsets and drives as the Model gives them (what hints start from)."""
+        """The offsets and drives as the Model gives them (what hints start from; built once)."""
         return {"f1": self.f1, "f2": self.f2, "pos_drive": self.pos_drive, "rot_drive": self.rot_drive,
                 "dist_drive": self.dist_drive}
 

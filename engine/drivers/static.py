@@ -15,6 +15,7 @@ import numpy as np
 
 from mbdae.engine.core.drives import Drive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.state import StepEvent
 from mbdae.engine.drivers.ivp import InitialValueProblem, Results, SimulationFailed
 from mbdae.solvers.newton import NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
@@ -72,7 +73,8 @@ class StaticProblem:
     """Load-stepped static equilibrium of a Model (see the module docstring)."""
 
     def __init__(self, model, steps=10, initial_time=0.0, final_time=1.0, ramp=False, tolerance=1e-6,
-                 max_iterations=50, test="norm", linear_solver="superlu", skip_initial_assembly=False):
+                 max_iterations=50, test="norm", linear_solver="superlu", skip_initial_assembly=False,
+                 observers=()):
         if steps < 1:
             raise ValueError("static analysis: at least one load step is required")
         if not final_time > initial_time:
@@ -91,6 +93,7 @@ class StaticProblem:
                                        skip_initial_assembly=skip_initial_assembly)
         self.system = self.ivp.system
         self.h = h
+        self.observers = list(observers)
 
     def run(self):
         """Solve the load steps; returns Results (index 0: the assembled initial configuration)."""
@@ -102,7 +105,22 @@ class StaticProblem:
         diff = ~sysm.is_alg
         st.yp[diff] = 0.0
         res = Results(sysm.nodes.labels.copy())
-        self._record(res, st, 0)
+        for obs in self.observers:
+            obs.start(sysm, self.model)
+            obs.log("# Step Time TStep NIter ResErr SolErr SolConv Out")
+        try:
+            self._record(res, st, 0, 0.0)
+            self._load_steps(res, st)
+        finally:
+            for obs in self.observers:
+                obs.finish()
+        res.stats = dict(steps=self.steps, newton_iterations=newton.total_iterations,
+                         factorizations=newton.factorizations, unknowns=sysm.n)
+        return res.finalize()
+
+    def _load_steps(self, res, st):
+        sysm, newton = self.system, self.ivp.newton
+        diff = ~sysm.is_alg
         for k in range(1, self.steps + 1):
             st.t = self.t0 + k * self.h
             st.yp[diff] = 0.0
@@ -112,14 +130,18 @@ class StaticProblem:
             except (NoConvergence, SimulationDiverged) as e:
                 raise SimulationFailed(f"static analysis: load step {k} (t = {st.t:g}) failed: {e}") from None
             sysm.commit(st)
-            self._record(res, st, it)
-        self.state = st
-        res.stats = dict(steps=self.steps, newton_iterations=newton.total_iterations,
-                         factorizations=newton.factorizations, unknowns=sysm.n)
-        return res.finalize()
+            self._record(res, st, it, err)
+            self.state = st
 
-    def _record(self, res, st, it):
+    def _record(self, res, st, it, err):
+        """Results in memory and a StepEvent (load step) to the observers."""
         kin = self.system.kinematics(st)
+        if self.observers:
+            step = int(round((st.t - self.t0) / self.h))
+            event = StepEvent(step, st.t, self.h if step else 0.0, it, err, False, True, st, kin,
+                              [(self.system.families, self.system.context(st, kin=kin))])
+            for obs in self.observers:
+                obs.step(event)
         res.t.append(st.t)
         res.x.append(kin.x.copy())
         res.R.append(kin.R.copy())

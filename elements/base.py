@@ -147,10 +147,6 @@ class ElementFamily:
             arrays = self._initial_arrays
         return arrays
 
-    def evaluate(self, ctx, res_views, jac_views):
-        """Write the blocks in place (see the class docstring)."""
-        raise NotImplementedError
-
     def residual_blocks(self, ctx):
         """The residual blocks at ctx in new arrays (inspection and tests)."""
         res = [np.zeros(rows.shape) for rows in self.pattern.res]

@@ -1,9 +1,6 @@
-"""mbdae: an MBDyn-style implicit DAE multibody engine.
-
-    from mbdae import Model, run, read_deck
-    m = Model(); ...; results = run(m, final_time=1.0, time_step=1e-3, output_prefix="out/x")
-    results = run(read_deck("case.mbd"), output_prefix="out/case")
-"""
+"""mbdae: an MBDyn-style implicit DAE multibody engine; the public API (README, "Using it
+from Python"): Model, run, read_deck, the drivers, drives, laws and settings re-exported
+here.  E.g. run(read_deck("case.mbd"), output_prefix="out/case")."""
 from mbdae.engine.model import Model
 from mbdae.engine.io.mbdyn.deck import read_deck, parse_deck, Deck, DeckError
 from mbdae.engine.io.mbdyn.output import MBDynWriter

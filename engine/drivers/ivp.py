@@ -137,6 +137,9 @@ class InitialValueProblem:
         self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
         self.strategy = make_strategy(s.strategy, self.min_h, self.max_h, self.method)
         self.observers = list(observers)
+        # the families the driver reads (found by what they offer, not by class)
+        self.joints = self.system.family_with("reactions")
+        self.bodies = self.system.family_with("node_momenta")
         if s.output_prefix and not any(getattr(o, "prefix", None) == s.output_prefix for o in self.observers):
             raise ValueError("output_prefix: the driver writes no files itself; run the model with "
                              "mbdae.run(model, output_prefix=...) or attach an MBDyn writer observer")
@@ -184,7 +187,7 @@ class InitialValueProblem:
     def set_momenta(self, st):
         """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities."""
         sysm = self.system
-        bodies = sysm.family_with("node_momenta")
+        bodies = self.bodies
         nodes = sysm.nodes
         if bodies is None or len(nodes.dyn) == 0:
             return
@@ -256,11 +259,14 @@ class InitialValueProblem:
         if not self.observers and (not written or self.results is None):
             return
         sysm = self.system
-        kin = sysm.kinematics(st)
-        ctx = sysm.context(st, kin=kin)
-        if written and self.results is not None:
-            self._keep(st, kin, ctx, it)
-        event = StepEvent(step, st.t, h, it, err, solconv, written, st, kin, [(sysm.families, ctx)])
+        kin = ctx = None                      # built only for an output step
+        if written:
+            kin = sysm.kinematics(st)
+            ctx = sysm.context(st, kin=kin)
+            if self.results is not None:
+                self._keep(st, kin, ctx, it)
+        event = StepEvent(step, st.t, h, it, err, solconv, written, st, kin,
+                          [(sysm.families, ctx)] if written else [])
         for obs in self.observers:
             obs.step(event)
 
@@ -275,7 +281,7 @@ class InitialValueProblem:
         a, wd = self.accelerations(st, kin)
         r.a.append(a)
         r.wd.append(wd)
-        joints = self.system.family_with("reactions")
+        joints = self.joints
         if joints is not None:
             _, F, M = joints.reactions(ctx)
             r.joint_labels = joints.labels
@@ -284,7 +290,7 @@ class InitialValueProblem:
 
     def accelerations(self, st, kin):
         nodes = self.system.nodes
-        bodies = self.system.family_with("node_accelerations")
+        bodies = self.bodies
         if bodies is None:
             nan = np.full((nodes.n, 3), np.nan)
             return nan, nan.copy()

@@ -147,6 +147,13 @@ class ElementFamily:
             arrays = self._initial_arrays
         return arrays
 
+    def block_instances(self):
+        """(res, jac): for each residual and Jacobian block of the pattern, the instance of
+        the family behind each index of its leading axis (by default the instances in
+        order; families that evaluate instances in groups, like the joints, map them)."""
+        every = np.arange(self.ne)
+        return [every] * len(self.pattern.res), [every] * len(self.pattern.jac)
+
     def residual_blocks(self, ctx):
         """The residual blocks at ctx in new arrays (inspection and tests)."""
         res = [np.zeros(rows.shape) for rows in self.pattern.res]

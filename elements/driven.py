@@ -274,8 +274,10 @@ class DrivenActivity(ElementFamily):
             for g in self.groups:
                 g.res_views = s._res_views[g.k]
                 g.jac_views = s._jac_views[g.k]
+                res_inst, jac_inst = g.fam.block_instances()
+                g.block_inst = res_inst + jac_inst
                 lead = [v.shape[0] for v in g.res_views + g.jac_views]
-                if any(n != g.fam.ne for n in lead):
+                if any(n != len(b) for n, b in zip(lead, g.block_inst)):
                     raise ValueError(f"not supported yet: driven {g.fam.name} (its blocks are not "
                                      f"indexed by instance)")
                 g.own_safe = np.maximum(g.own, 0)
@@ -291,13 +293,16 @@ class DrivenActivity(ElementFamily):
                 g.t, act = ctx.t, g.active(ctx.t)
                 g.act, g.off = act, g.inst[~act]
                 g.idle = (~act)[:, None] & (g.own >= 0)
+                # positions of the inactive instances in each block of the masked family
+                g.off_pos = [np.flatnonzero(np.isin(b, g.off)) for b in g.block_inst]
             act = g.act
             if g.off.size:
-                for v in g.res_views:
-                    v[g.off] = 0.0
+                nres = len(g.res_views)
+                for v, pos in zip(g.res_views, g.off_pos[:nres]):
+                    v[pos] = 0.0
                 if jac is not None:
-                    for v in g.jac_views:
-                        v[g.off] = 0.0
+                    for v, pos in zip(g.jac_views, g.off_pos[nres:]):
+                        v[pos] = 0.0
             if g.own.shape[1]:
                 res[k][...] = np.where(g.idle, ctx.y[g.own_safe], 0.0)
                 if jac is not None:

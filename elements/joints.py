@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
+from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM, kernel_jacobian_views
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.engine.core.drives import DriveArray, NullDrive
 from mbdae.engine.core.privdata import unwrap_rotation_vector
-from mbdae.elements.base import (ElementFamily, distance_geometric_stiffness, chain12, two_node_columns,
-                                 write_blocks, vec, mat, scalar_drive, vector_drive, status_flags,
+from mbdae.elements.joint_kernel import joint_group
+from mbdae.elements.base import (ElementFamily, two_node_columns,
+                                 vec, mat, scalar_drive, vector_drive, status_flags,
                                  POSITION_STATUS, ROTATION_STATUS, random_rotation, random_nodes)
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.rotations import frame_from_axis3
@@ -37,7 +38,6 @@ from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
 NROWS = 15
 UNWRAPPED_ROTATION = ("total joint", "total pin joint", "revolute hinge", "revolute pin", "axial rotation")
 POS, ROT, VEL, AVEL, DOT, DIST = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), slice(12, 14), 14
-POSITION_LEVEL = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1], bool)
 ROW_DIM = [DIM["position constraint"]] * 3 + [DIM["rotation constraint"]] * 3 + \
           [DIM["velocity constraint"]] * 3 + [DIM["angular velocity constraint"]] * 3 + \
           [DIM["rotation constraint"]] * 2 + [DIM["position constraint"]]
@@ -370,6 +370,35 @@ def total_equation_sample(model, rng):
 SAMPLES = {"joint": [joint_sample, joint_subset_sample, total_equation_sample]}
 
 
+@dataclass(frozen=True)
+class JointGroup:
+    """Joints with the same rows: their instance indices, row codes (0-14), and the
+    multipliers of their rows and of their loads ((ng, u), -1 where none)."""
+    inst: np.ndarray
+    used: np.ndarray
+    mult: np.ndarray
+    load_mult: np.ndarray
+
+
+def stiffness_mask(used):
+    """Structurally non-zero 3×3 blocks of the geometric stiffness over (x1, θ1, x2, θ2)
+    for joints with the rows `used`."""
+    used = set(int(r) for r in used)
+    has = lambda rows: bool(used & set(rows))        # noqa: E731
+    blocks = np.zeros((4, 4), bool)
+    if has(range(0, 3)) or has(range(6, 9)):
+        blocks[0, 1] = blocks[2, 1] = True
+        blocks[1, :] = True
+        blocks[3, 1] = blocks[3, 3] = True
+    if has(range(3, 6)) or has(range(9, 12)):
+        blocks[1, 1] = blocks[3, 1] = True
+    if has((12, 13)):
+        blocks[1, 1] = blocks[1, 3] = blocks[3, 1] = blocks[3, 3] = True
+    if has((14,)):
+        blocks[:, :] = True
+    return np.kron(blocks, np.ones((3, 3), bool))
+
+
 class RigidJoints(ElementFamily):
     row_names = ROW_NAME          # what each of the six local rows constrains
     name = "joint"
@@ -443,7 +472,6 @@ class RigidJoints(ElementFamily):
         if not self.has_state:
             return arrays
         G = self._geometry(ctx)
-        self._rotation_frames(G)
         return {"theta": self._relative_rotation(G, arrays)}
 
     # ------------------------------------------------------------------ layout
@@ -453,26 +481,27 @@ class RigidJoints(ElementFamily):
         self.mult[self.active] = start + np.arange(self.n_internal)
         self.load_mult = np.where(self.loaded, self.mult, -1)
         self._link_reactions()
-        # only the row groups some instance uses are computed (compact row axis "u")
-        groups = [("pos", POS), ("rot", ROT), ("vel", VEL), ("avel", AVEL), ("dot", DOT),
-                  ("dist", slice(DIST, DIST + 1))]
-        used, self.gs = [], {}
+        self._group_instances()
+
+    def _group_instances(self):
+        """Instances with the same rows (active or carrying loads) form a group, computed by
+        one kernel call with blocks of exactly their size (no padding rows)."""
         rows_or_loads = self.active | self.loaded
-        for name, sl in groups:
-            if rows_or_loads[:, sl].any():
-                k = len(used)
-                rows = list(range(sl.start, sl.stop))
-                used += rows
-                self.gs[name] = slice(k, k + len(rows))
-        self.used = np.array(used, np.int64)
-        self.uact = self.active[:, self.used]
-        self.umult = self.mult[:, self.used]
-        self.upos = POSITION_LEVEL[self.used]
-        self._safe_mult = np.maximum(self.umult, 0)
-        self.ulact = self.load_mult[:, self.used] >= 0
-        self.ulmult = self.load_mult[:, self.used]
-        self._safe_lmult = np.maximum(self.ulmult, 0)
-        self._any_vel = bool((~self.upos).any())
+        signatures = {}
+        for i in range(self.ne):
+            key = tuple(np.flatnonzero(rows_or_loads[i]).tolist())
+            if key:
+                signatures.setdefault(key, []).append(i)
+        self.groups = []
+        for key, members in signatures.items():
+            inst = np.array(members, np.int64)
+            used = np.array(key, np.int64)
+            mult = self.mult[inst][:, used]
+            load_mult = self.load_mult[inst][:, used]
+            self.groups.append(JointGroup(inst, used, mult, load_mult))
+        used_rows = rows_or_loads.any(axis=0)
+        self._uses = {name: bool(used_rows[sl].any()) for name, sl in
+                      (("pos", POS), ("rot", ROT), ("vel", VEL), ("avel", AVEL), ("dist", slice(DIST, DIST + 1)))}
 
     def _link_reactions(self):
         """Multipliers of each total internal reaction: those of its total equation, taken in
@@ -502,31 +531,20 @@ class RigidJoints(ElementFamily):
         return kind, dim, labels, what
 
     def build_pattern(self):
+        """Per group: node loads and rows (residual); Bᵀ on the load multipliers, the rows'
+        Jacobian, the geometric stiffness and the multipliers' diagonal of the assembly."""
         p = self.pattern = Pattern()
         self.node_rows, _ = two_node_columns(self.nodes, self.n1, self.n2)      # (ne, 12)
-        act, mult = self.uact, self.umult
-        p.add_res(self.node_rows)
-        p.add_res(mult, act)
-        p.add_jac(self.node_rows, self.ulmult, self.ulact[:, None, :])   # 0: Bᵀ (load multipliers)
-        p.add_jac(mult, self.node_rows, act[:, :, None])           # 1: constraint rows
-        p.add_jac(self.node_rows, self.node_rows, self._stiffness_mask())  # 2: geometric stiffness
-        p.add_jac(mult[..., None], mult[..., None], act[..., None, None])  # 3: λ rows in assembly
+        for g in self.groups:
+            node_rows = self.node_rows[g.inst]
+            act, lact = g.mult >= 0, g.load_mult >= 0
+            p.add_res(node_rows)
+            p.add_res(g.mult, act)
+            p.add_jac(node_rows, g.load_mult, lact[:, None, :])
+            p.add_jac(g.mult, node_rows, act[:, :, None])
+            p.add_jac(node_rows, node_rows, stiffness_mask(g.used))
+            p.add_jac(g.mult[..., None], g.mult[..., None], act[..., None, None])
         return p
-
-    def _stiffness_mask(self):
-        """Structurally non-zero 3×3 blocks of K over (x1, θ1, x2, θ2) for the row groups used."""
-        blocks = np.zeros((4, 4), bool)
-        if "pos" in self.gs or "vel" in self.gs:
-            blocks[0, 1] = blocks[2, 1] = True
-            blocks[1, :] = True
-            blocks[3, 1] = blocks[3, 3] = True
-        if "rot" in self.gs or "avel" in self.gs:
-            blocks[1, 1] = blocks[3, 1] = True
-        if "dot" in self.gs:
-            blocks[1, 1] = blocks[1, 3] = blocks[3, 1] = blocks[3, 3] = True
-        if "dist" in self.gs:
-            blocks[:, :] = True
-        return np.kron(blocks, np.ones((3, 3), bool))
 
     # ------------------------------------------------------------------ geometry
     def hinted(self, ctx):
@@ -547,9 +565,10 @@ class RigidJoints(ElementFamily):
         return f"{getattr(self, 'state_key', self.name)} hints"
 
     def _geometry(self, ctx):
+        """Node poses and the joint frames of all instances (output, private data and the
+        commit of the unwrapped rotations; the evaluation itself is the compiled kernel)."""
         H = self.hinted(ctx)                # offsets and drives (activation hints: State)
-        kin, t = ctx.kin, ctx.t_constraint
-        gs = self.gs
+        kin = ctx.kin
         x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
         if self.any_ground:          # the ground: at rest at the origin, identity frame
             g = self.ground_idx
@@ -562,228 +581,73 @@ class RigidJoints(ElementFamily):
         G["f1"] = f1 = rot.matvec(R1, H["f1"])
         G["f2"] = f2 = rot.matvec(R2, H["f2"])
         G["E"] = R1 @ self.R1h                      # position frame, columns e_k
-        if "rot" in gs or "avel" in gs:
-            self._rotation_frames(G)
+        self._rotation_frames(G)
         G["b1"] = x2 + f2 - x1
         G["d"] = G["b1"] - f1
-        if "rot" in gs:
-            theta0 = H["rot_drive"].values(t)
-            G["theta0"] = theta0
-            Ad = np.swapaxes(G["Er"], -1, -2) @ G["E2r"]
-            if not H["rot_drive"].empty:            # no imposed rotation: R0 = I
-                G["R0"] = rot.exp_rotvec(theta0)
-                Ad = Ad @ np.swapaxes(G["R0"], -1, -2)
-            G["Ad"] = Ad
-            G["th"] = rot.log_rotvec(Ad)
-        if "dot" in gs:
-            G["e1"] = rot.matvec(R1[:, None], self.a1)  # (ne, 2, 3)
-            G["e2"] = rot.matvec(R2[:, None], self.a2)
-        if "dist" in gs:
-            dist = np.linalg.norm(G["d"], axis=-1)
-            G["dist"] = np.where(dist > 0, dist, 1.0)
-            G["u"] = G["d"] / G["dist"][:, None]
+        G["theta0"] = H["rot_drive"].values(ctx.t_constraint)
+        G["th"] = rot.log_rotvec(np.swapaxes(G["Er"], -1, -2) @ G["E2r"]
+                                 @ np.swapaxes(rot.exp_rotvec(G["theta0"]), -1, -2))
+        dist = np.linalg.norm(G["d"], axis=-1)
+        G["dist"] = np.where(dist > 0, dist, 1.0)
+        G["u"] = G["d"] / G["dist"][:, None]
         return G
 
     def _rotation_frames(self, G):
         G["Er"] = G["R1"] @ self.R1r                # rotation frame of node 1
         G["E2r"] = G["R2"] @ self.R2r
 
-    def _rows(self, G, ctx, want_C=True):
-        """Constraint values c (ne,u), reaction map B (ne,u,12), position gradient C
-        (ne,u,12) and velocity gradient Cv (ne,u,12), on (x1, θ1, x2, θ2)/(v1, ω1, v2, ω2).
-        want_C False: C's rotation-row blocks (Γ⁻¹, only the Jacobian needs them) are skipped."""
-        H = self.hinted(ctx)                # offsets and drives (activation hints: State)
-        t = ctx.t_constraint
-        ne, nu, gs = self.ne, len(self.used), self.gs
-        E, b1, d, f1, f2 = G["E"], G["b1"], G["d"], G["f1"], G["f2"]
-        Et = np.swapaxes(E, -1, -2)           # rows e_k
-        Ert = np.swapaxes(G["Er"], -1, -2) if "Er" in G else None
-        c = np.empty((ne, nu))
-        B = np.zeros((ne, nu, 12))
-        # constraint gradients: the same array as B unless some rows differ from their
-        # reaction map (rotation rows with Γ⁻¹, velocity-level rows)
-        separate = "rot" in gs or "vel" in gs or "avel" in gs
-        C = np.zeros((ne, nu, 12)) if separate else B
-        Cv = np.zeros((ne, nu, 12)) if ("vel" in gs or "avel" in gs) else None
-        if "pos" in gs or "vel" in gs:
-            Bp = np.empty((ne, 3, 12))
-            Bp[:, :, 0:3] = -Et
-            # rows e_k × b = (Et b×)_k and a × e_k = -(Et a×)_k
-            Bp[:, :, 3:6] = Et @ rot.skew(b1)
-            Bp[:, :, 6:9] = Et
-            Bp[:, :, 9:12] = -Et @ rot.skew(f2)
-        if "pos" in gs:
-            g = gs["pos"]
-            c[:, g] = rot.matvec(Et, d) - H["pos_drive"].values(t)
-            B[:, g] = Bp
-            if separate:
-                C[:, g] = Bp
-        if "rot" in gs:       # exp⁻¹ form with the redefined multiplier (eq. 9.15)
-            g = gs["rot"]
-            c[:, g] = G["th"]
-            if want_C:
-                Gi = rot.gamma_inv(G["th"]) @ Ert
-                C[:, g, 3:6] = -Gi
-                C[:, g, 9:12] = Gi
-            B[:, g, 3:6] = -Ert
-            B[:, g, 9:12] = Ert
-        w1, w2 = G["w1"], G["w2"]
-        dw = w2 - w1
-        if "vel" in gs:
-            g = gs["vel"]
-            wrel = G["v2"] + rot.cross(w2, f2) - G["v1"] - rot.cross(w1, b1)
-            c[:, g] = rot.matvec(Et, wrel) - self.vel_drive.values(t)
-            B[:, g] = Bp
-            Cv[:, g] = Bp
-            Ew1 = Et @ rot.skew(w1)
-            C[:, g, 0:3] = Ew1
-            C[:, g, 3:6] = Et @ rot.skew(wrel)
-            C[:, g, 6:9] = -Ew1
-            C[:, g, 9:12] = -(Et @ rot.skew(dw)) @ rot.skew(f2)
-        if "avel" in gs:
-            g = gs["avel"]
-            c[:, g] = rot.matvec(Ert, dw) - self.avel_drive.values(t)
-            B[:, g, 3:6] = -Ert
-            B[:, g, 9:12] = Ert
-            Cv[:, g, 3:6] = -Ert
-            Cv[:, g, 9:12] = Ert
-            C[:, g, 3:6] = Ert @ rot.skew(dw)
-        if "dot" in gs:
-            g = gs["dot"]
-            e1, e2 = G["e1"], G["e2"]
-            c[:, g] = np.einsum('nji,nji->nj', e1, e2)
-            n12 = rot.cross(e1, e2)
-            B[:, g, 3:6] = n12
-            B[:, g, 9:12] = -n12
-            if separate:
-                C[:, g] = B[:, g]
-        if "dist" in gs:
-            g = gs["dist"]
-            u = G["u"]
-            c[:, g] = (G["dist"] - H["dist_drive"].values(t))[:, None]
-            B[:, g, 0:3] = -u[:, None]
-            B[:, g, 3:6] = -rot.cross(f1, u)[:, None]
-            B[:, g, 6:9] = u[:, None]
-            B[:, g, 9:12] = rot.cross(f2, u)[:, None]
-            if separate:
-                C[:, g] = B[:, g]
-        return c, B, C, Cv
-
-    def _phi_t(self, G, ctx):
-        """Explicit time derivative of the position-level rows (velocity initial assembly)."""
-        H = self.hinted(ctx)                # offsets and drives (activation hints: State)
-        t, gs = ctx.t_constraint, self.gs
-        out = np.zeros((self.ne, len(self.used)))
-        if "pos" in gs:
-            out[:, gs["pos"]] = -H["pos_drive"].derivatives(t)
-        if "rot" in gs:
-            thd = H["rot_drive"].derivatives(t)
-            w0 = rot.matvec(rot.gamma(G["theta0"]), thd)
-            out[:, gs["rot"]] = -rot.matvec(rot.gamma_inv(G["th"]) @ G["Ad"], w0)
-        if "dist" in gs:
-            out[:, gs["dist"]] = -H["dist_drive"].derivatives(t)[:, None]
-        return out
-
-    def _group_sum(self, lam, *groups):
-        """Σ of the multipliers of row groups that share a reaction direction (ne, 3)."""
-        return sum(lam[:, self.gs[g]] for g in groups if g in self.gs)
-
-    def _geometric_stiffness(self, G, lam):
-        """K = Σ_r λ_r ∂B_r/∂(x1, θ1, x2, θ2), (ne, 12, 12)."""
-        ne, gs = self.ne, self.gs
-        K = np.zeros((ne, 12, 12))
-        b1, f2 = G["b1"], G["f2"]
-        if "pos" in gs or "vel" in gs:
-            F = rot.matvec(G["E"], self._group_sum(lam, "pos", "vel"))
-            Fx, b1x, f2x = rot.skew(F), rot.skew(b1), rot.skew(f2)
-            K[:, 0:3, 3:6] += Fx
-            K[:, 3:6, 3:6] += b1x @ Fx
-            K[:, 3:6, 6:9] += Fx
-            K[:, 3:6, 9:12] -= Fx @ f2x
-            K[:, 3:6, 0:3] -= Fx
-            K[:, 6:9, 3:6] -= Fx
-            K[:, 9:12, 9:12] += Fx @ f2x
-            K[:, 9:12, 3:6] -= f2x @ Fx
-        if "rot" in gs or "avel" in gs:
-            Mx = rot.skew(rot.matvec(G["Er"], self._group_sum(lam, "rot", "avel")))
-            K[:, 3:6, 3:6] += Mx
-            K[:, 9:12, 3:6] -= Mx
-        if "dot" in gs:
-            e1x, e2x = rot.skew(G["e1"]), rot.skew(G["e2"])       # (ne, 2, 3, 3)
-            ld = lam[:, gs["dot"]][..., None, None]
-            A11 = np.sum(ld * (e2x @ e1x), axis=1)
-            A12 = -np.sum(ld * (e1x @ e2x), axis=1)
-            K[:, 3:6, 3:6] += A11
-            K[:, 3:6, 9:12] += A12
-            K[:, 9:12, 3:6] -= A11
-            K[:, 9:12, 9:12] -= A12
-        if "dist" in gs:
-            Kd, _, _ = distance_geometric_stiffness(G["u"], G["dist"], G["f1"], f2, lam[:, gs["dist"]][:, 0])
-            K += Kd
-        return K
-
-    def _lambda(self, ctx):
-        return np.where(self.uact, ctx.y[self._safe_mult], 0.0)
-
-    def _load_lambda(self, ctx):
-        """Multipliers of the loads Bᵀλ: the own ones, none for a total equation, the total
-        equation's for a total internal reaction."""
-        return np.where(self.ulact, ctx.y[self._safe_lmult], 0.0)
-
     # ------------------------------------------------------------------ evaluation
+    def _drive_values(self, ctx):
+        """Imposed values (and their time derivatives, in the modes that need them) of the
+        drives of the rows some instance has: one vectorized call per drive array."""
+        H = self.hinted(ctx)
+        t = ctx.t_constraint
+        uses, zero3, zero = self._uses, self._zeros3, self._zeros
+        velocity_form = ctx.mode in ("ia_velocity", "derivatives")
+        pos = H["pos_drive"].values(t) if uses["pos"] else zero3
+        rot_ = H["rot_drive"].values(t) if uses["rot"] else zero3
+        vel = self.vel_drive.values(t) if uses["vel"] else zero3
+        avel = self.avel_drive.values(t) if uses["avel"] else zero3
+        dist = H["dist_drive"].values(t) if uses["dist"] else zero
+        pos_d = H["pos_drive"].derivatives(t) if velocity_form and uses["pos"] else zero3
+        rot_d = H["rot_drive"].derivatives(t) if velocity_form and uses["rot"] else zero3
+        dist_d = H["dist_drive"].derivatives(t) if velocity_form and uses["dist"] else zero
+        return (np.asarray(H["f1"], float), np.asarray(H["f2"], float), pos, rot_, vel, avel,
+                np.asarray(dist, float), pos_d, rot_d, np.asarray(dist_d, float))
+
+    @cached_property
+    def _zeros3(self):
+        return np.zeros((self.ne, 3))
+
+    @cached_property
+    def _zeros(self):
+        return np.zeros(self.ne)
+
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        G = self._geometry(ctx)
-        mode = ctx.mode
-        c, B, C, Cv = self._rows(G, ctx, want_C=want_jac or mode in ("ia_velocity", "derivatives"))
-        lam = self._lambda(ctx)
-        lam_load = self._load_lambda(ctx)
-        dc = ctx.dcoef
-        pos_rows = self.upos
-        vel_rows = ~pos_rows
-        f_node = np.einsum('nrq,nr->nq', B, lam_load)
-        if mode in ("ia_velocity", "derivatives"):
-            # position-level rows at velocity level: φ_q v + φ_t (velocity assembly; the
-            # derivatives phase, where this index-2 form yields consistent accelerations)
-            V = np.concatenate([G["v1"], G["w1"], G["v2"], G["w2"]], axis=1)
-            cpos = np.einsum('nrq,nq->nr', C, V) + self._phi_t(G, ctx)
-            f_c = np.where(pos_rows, cpos, c)
-        elif mode == "ia_position":
-            f_c = np.where(pos_rows, c, lam)
-        else:
-            f_c = np.where(pos_rows, c / dc, c)
-        if mode == "derivatives":
-            # rows divided by dCoef: with the reference value subtracted by the caller they
-            # become the acceleration-level constraint d/dt(φ_q v + φ_t) of the tiny step
-            f_c = f_c / dc
-        res = [f_node, f_c]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
+        """One compiled call per group of joints with the same rows (elements/joint_kernel.py)."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
         kin = ctx.kin
-        safe1 = np.maximum(self.n1, 0)
-        if mode in ("ia_velocity", "derivatives"):
-            G1, G2 = kin.Tw[safe1], kin.Tw[self.n2]
-        else:
-            G1, G2 = kin.G[safe1], kin.G[self.n2]
-        # position-level rows: J = C_x on Δẋ, C_θ G on Δġ (the dCoef of T_θ cancels the 1/dCoef)
-        Jc = C.copy()
-        Jc[:, :, 3:6] = C[:, :, 3:6] @ G1
-        Jc[:, :, 9:12] = C[:, :, 9:12] @ G2
-        if self._any_vel:        # velocity-level rows: full chain rule
-            Jc[:, vel_rows] = chain12(kin, self.n1, self.n2, self.ground, dF_dq=C[:, vel_rows],
-                                      dF_dV=Cv[:, vel_rows])
-        if mode == "derivatives":
-            Jc /= dc
-        diag = np.zeros(self.uact.shape + (1, 1))
-        if mode == "ia_position":
-            Jc[:, vel_rows] = 0.0
-            diag[:, vel_rows] = 1.0
-        K = self._geometric_stiffness(G, lam_load)
-        Jk = chain12(kin, self.n1, self.n2, self.ground, dF_dq=K)
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [np.swapaxes(B, 1, 2), Jc, Jk, diag])
-        return
+        f1, f2, pos, rot_, vel, avel, dist, pos_d, rot_d, dist_d = self._drive_values(ctx)
+        mode, dcoef = ctx.mode_code, float(kin.dcoef)
+        for k, g in enumerate(self.groups):
+            joint_group(mode, dcoef, g.used, g.inst, self.n1, self.n2, g.mult, g.load_mult, f1, f2,
+                        self.R1h, self.R1r, self.R2r, self.a1, self.a2, pos, rot_, vel, avel, dist,
+                        pos_d, rot_d, dist_d, ctx.y, kin.x, kin.v, kin.R, kin.w, kin.G, kin.Tw,
+                        want_jac, res_views[2 * k], res_views[2 * k + 1], jac[4 * k], jac[4 * k + 1],
+                        jac[4 * k + 2], jac[4 * k + 3])
+
+    def block_instances(self):
+        res = [g.inst for g in self.groups for _ in range(2)]
+        return res, [g.inst for g in self.groups for _ in range(4)]
+
+    def node_loads(self, ctx):
+        """Σ_r B_r λ_r, the loads of every joint's equations on (x1, θ1, x2, θ2), (ne, 12):
+        the residual's node blocks, from the same kernel."""
+        res = self.residual_blocks(ctx)
+        out = np.zeros((self.ne, 12))
+        for k, g in enumerate(self.groups):
+            out[g.inst] = res[2 * k]
+        return out
 
     # ------------------------------------------------------------------ private data
     def private_data_names(self, i):
@@ -819,8 +683,6 @@ class RigidJoints(ElementFamily):
         if name != "d" and (len(name) != 2 or axis < 0):
             raise ValueError(f'joint private datum "{name}" does not exist')
         G = self._geometry(ctx)
-        if "Er" not in G:
-            self._rotation_frames(G)
         drive_type = np.array([t in ("drive hinge", "drive displacement", "drive displacement pin")
                                for t in self.types])
         if name == "d":
@@ -857,8 +719,7 @@ class RigidJoints(ElementFamily):
 
     def _local_reactions(self, ctx, G):
         """The reaction columns 2-7 of the .jnt rows (see output_groups), all instances."""
-        c, B, C, Cv = self._rows(G, ctx)
-        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._load_lambda(ctx))
+        load2 = -self.node_loads(ctx)[:, 6:12]
         Floc, Mloc, F, M = self._jnt_loads(G, load2[:, 0:3], load2[:, 3:6])
         return Floc, Mloc
 
@@ -873,9 +734,6 @@ class RigidJoints(ElementFamily):
         Ef, Em = self._local_frames(G)
         Floc, Mloc = rot.mattvec(Ef, F), rot.mattvec(Em, M)
         if self._distance_output.any():
-            if "u" not in G:
-                d = G["d"]
-                G["u"] = d / np.maximum(np.linalg.norm(d, axis=-1), 1e-300)[:, None]
             along = np.zeros_like(F)
             along[:, 0] = np.einsum('ni,ni->n', G["u"], F)
             Floc = np.where(self._distance_output[:, None], along, Floc)
@@ -886,8 +744,6 @@ class RigidJoints(ElementFamily):
         frame on node 1 and node 1's rotation frame, except for the revolute hinge and pin and
         the axial rotation, whose columns MBDyn writes in node 2's hinge frame (checked on
         joints/plane/output, joints/rod/rodwithoffset2 and beam/r)."""
-        if "Er" not in G:
-            self._rotation_frames(G)
         Ef, Em = G["R1"] @ self.Rout, G["Er"]
         node2 = self._node2_frame_output
         if node2.any():
@@ -899,8 +755,7 @@ class RigidJoints(ElementFamily):
     def reactions(self, ctx):
         """Force and couple applied by each joint to its node 2, global frame."""
         G = self._geometry(ctx)
-        c, B, C, Cv = self._rows(G, ctx)
-        load2 = -np.einsum('nrq,nr->nq', B[:, :, 6:12], self._load_lambda(ctx))   # applied = -(equation term)
+        load2 = -self.node_loads(ctx)[:, 6:12]          # applied = -(equation term)
         return G, load2[:, 0:3], load2[:, 3:6]
 
     def output_groups(self, ctx):
@@ -920,10 +775,6 @@ class RigidJoints(ElementFamily):
         G, F2, M2 = self.reactions(ctx)
         Floc, Mloc, F, M = self._jnt_loads(G, F2, M2)
         E, Er = G["E"], G["Er"]
-        if "th" not in G:
-            G["theta0"] = H["rot_drive"].values(ctx.t)
-            G["th"] = rot.log_rotvec(np.swapaxes(Er, -1, -2) @ G["E2r"]
-                                     @ np.swapaxes(rot.exp_rotvec(G["theta0"]), -1, -2))
         base = np.concatenate([Floc, Mloc, F, M], axis=1)
         rel = np.swapaxes(Er, -1, -2) @ G["E2r"]
         euler = np.degrees(rot.R_to_euler123(rel))

@@ -16,6 +16,7 @@ from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC,
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.state import State, Context
+from mbdae.engine.core.compiled import scatter
 from mbdae.elements.registry import build_families
 
 IA_MODES = ("ia_position", "ia_velocity")
@@ -212,11 +213,10 @@ class System:
                     view[...] = 0.0
                 continue
             fam.evaluate(ctx, res_views, jac_views if want_jac else None)
-        rv = self._res_buffer
-        f = np.bincount(self.res_rows, weights=rv, minlength=self.n + 1)[:self.n]
-        fabs = np.bincount(self.res_rows, weights=np.abs(rv), minlength=self.n + 1)[:self.n] if want_abs else None
-        J = self.assembler.matrix(self._jac_buffer) if want_jac else None
-        return f, fabs, J
+        f, fabs, data = scatter(self.res_rows, self._res_buffer, self.n, want_abs, self.assembler.map,
+                                self._jac_buffer, self.assembler.nnz, want_jac)
+        J = self.assembler.matrix_from_data(data) if want_jac else None
+        return f, (fabs if want_abs else None), J
 
     def family(self, cls):
         for fam in self.families:

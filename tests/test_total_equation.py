@@ -62,7 +62,7 @@ def test_equation_plus_reaction_on_the_same_nodes_is_a_total_joint(seed, dcoef):
 def _node_loads(system, st, dcoef=0.3):
     fam = system.families[0]
     ctx = Context(st.t, st.y, st.yp, system.kinematics(st, dcoef), "regular")
-    return fam, fam.residual_blocks(ctx)[0].reshape(-1, 4, 3), system.kinematics(st, dcoef)
+    return fam, fam.node_loads(ctx).reshape(-1, 4, 3), system.kinematics(st, dcoef)
 
 
 def test_lone_equation_loads_no_node_and_reactions_balance():

@@ -95,4 +95,22 @@ class SparseAssembler:
 
     def matrix(self, values):
         data = np.bincount(self.map, weights=values, minlength=self.nnz + 1)[:self.nnz]
-        return sp.csc_matrix((data, self.indices, self.indptr), shape=(self.n, self.n))
+        return self.matrix_from_data(data)
+
+    def matrix_from_data(self, data):
+        """The CSC matrix of the pattern with the values `data` (nnz,), without checks."""
+        A = sp.csc_matrix((self.n, self.n))
+        A.data, A.indices, A.indptr = data, self.indices, self.indptr
+        return A
+
+
+def kernel_jacobian_views(family, jac_views):
+    """(views, want_jac) for a family kernel, which takes its Jacobian blocks as arrays even
+    when none is wanted: the System's views, or else scratch arrays of the pattern's shapes
+    (allocated once per family; their values are never read)."""
+    if jac_views is not None:
+        return jac_views, True
+    scratch = family.__dict__.get("_scratch_jacobian")
+    if scratch is None:
+        scratch = family._scratch_jacobian = [np.zeros(R.shape) for R, C in family.pattern.jac]
+    return scratch, False

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, DIM
+from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, DIM, kernel_jacobian_views
+from mbdae.engine.core.compiled import node_kinematics, kernel, cross3
+from mbdae.engine.core.state import IA_POSITION, IA_VELOCITY
 
 I3 = np.eye(3)
 
@@ -40,34 +42,23 @@ class DummyNodeSpec:
 
 
 class Kinematics:
-    """Node kinematics at the current iterate, shared by all element families."""
+    """Node kinematics at the current iterate, shared by all element families: x, ẋ, g, ġ
+    (n, 3), R = R(g) R_ref, G(g), ω = G ġ and the Newton-increment maps T_θ = dCoef G and
+    T_ω = G + dCoef ∂(G ġ)/∂g (G8), computed by one compiled call."""
 
     def __init__(self, nodes, y, yp, R_ref, dcoef):
-        g = y[nodes.ig]
-        gd = yp[nodes.ig]
-        Rg, G = rot.cayley_R_G(g)
-        self.x = y[nodes.ix]
-        self.v = yp[nodes.ix]
-        self.R = Rg @ R_ref
-        self.w = rot.matvec(G, gd)
-        self.g = g
-        self.gd = gd
-        self.G = G
+        n = nodes.n
+        self.x, self.v, self.w = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
+        self.g, self.gd = np.empty((n, 3)), np.empty((n, 3))
+        self.R, self.G, self.Tw = np.empty((n, 3, 3)), np.empty((n, 3, 3)), np.empty((n, 3, 3))
         self.dcoef = dcoef
+        node_kinematics(y, yp, R_ref, nodes.start, float(dcoef), self.x, self.v, self.R, self.w,
+                        self.g, self.gd, self.G, self.Tw)
 
-    # maps from the Newton increment Δġ to the rotation perturbation θ and to δω, built on
-    # first use (a residual-only evaluation does not need them)
     @property
     def Tth(self):
-        if not hasattr(self, "_Tth"):
-            self._Tth = self.dcoef * self.G
-        return self._Tth
-
-    @property
-    def Tw(self):
-        if not hasattr(self, "_Tw"):
-            self._Tw = self.G + self.dcoef * rot.dGg_dg(self.g, self.gd)
-        return self._Tw
+        """The map from the Newton increment Δġ to the rotation perturbation θ."""
+        return self.dcoef * self.G
 
 
 class StructuralNodes:
@@ -155,63 +146,99 @@ class StructuralNodes:
     def evaluate(self, ctx, res_views, jac_views):
         """Write the node equations' residual blocks into the views `res_views` and, unless
         `jac_views` is None, their Jacobian blocks into `jac_views` (the element family
-        protocol)."""
-        res, jac = self._blocks(ctx, jac_views is not None)
-        for view, values in zip(res_views, res, strict=True):
-            view[...] = values
-        if jac_views is not None:
-            for view, values in zip(jac_views, jac, strict=True):
-                view[...] = values
+        protocol): one compiled call."""
+        kin, mode = ctx.kin, ctx.mode_code
+        ia_x = ia_v = ia_w = self._no_ia
+        if mode == IA_POSITION:
+            ia_x = np.asarray(ctx.ia_x, float)
+        elif mode == IA_VELOCITY:
+            ia_v, ia_w = np.asarray(ctx.ia_v, float), np.asarray(ctx.ia_w, float)
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        node_equations(mode, float(kin.dcoef), self.dyn, self._ib_dyn, self._ic_dyn, ctx.y, ctx.yp,
+                       kin.x, kin.v, kin.w, kin.g, kin.Tw, ia_x, ia_v, ia_w, self.wx, self.wv, want_jac,
+                       *res_views, *jac)
 
-    def _blocks(self, ctx, want_jac):
-        """Residual and Jacobian of the node equations for the current phase."""
-        kin, y, yp, mode = ctx.kin, ctx.y, ctx.yp, ctx.mode
-        n, d = self.n, self.dyn
-        nd = len(d)
-        ib, ic = self._ib_dyn, self._ic_dyn
-        beta, gamma = y[ib], y[ic]
-        if mode not in ("ia_position", "ia_velocity"):
-            # regular steps and the derivatives phase: force row β̇, moment row γ̇ + ẋ×β and
-            # the β, γ parts of the momentum definitions (eqs. 8.1, 8.3)
-            betad, gammad = yp[ib], yp[ic]
-            vd = kin.v if self._all_dynamic else kin.v[d]
-            if self._all_dynamic:
-                res = [betad, gammad + rot.cross(vd, beta), beta, gamma]
-            else:
-                r0, r1 = np.zeros((n, 3)), np.zeros((n, 3))
-                r0[d] = betad
-                r1[d] = gammad + rot.cross(vd, beta)
-                res = [r0, r1, beta, gamma]
-            if not want_jac:
-                return res, None
-            dc = ctx.dcoef
-            dcI = dc * I3
-            return res, [0.0, 0.0, dcI, dcI, I3, I3, -rot.skew(beta), dc * rot.skew(vd)]
-        zeros3 = np.zeros((n, 3))
-        res = [zeros3, zeros3.copy(), np.zeros((nd, 3)), np.zeros((nd, 3))]
-        jac = [0.0] * 8
-        Ib = np.broadcast_to(I3, (nd, 3, 3))
-        if mode == "ia_position":
-            # momenta are not unknowns of the assembly: identity rows keep the matrix regular
-            res[0] = self.wx[:, None] * (kin.x - ctx.ia_x)
-            res[1] = self.wx[:, None] * kin.g
-            res[2], res[3] = beta, gamma
-            if want_jac:
-                jac[0] = self.wx[:, None, None] * I3
-                jac[1] = self.wx[:, None, None] * I3
-                jac[2] = Ib
-                jac[3] = Ib
-        elif mode == "ia_velocity":
-            res[0] = self.wv[:, None] * (kin.v - ctx.ia_v)
-            res[1] = self.wv[:, None] * (kin.w - ctx.ia_w)
-            res[2], res[3] = yp[ib], yp[ic]
-            if want_jac:
-                jac[0] = self.wv[:, None, None] * I3
-                jac[1] = self.wv[:, None, None] * kin.Tw
-                jac[2] = Ib
-                jac[3] = Ib
-        return res, (jac if want_jac else None)
+    @property
+    def _no_ia(self):
+        return np.zeros((self.n, 3))
 
     # ------------------------------------------------------------------ output helpers
     def momenta_rows(self):
         return self.ib[self.dyn], self.ic[self.dyn]
+
+
+@kernel
+def node_equations(mode, dcoef, dyn, ib, ic, y, yp, x, v, w, g, Tw, ia_x, ia_v, ia_w, wx, wv, want_jac,
+                   r_x, r_g, r_b, r_c, j_xx, j_gg, j_bb, j_cc, j_xb, j_gc, j_gx, j_gb):
+    """The node equations.  Regular steps and the derivatives phase (eqs. 8.1, 8.3): force
+    row β̇, moment row γ̇ + ẋ×β, momentum definitions β, γ (the bodies add the rest).
+    Initial assembly (§6.1): weighted rows x - x_in, g (positions) or ẋ - v_in, ω - ω_in
+    (velocities), and identity rows on the momenta, which are not its unknowns."""
+    n = r_x.shape[0]
+    assembly = mode == IA_POSITION or mode == IA_VELOCITY
+    for i in range(n):
+        for k in range(3):
+            if mode == IA_POSITION:
+                r_x[i, k] = wx[i] * (x[i, k] - ia_x[i, k])
+                r_g[i, k] = wx[i] * g[i, k]
+            elif mode == IA_VELOCITY:
+                r_x[i, k] = wv[i] * (v[i, k] - ia_v[i, k])
+                r_g[i, k] = wv[i] * (w[i, k] - ia_w[i, k])
+            else:
+                r_x[i, k] = 0.0
+                r_g[i, k] = 0.0
+    if want_jac:
+        j_xx[:] = 0.0
+        j_gg[:] = 0.0
+        j_bb[:] = 0.0
+        j_cc[:] = 0.0
+        j_xb[:] = 0.0
+        j_gc[:] = 0.0
+        j_gx[:] = 0.0
+        j_gb[:] = 0.0
+        if mode == IA_POSITION:
+            for i in range(n):
+                for k in range(3):
+                    j_xx[i, k, k] = wx[i]
+                    j_gg[i, k, k] = wx[i]
+        elif mode == IA_VELOCITY:
+            for i in range(n):
+                for k in range(3):
+                    j_xx[i, k, k] = wv[i]
+                    for m in range(3):
+                        j_gg[i, k, m] = wv[i] * Tw[i, k, m]
+    for a in range(len(dyn)):
+        i = dyn[a]
+        b0, c0 = ib[a, 0], ic[a, 0]
+        for k in range(3):
+            if mode == IA_VELOCITY:
+                r_b[a, k] = yp[b0 + k]
+                r_c[a, k] = yp[c0 + k]
+            else:
+                r_b[a, k] = y[b0 + k]
+                r_c[a, k] = y[c0 + k]
+        if not assembly:
+            # force row β̇, moment row γ̇ + ẋ×β
+            b = y[b0:b0 + 3]
+            vxb = cross3(v[i], b)
+            for k in range(3):
+                r_x[i, k] = yp[b0 + k]
+                r_g[i, k] = yp[c0 + k] + vxb[k]
+        if not want_jac:
+            continue
+        diag = 1.0 if assembly else dcoef
+        for k in range(3):
+            j_bb[a, k, k] = diag
+            j_cc[a, k, k] = diag
+        if assembly:
+            continue
+        for k in range(3):
+            j_xb[a, k, k] = 1.0
+            j_gc[a, k, k] = 1.0
+        # ẋ×β: -β× on Δẋ, dCoef ẋ× on Δβ
+        for p in range(3):
+            q, r = (p + 1) % 3, (p + 2) % 3
+            j_gx[a, p, q] = y[b0 + r]
+            j_gx[a, p, r] = -y[b0 + q]
+            j_gb[a, p, q] = -dcoef * v[i, r]
+            j_gb[a, p, r] = dcoef * v[i, q]

@@ -45,6 +45,12 @@ class State:
         return State(t, y, yp, self.R_ref.copy(), None, self.families, self.history)
 
 
+# evaluation modes as the compiled kernels see them (Context.mode_code)
+REGULAR, IA_POSITION, IA_VELOCITY, DERIVATIVES = 0, 1, 2, 3
+MODE_CODE = {"regular": REGULAR, "ia_position": IA_POSITION, "ia_velocity": IA_VELOCITY,
+             "derivatives": DERIVATIVES}
+
+
 class Context:
     """What an element family sees during one evaluation.  dCoef is the one of the
     kinematics (`kin.dcoef`, stored once): the integrator computes it and the System builds
@@ -60,6 +66,11 @@ class Context:
     @property
     def dcoef(self):
         return self.kin.dcoef
+
+    @property
+    def mode_code(self):
+        """The mode as an integer for the compiled kernels (REGULAR, IA_POSITION, ...)."""
+        return MODE_CODE.get(self.mode, REGULAR)
 
 
 @dataclass

@@ -1,0 +1,299 @@
+"""Compiled small-matrix algebra for the element family kernels (manual ch. 4 and 5.1).
+
+Every family evaluates all its instances in one call of a function compiled by numba
+(`kernel`, an `njit` with an on-disk cache): inside it, loops over instances call the
+helpers below on 3-vectors and 3×3 matrices, which numba inlines into machine code.  This
+module is the one place the decorator's options are set; the batched numpy forms of the
+same formulas (engine/core/rotations.py) serve set-up, output and tests, never the hot path.
+
+Conventions: vectors are float arrays of shape (3,), matrices (3, 3), row-major; functions
+whose name starts with `set_` write into their first argument (no allocation)."""
+import numpy as np
+import numba
+
+# error_model="numpy": division by zero gives inf/nan like numpy (the Newton loop reports
+# non-finite residuals by equation) instead of a Python exception check in every division
+kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+SMALL_ANGLE = 1e-4            # series branch of the rotation coefficients (as rotations.py)
+SMALL_GAMMA_INV = 1e-3
+
+
+@kernel
+def dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@kernel
+def cross3(a, b):
+    out = np.empty(3)
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+@kernel
+def skew3(v):
+    """v× (3, 3)."""
+    S = np.zeros((3, 3))
+    S[0, 1] = -v[2]
+    S[0, 2] = v[1]
+    S[1, 0] = v[2]
+    S[1, 2] = -v[0]
+    S[2, 0] = -v[1]
+    S[2, 1] = v[0]
+    return S
+
+
+@kernel
+def mv3(A, v):
+    """A v."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
+    return out
+
+
+@kernel
+def mtv3(A, v):
+    """Aᵀ v."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
+    return out
+
+
+@kernel
+def mm3(A, B):
+    """A B for 3×3 matrices."""
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+    return out
+
+
+@kernel
+def mtm3(A, B):
+    """Aᵀ B for 3×3 matrices."""
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[0, i] * B[0, j] + A[1, i] * B[1, j] + A[2, i] * B[2, j]
+    return out
+
+
+@kernel
+def mmt3(A, B):
+    """A Bᵀ for 3×3 matrices."""
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
+    return out
+
+
+@kernel
+def outer3(a, b):
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = a[i] * b[j]
+    return out
+
+
+@kernel
+def cross_mat3(v, A):
+    """v× A (the columns of A crossed by v) without forming v×."""
+    out = np.empty((3, 3))
+    for j in range(3):
+        out[0, j] = v[1] * A[2, j] - v[2] * A[1, j]
+        out[1, j] = v[2] * A[0, j] - v[0] * A[2, j]
+        out[2, j] = v[0] * A[1, j] - v[1] * A[0, j]
+    return out
+
+
+@kernel
+def mat_cross3(A, v):
+    """A v× without forming v×."""
+    out = np.empty((3, 3))
+    for i in range(3):
+        out[i, 0] = A[i, 1] * v[2] - A[i, 2] * v[1]
+        out[i, 1] = A[i, 2] * v[0] - A[i, 0] * v[2]
+        out[i, 2] = A[i, 0] * v[1] - A[i, 1] * v[0]
+    return out
+
+
+@kernel
+def cayley_R_G3(g, R, G):
+    """R(g) = I + c (g× + ½ g×g×) and G(g) = c (I + ½ g×), c = 4/(4 + gᵀg) (manual
+    §5.1, Gibbs–Rodrigues parameters), written into R and G."""
+    c = 4.0 / (4.0 + dot3(g, g))
+    S = skew3(g)
+    for i in range(3):
+        for j in range(3):
+            SS = S[i, 0] * S[0, j] + S[i, 1] * S[1, j] + S[i, 2] * S[2, j]
+            d = 1.0 if i == j else 0.0
+            R[i, j] = d + c * (S[i, j] + 0.5 * SS)
+            G[i, j] = c * (d + 0.5 * S[i, j])
+
+
+@kernel
+def dGg_dg3(g, gd):
+    """∂(G(g) ġ)/∂g (the exact ω Jacobian): -½c² (ġ + ½ g×ġ) gᵀ - ½ c ġ×."""
+    c = 4.0 / (4.0 + dot3(g, g))
+    gxgd = cross3(g, gd)
+    out = np.empty((3, 3))
+    for i in range(3):
+        vi = gd[i] + 0.5 * gxgd[i]
+        for j in range(3):
+            out[i, j] = -0.5 * c * c * vi * g[j]
+    out[0, 1] += 0.5 * c * gd[2]
+    out[0, 2] -= 0.5 * c * gd[1]
+    out[1, 0] -= 0.5 * c * gd[2]
+    out[1, 2] += 0.5 * c * gd[0]
+    out[2, 0] += 0.5 * c * gd[1]
+    out[2, 1] -= 0.5 * c * gd[0]
+    return out
+
+
+@kernel
+def rotation_coefficients(phi):
+    """sin φ/φ, (1 - cos φ)/φ², (φ - sin φ)/φ³ with series near φ = 0."""
+    if phi < SMALL_ANGLE:
+        p2 = phi * phi
+        return 1.0 - p2 / 6.0, 0.5 - p2 / 24.0, 1.0 / 6.0 - p2 / 120.0
+    s = np.sin(phi)
+    return s / phi, (1.0 - np.cos(phi)) / (phi * phi), (phi - s) / (phi * phi * phi)
+
+
+@kernel
+def _i_plus(a, S, b):
+    """I + a S + b S S."""
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            SS = S[i, 0] * S[0, j] + S[i, 1] * S[1, j] + S[i, 2] * S[2, j]
+            out[i, j] = (1.0 if i == j else 0.0) + a * S[i, j] + b * SS
+    return out
+
+
+@kernel
+def exp_rotvec3(theta):
+    """exp(θ×) = I + sin φ/φ θ× + (1 - cos φ)/φ² θ×θ× (manual eq. 4.8)."""
+    a, b, _ = rotation_coefficients(np.sqrt(dot3(theta, theta)))
+    return _i_plus(a, skew3(theta), b)
+
+
+@kernel
+def gamma3(theta):
+    """Γ(θ) with δR Rᵀ = (Γ(θ) δθ)× for R = exp(θ×)."""
+    _, b, c = rotation_coefficients(np.sqrt(dot3(theta, theta)))
+    return _i_plus(b, skew3(theta), c)
+
+
+@kernel
+def gamma_inv3(theta):
+    """Γ⁻¹(θ) = I - ½ θ× + (1 - (φ/2) cot(φ/2))/φ² θ×θ×."""
+    phi = np.sqrt(dot3(theta, theta))
+    if phi < SMALL_GAMMA_INV:
+        d = 1.0 / 12.0 + phi * phi / 720.0
+    else:
+        d = (1.0 - 0.5 * phi / np.tan(0.5 * phi)) / (phi * phi)
+    return _i_plus(-0.5, skew3(theta), d)
+
+
+@kernel
+def log_rotvec3(R):
+    """The minimal rotation vector θ with exp(θ×) = R (manual §4.2), robust near 0 and π."""
+    cosphi = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    cosphi = min(1.0, max(-1.0, cosphi))
+    sn = np.empty(3)
+    sn[0] = 0.5 * (R[2, 1] - R[1, 2])
+    sn[1] = 0.5 * (R[0, 2] - R[2, 0])
+    sn[2] = 0.5 * (R[1, 0] - R[0, 1])
+    sinphi = np.sqrt(dot3(sn, sn))
+    phi = np.arctan2(sinphi, cosphi)
+    if cosphi >= -0.9:
+        a = 1.0 - phi * phi / 6.0 if phi < SMALL_ANGLE else np.sin(phi) / phi
+        out = np.empty(3)
+        for i in range(3):
+            out[i] = sn[i] / a
+        return out
+    # near π: the axis from the symmetric part R + Rᵀ = 2 cos φ I + 2 (1 - cos φ) n nᵀ
+    B = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            B[i, j] = (0.5 * (R[i, j] + R[j, i]) - (cosphi if i == j else 0.0)) / (1.0 - cosphi)
+    k = 0
+    for i in range(1, 3):
+        if B[i, i] > B[k, k]:
+            k = i
+    scale = np.sqrt(max(B[k, k], 1e-300))
+    n = np.empty(3)
+    for i in range(3):
+        n[i] = B[k, i] / scale
+    s = 1.0 if dot3(n, sn) >= 0.0 else -1.0
+    for i in range(3):
+        n[i] *= s * phi
+    return n
+
+
+@kernel
+def node_kinematics(y, yp, R_ref, start, dcoef, x, v, R, w, g, gd, G, Tw):
+    """Node kinematics at an iterate (G3, G8): x, ẋ from the unknowns, R = R(g) R_ref,
+    ω = G(g) ġ, and the Newton-increment map T_ω = G + dCoef ∂(G ġ)/∂g, for the nodes whose
+    unknowns start at `start` (x at start..start+2, g at start+3..start+5)."""
+    Rg = np.empty((3, 3))
+    Gi = np.empty((3, 3))
+    for i in range(len(start)):
+        s = start[i]
+        for k in range(3):
+            x[i, k] = y[s + k]
+            v[i, k] = yp[s + k]
+            g[i, k] = y[s + 3 + k]
+            gd[i, k] = yp[s + 3 + k]
+        cayley_R_G3(g[i], Rg, Gi)
+        R[i] = mm3(Rg, R_ref[i])
+        G[i] = Gi
+        w[i] = mv3(Gi, gd[i])
+        D = dGg_dg3(g[i], gd[i])
+        for a in range(3):
+            for b in range(3):
+                Tw[i, a, b] = Gi[a, b] + dcoef * D[a, b]
+
+
+@kernel
+def scatter(res_rows, res_values, n, want_abs, jac_map, jac_values, nnz, want_jac):
+    """The System's assembly: f_i = Σ_e f_e, f̃_i = Σ_e |f_e| over the residual entries whose
+    row is i (rows ≥ n: discarded), and the CSC values of the fixed pattern (map ≥ nnz:
+    discarded).  Returns (f, f̃ or an empty array, CSC values or an empty array)."""
+    f = np.zeros(n + 1)
+    for k in range(len(res_rows)):
+        f[res_rows[k]] += res_values[k]
+    fabs = np.zeros(n + 1 if want_abs else 0)
+    if want_abs:
+        for k in range(len(res_rows)):
+            fabs[res_rows[k]] += abs(res_values[k])
+    data = np.zeros(nnz + 1 if want_jac else 0)
+    if want_jac:
+        for k in range(len(jac_map)):
+            data[jac_map[k]] += jac_values[k]
+    return f[:n], fabs[:n], data[:nnz]
+
+
+@kernel
+def norm2(v):
+    s = 0.0
+    for k in range(len(v)):
+        s += v[k] * v[k]
+    return np.sqrt(s)
+
+
+@kernel
+def all_finite(v):
+    for k in range(len(v)):
+        if not np.isfinite(v[k]):
+            return False
+    return True

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.engine.core.drives import ConstDrive, DriveArray
+from mbdae.engine.core.compiled import kernel
 
 
 @dataclass
@@ -75,7 +76,7 @@ class LinearLaw3D:
 # `cubic elastic generic` law:
 #
 #     e = ε - ε0(t)
-#     f = w(t) [ sK(t) (K e + k2 ⊙ |e| ⊙ e + k3 ⊙ e³) + sC(t) C ε̇ ] + σ0
+#     f = w(t) [ sK(t) (K e + k2 ⊙ |e| ⊙ e + k3 ⊙ e³) + sC(t) C ε̇ + σ0 ]
 #
 # with ∂f/∂ε = w sK (K + diag(2 k2 |e| + 3 k3 e²)) and ∂f/∂ε̇ = w sC C.
 # ---------------------------------------------------------------------------------------------
@@ -311,28 +312,62 @@ class Laws:
         self.sC = scales("viscosity_scale")
         self.w = scales("scale")
 
+    def time_values(self, t):
+        """The laws' time-dependent inputs at t for the compiled kernels: prestrain ε0 (n, dim)
+        and the stiffness, viscosity and overall scales (n,) (ones where a law has none)."""
+        ones = np.ones(self.n)
+        sK = ones if self.sK is None else np.asarray(self.sK.values(t), float)
+        sC = ones if self.sC is None else np.asarray(self.sC.values(t), float)
+        w = ones if self.w is None else np.asarray(self.w.values(t), float)
+        return np.asarray(self.prestrain.values(t), float).reshape(self.n, self.dim), sK, sC, w
+
+    @property
+    def arrays(self):
+        """(K, C, k2, k3, σ0): the laws' constant arrays, in the order `law_at` takes them."""
+        return self.K, self.C, self.k2, self.k3, self.sigma0
+
     def evaluate(self, eps, epsdot, t):
-        """eps, epsdot (n, dim) -> (f (n, dim), ∂f/∂ε (n, dim, dim), ∂f/∂ε̇ (n, dim, dim))."""
-        e = eps - self.prestrain.values(t)
-        fK = np.einsum('nij,nj->ni', self.K, e)
-        dK = self.K
-        if self.nonlinear:
-            ae = np.abs(e)
-            fK = fK + self.k2 * ae * e + self.k3 * e ** 3
-            dK = dK + np.einsum('ni,ij->nij', 2.0 * self.k2 * ae + 3.0 * self.k3 * e * e, np.eye(self.dim))
-        fC = np.einsum('nij,nj->ni', self.C, epsdot)
-        dC = self.C
-        if self.sK is not None:
-            s = np.asarray(self.sK.values(t), float)
-            fK, dK = s[:, None] * fK, s[:, None, None] * dK
-        if self.sC is not None:
-            s = np.asarray(self.sC.values(t), float)
-            fC, dC = s[:, None] * fC, s[:, None, None] * dC
-        f = fK + fC + self.sigma0
-        if self.w is not None:
-            s = np.asarray(self.w.values(t), float)
-            f, dK, dC = s[:, None] * f, s[:, None, None] * dK, s[:, None, None] * dC
-        return f, dK, dC
+        """eps, epsdot (n, dim) -> (f (n, dim), ∂f/∂ε (n, dim, dim), ∂f/∂ε̇ (n, dim, dim)),
+        by the compiled `law_at` (the one implementation the element kernels call)."""
+        eps = np.ascontiguousarray(eps, dtype=float).reshape(self.n, self.dim)
+        epsdot = np.ascontiguousarray(epsdot, dtype=float).reshape(self.n, self.dim)
+        return laws_all(*self.arrays, *self.time_values(t), eps, epsdot)
+
+
+@kernel
+def law_at(K, C, k2, k3, sigma0, e0, sK, sC, w, i, eps, epsdot):
+    """Law i at (ε, ε̇): f = w [sK (K e + k2 |e| e + k3 e³) + sC C ε̇ + σ0] with e = ε - ε0,
+    and its derivatives ∂f/∂ε, ∂f/∂ε̇ (the formula of this module's docstring)."""
+    d = len(eps)
+    f = np.empty(d)
+    dK = np.empty((d, d))
+    dC = np.empty((d, d))
+    e = eps - e0[i]
+    for a in range(d):
+        fk = 0.0
+        fc = 0.0
+        for b in range(d):
+            fk += K[i, a, b] * e[b]
+            fc += C[i, a, b] * epsdot[b]
+            dK[a, b] = w[i] * sK[i] * K[i, a, b]
+            dC[a, b] = w[i] * sC[i] * C[i, a, b]
+        ae = abs(e[a])
+        fk += k2[i, a] * ae * e[a] + k3[i, a] * e[a] * e[a] * e[a]
+        dK[a, a] += w[i] * sK[i] * (2.0 * k2[i, a] * ae + 3.0 * k3[i, a] * e[a] * e[a])
+        f[a] = w[i] * (sK[i] * fk + sC[i] * fc + sigma0[i, a])
+    return f, dK, dC
+
+
+@kernel
+def laws_all(K, C, k2, k3, sigma0, e0, sK, sC, w, eps, epsdot):
+    """`law_at` for every law i at (eps[i], epsdot[i])."""
+    n, d = eps.shape
+    f = np.empty((n, d))
+    dK = np.empty((n, d, d))
+    dC = np.empty((n, d, d))
+    for i in range(n):
+        f[i], dK[i], dC[i] = law_at(K, C, k2, k3, sigma0, e0, sK, sC, w, i, eps[i], epsdot[i])
+    return f, dK, dC
 
 
 class _SlowArray:

@@ -3,11 +3,13 @@ inertia about the node J = J_cg - m b×b× to the momentum definitions (manual e
     f_β += -(m ẋ + ω×s),   f_γ += -(s×ẋ + J ω)
 with the perturbations of eq. 8.4.  Several bodies may share a node."""
 from dataclasses import dataclass
+from functools import cached_property
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import (ElementFamily, chain, write_blocks, vec, mat, scalar_drive,
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.compiled import kernel, mv3, mm3, mmt3, cross3, skew3, cross_mat3
+from mbdae.elements.base import (ElementFamily, vec, mat, scalar_drive,
                                  random_rotation, random_nodes)
 from mbdae.engine.core.drives import ConstDrive
 from mbdae.engine.core.drives import LinearDrive
@@ -104,6 +106,8 @@ class RigidBodies(ElementFamily):
         self._mI = -self.m[:, None, None] * np.eye(3)
 
     def build_pattern(self):
+        """Residual on the momentum rows (β, γ); Jacobian on (β, x), (γ, g) and, with centre of
+        mass offsets, (β, g), (γ, x)."""
         p = self.pattern = Pattern()
         n = self.nodes
         ib, ic = n.ib[self.node], n.ic[self.node]
@@ -124,32 +128,18 @@ class RigidBodies(ElementFamily):
         return s, J
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
+        """One compiled call (body_equations) over all bodies."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        if self.centered:
+            jac = list(jac) + self._no_offset_blocks
         kin = ctx.kin
-        v, w = kin.v[self.node], kin.w[self.node]
-        R = kin.R[self.node]
-        J = R @ self.J_local @ np.swapaxes(R, -1, -2)
-        Jw = rot.matvec(J, w)
-        if self.centered:
-            res = [-self.m[:, None] * v, -Jw]
-        else:
-            s = rot.matvec(R, self.s_local)
-            res = [-(self.m[:, None] * v + rot.cross(w, s)), -(rot.cross(s, v) + Jw)]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        W = rot.skew(w)
-        if self.centered:
-            _, Jcg = chain(kin, self.node, dF_dw=-J, dF_dth=rot.skew(Jw) - J @ W)
-            write_blocks(res_views, res)
-            write_blocks(jac_views, [self._mI, Jcg])
-            return
-        S = rot.skew(s)
-        Jbx, Jbg = chain(kin, self.node, dF_dv=self._mI, dF_dw=S, dF_dth=W @ S)
-        Jcx, Jcg = chain(kin, self.node, dF_dv=-S, dF_dw=-J,
-                         dF_dth=-rot.skew(v) @ S + rot.skew(Jw) - J @ W)
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [Jbx, Jcg, Jbg, Jcx])
+        body_equations(float(kin.dcoef), self.node, self.m, self.s_local, self.J_local, kin.v, kin.w,
+                       kin.R, kin.G, kin.Tw, not self.centered, want_jac, *res_views, *jac)
+
+    @cached_property
+    def _no_offset_blocks(self):
+        """Scratch arrays for the offset blocks a family of centred bodies does not have."""
+        return [np.zeros((self.ne, 3, 3)), np.zeros((self.ne, 3, 3))]
 
     def node_momenta(self, kin):
         """Σ over bodies of (m ẋ + ω×s, s×ẋ + Jω) per node (consistent initial β, γ)."""
@@ -261,28 +251,24 @@ class Gravity(ElementFamily):
         return p
 
     def g(self, t):
-        """Gravity vector at time t (cached for the current time)."""
-        if getattr(self, "_g_time", None) != t:
-            self._g_time, self._g = t, self.direction * float(self.drive.value(t))
-        return self._g
+        """Gravity vector at time t."""
+        return self.direction * float(self.drive.value(t))
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
+        """One compiled call (gravity_loads) over all bodies."""
         b = self.bodies
-        g = self.g(ctx.t)
-        force = -b.m[:, None] * g
         if b.centered:
-            write_blocks(res_views, [force])
-            write_blocks(jac_views, ([] if want_jac else None))
+            gravity_loads(float(ctx.kin.dcoef), b.node, b.m, b.s_local, self.g(ctx.t), ctx.kin.R, ctx.kin.G,
+                          False, False, res_views[0], self._no_moment[0], self._no_moment[1])
             return
-        s = rot.matvec(ctx.kin.R[b.node], b.s_local)
-        res = [force, -rot.cross(s, np.broadcast_to(g, s.shape))]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        _, Jg = chain(ctx.kin, b.node, dF_dth=-rot.skew(g) @ rot.skew(s))
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [Jg])
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        gravity_loads(float(ctx.kin.dcoef), b.node, b.m, b.s_local, self.g(ctx.t), ctx.kin.R, ctx.kin.G,
+                      True, want_jac, res_views[0], res_views[1], jac[0])
+
+    @cached_property
+    def _no_moment(self):
+        """Scratch arrays for the moment blocks that gravity on centred bodies does not have."""
+        return np.zeros((self.ne, 3)), np.zeros((self.ne, 3, 3))
 
     def potential_energy(self, kin, t):
         """-Σ m g·x_cm at time t."""
@@ -290,6 +276,70 @@ class Gravity(ElementFamily):
         g = self.g(t)
         xc = kin.x[b.node] + rot.matvec(kin.R[b.node], b.s_local) / np.where(b.m > 0, b.m, 1.0)[:, None]
         return float(-np.sum(b.m * (xc @ g)))
+
+
+# ---------------------------------------------------------------- kernels
+@kernel
+def body_equations(dcoef, node, m, s_local, J_local, v, w, R, G, Tw, offsets, want_jac,
+                   r_b, r_c, j_bx, j_cg, j_bg, j_cx):
+    """Momentum definition terms of rigid bodies (eq. 8.1): f_β = -(m ẋ + ω×s),
+    f_γ = -(s×ẋ + J ω) with s = R m b, J = R J_node Rᵀ; Jacobian by eq. 8.4 and the chain
+    rule of G8 (T_θ = dCoef G, T_ω): ∂f_β/∂ẋ = -m I, ∂f_β/∂ω = s×, ∂f_β/∂θ = ω×s×,
+    ∂f_γ/∂ẋ = -s×, ∂f_γ/∂ω = -J, ∂f_γ/∂θ = -ẋ×s× + (Jω)× - J ω×.  `offsets` False: every
+    s = 0 and the blocks (β, g), (γ, x) are not written."""
+    for e in range(len(node)):
+        i = node[e]
+        Ri = R[i]
+        J = mmt3(mm3(Ri, J_local[e]), Ri)
+        Jw = mv3(J, w[i])
+        s = mv3(Ri, s_local[e])
+        wxs = cross3(w[i], s)
+        sxv = cross3(s, v[i])
+        for k in range(3):
+            r_b[e, k] = -(m[e] * v[i, k] + wxs[k])
+            r_c[e, k] = -(sxv[k] + Jw[k])
+        if not want_jac:
+            continue
+        Gi, Twi = G[i], Tw[i]
+        # ∂f_γ/∂θ T_θ + ∂f_γ/∂ω T_ω
+        dth = skew3(Jw) - mm3(J, skew3(w[i]))
+        if offsets:
+            dth -= mm3(skew3(v[i]), skew3(s))
+        A = mm3(dth, Gi)
+        B = mm3(J, Twi)
+        for a in range(3):
+            for b in range(3):
+                j_bx[e, a, b] = -m[e] if a == b else 0.0
+                j_cg[e, a, b] = dcoef * A[a, b] - B[a, b]
+        if offsets:
+            S = skew3(s)
+            A = mm3(cross_mat3(w[i], S), Gi)
+            B = mm3(S, Twi)
+            for a in range(3):
+                for b in range(3):
+                    j_bg[e, a, b] = dcoef * A[a, b] + B[a, b]
+                    j_cx[e, a, b] = -S[a, b]
+
+
+@kernel
+def gravity_loads(dcoef, node, m, s_local, g, R, G, offsets, want_jac, r_x, r_g, j_gg):
+    """Gravity on rigid bodies: force m g at the node and, with offsets, moment s×g
+    (residual rows -m g, -s×g; ∂(-s×g)/∂θ = -g× s×, on Δġ through T_θ = dCoef G)."""
+    for e in range(len(node)):
+        for k in range(3):
+            r_x[e, k] = -m[e] * g[k]
+        if not offsets:
+            continue
+        i = node[e]
+        s = mv3(R[i], s_local[e])
+        sxg = cross3(s, g)
+        for k in range(3):
+            r_g[e, k] = -sxg[k]
+        if want_jac:
+            A = mm3(mm3(skew3(g), skew3(s)), G[i])
+            for a in range(3):
+                for b in range(3):
+                    j_gg[e, a, b] = -dcoef * A[a, b]
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

@@ -8,7 +8,8 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
-from mbdae.engine.core.compiled import kernel, mv3, mm3, mmt3, cross3, skew3, cross_mat3
+from mbdae.engine.core.compiled import (kernel, vload, mload, vstore, mstore, vadd, vscale, vcross, mvec,
+                                        mmul, mmult, madd, msub, mscale, mdiag, skew)
 from mbdae.elements.base import (ElementFamily, vec, mat, scalar_drive,
                                  random_rotation, random_nodes)
 from mbdae.engine.core.drives import ConstDrive
@@ -289,57 +290,42 @@ def body_equations(dcoef, node, m, s_local, J_local, v, w, R, G, Tw, offsets, wa
     s = 0 and the blocks (β, g), (γ, x) are not written."""
     for e in range(len(node)):
         i = node[e]
-        Ri = R[i]
-        J = mmt3(mm3(Ri, J_local[e]), Ri)
-        Jw = mv3(J, w[i])
-        s = mv3(Ri, s_local[e])
-        wxs = cross3(w[i], s)
-        sxv = cross3(s, v[i])
-        for k in range(3):
-            r_b[e, k] = -(m[e] * v[i, k] + wxs[k])
-            r_c[e, k] = -(sxv[k] + Jw[k])
+        Ri = mload(R, i)
+        vi, wi = vload(v, i), vload(w, i)
+        J = mmult(mmul(Ri, mload(J_local, e)), Ri)
+        Jw = mvec(J, wi)
+        s = mvec(Ri, vload(s_local, e))
+        vstore(r_b, e, vscale(-1.0, vadd(vscale(m[e], vi), vcross(wi, s))))
+        vstore(r_c, e, vscale(-1.0, vadd(vcross(s, vi), Jw)))
         if not want_jac:
             continue
-        Gi, Twi = G[i], Tw[i]
+        Gi, Twi = mload(G, i), mload(Tw, i)
         # ∂f_γ/∂θ T_θ + ∂f_γ/∂ω T_ω
-        dth = skew3(Jw) - mm3(J, skew3(w[i]))
+        dth = msub(skew(Jw), mmul(J, skew(wi)))
         if offsets:
-            dth -= mm3(skew3(v[i]), skew3(s))
-        A = mm3(dth, Gi)
-        B = mm3(J, Twi)
-        for a in range(3):
-            for b in range(3):
-                j_bx[e, a, b] = -m[e] if a == b else 0.0
-                j_cg[e, a, b] = dcoef * A[a, b] - B[a, b]
+            dth = msub(dth, mmul(skew(vi), skew(s)))
+        mstore(j_bx, e, mdiag(-m[e]))
+        mstore(j_cg, e, msub(mscale(dcoef, mmul(dth, Gi)), mmul(J, Twi)))
         if offsets:
-            S = skew3(s)
-            A = mm3(cross_mat3(w[i], S), Gi)
-            B = mm3(S, Twi)
-            for a in range(3):
-                for b in range(3):
-                    j_bg[e, a, b] = dcoef * A[a, b] + B[a, b]
-                    j_cx[e, a, b] = -S[a, b]
+            S = skew(s)
+            mstore(j_bg, e, madd(mscale(dcoef, mmul(mmul(skew(wi), S), Gi)), mmul(S, Twi)))
+            mstore(j_cx, e, mscale(-1.0, S))
 
 
 @kernel
 def gravity_loads(dcoef, node, m, s_local, g, R, G, offsets, want_jac, r_x, r_g, j_gg):
     """Gravity on rigid bodies: force m g at the node and, with offsets, moment s×g
     (residual rows -m g, -s×g; ∂(-s×g)/∂θ = -g× s×, on Δġ through T_θ = dCoef G)."""
+    gv = (g[0], g[1], g[2])
     for e in range(len(node)):
-        for k in range(3):
-            r_x[e, k] = -m[e] * g[k]
+        vstore(r_x, e, vscale(-m[e], gv))
         if not offsets:
             continue
         i = node[e]
-        s = mv3(R[i], s_local[e])
-        sxg = cross3(s, g)
-        for k in range(3):
-            r_g[e, k] = -sxg[k]
+        s = mvec(mload(R, i), vload(s_local, e))
+        vstore(r_g, e, vscale(-1.0, vcross(s, gv)))
         if want_jac:
-            A = mm3(mm3(skew3(g), skew3(s)), G[i])
-            for a in range(3):
-                for b in range(3):
-                    j_gg[e, a, b] = -dcoef * A[a, b]
+            mstore(j_gg, e, mscale(-dcoef, mmul(mmul(skew(gv), skew(s)), mload(G, i))))
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

@@ -14,9 +14,8 @@ import numpy as np
 
 from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS, DIM
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
-from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.state import State, Context
-from mbdae.engine.core.compiled import scatter
+from mbdae.engine.core.compiled import scatter, history_rotations
 from mbdae.elements.registry import build_families
 
 IA_MODES = ("ia_position", "ia_velocity")
@@ -170,6 +169,7 @@ class System:
         ġ_k = G(g_k)⁻¹ ω_k."""
         ig = self.nodes.ig
         R_ref = points[0].R
+        n = self.nodes.n
         ys, yps = [], []
         for k, P in enumerate(points):
             y, yp = P.y.copy(), P.yp.copy()
@@ -177,9 +177,10 @@ class System:
                 y[ig] = 0.0
                 yp[ig] = P.w
             else:
-                g = rot.cayley_inverse(P.R @ np.swapaxes(R_ref, -1, -2))
+                g, gd = np.empty((n, 3)), np.empty((n, 3))
+                history_rotations(P.R, R_ref, P.w, g, gd)
                 y[ig] = g
-                yp[ig] = rot.matvec(rot.cayley_G_inv(g), P.w)
+                yp[ig] = gd
             ys.append(y)
             yps.append(yp)
         return ys, yps

@@ -92,15 +92,20 @@ class SparseAssembler:
         self.indices = (uniq % n).astype(np.int32)
         colidx = uniq // n
         self.indptr = np.searchsorted(colidx, np.arange(n + 1)).astype(np.int32)
+        self._template = sp.csc_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(n, n))
+        self._template.has_sorted_indices = True
 
     def matrix(self, values):
         data = np.bincount(self.map, weights=values, minlength=self.nnz + 1)[:self.nnz]
         return self.matrix_from_data(data)
 
     def matrix_from_data(self, data):
-        """The CSC matrix of the pattern with the values `data` (nnz,), without checks."""
-        A = sp.csc_matrix((self.n, self.n))
-        A.data, A.indices, A.indptr = data, self.indices, self.indptr
+        """A new CSC matrix of the pattern with the values `data` (nnz,): a shallow copy of a
+        template that shares the pattern's index arrays (SciPy's constructor checks the
+        format, which costs more than assembling a small system)."""
+        A = object.__new__(sp.csc_matrix)
+        A.__dict__.update(self._template.__dict__)
+        A.data = data
         return A
 
 

@@ -8,8 +8,50 @@ same formulas (engine/core/rotations.py) serve set-up, output and tests, never t
 
 Conventions: vectors are float arrays of shape (3,), matrices (3, 3), row-major; functions
 whose name starts with `set_` write into their first argument (no allocation)."""
+import hashlib
+import os
+import sys
+from pathlib import Path
+
 import numpy as np
 import numba
+
+SOURCE_ROOT = Path(__file__).resolve().parents[2]          # the folder of engine/ and elements/
+KERNEL_SOURCES = ("engine/core", "elements")
+
+
+def kernel_cache_dir():
+    """Where the compiled kernels are kept: MBDAE_CACHE_DIR, else a folder of the user's
+    cache named by a hash of the kernel sources.  numba checks only the timestamp of the file
+    that defines a kernel, not of the helpers it inlines from other files; keying the folder
+    by every kernel source makes an edit anywhere recompile everything, once."""
+    given = os.environ.get("MBDAE_CACHE_DIR")
+    if given:
+        return Path(given)
+    digest = hashlib.sha1()
+    for folder in KERNEL_SOURCES:
+        for path in sorted((SOURCE_ROOT / folder).glob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mbdae"
+    return base / f"kernels-{numba.__version__}-{digest.hexdigest()[:16]}"
+
+
+def _use_cache_dir():
+    """Point numba's cache at kernel_cache_dir() (before any kernel is declared) and, when that
+    folder is new, tell the user once that the kernels are being compiled."""
+    folder = kernel_cache_dir()
+    if not folder.exists():
+        try:
+            folder.mkdir(parents=True)
+        except OSError:
+            return                       # read-only home: numba's default cache location
+        print(f"mbdae: compiling the element kernels for this installation (once; cached in {folder})",
+              file=sys.stderr)
+    numba.config.CACHE_DIR = str(folder)
+
+
+_use_cache_dir()
 
 # error_model="numpy": division by zero gives inf/nan like numpy (the Newton loop reports
 # non-finite residuals by equation) instead of a Python exception check in every division
@@ -240,28 +282,251 @@ def log_rotvec3(R):
     return n
 
 
+# ---------------------------------------------------------------- value types
+# 3-vectors as tuples (a, b, c) and 3×3 matrices as tuples of three row tuples: numba keeps
+# them in registers, so these helpers allocate nothing (a kernel that allocated small arrays
+# per instance measured 10× slower).  Load them from arrays with vload/mload and write them
+# back with vstore/mstore.  Never use + or * on them: on tuples those concatenate/repeat.
+
+@kernel
+def vload(a, i):
+    """Row i of an (n, 3) array as a vector."""
+    return (a[i, 0], a[i, 1], a[i, 2])
+
+
+@kernel
+def vget(a):
+    """A (3,) array as a vector."""
+    return (a[0], a[1], a[2])
+
+
+@kernel
+def mload(A, i):
+    """Matrix i of an (n, 3, 3) array."""
+    return ((A[i, 0, 0], A[i, 0, 1], A[i, 0, 2]), (A[i, 1, 0], A[i, 1, 1], A[i, 1, 2]),
+            (A[i, 2, 0], A[i, 2, 1], A[i, 2, 2]))
+
+
+@kernel
+def vstore(out, i, v):
+    out[i, 0] = v[0]
+    out[i, 1] = v[1]
+    out[i, 2] = v[2]
+
+
+@kernel
+def mstore(out, i, M):
+    for a in range(3):
+        for b in range(3):
+            out[i, a, b] = M[a][b]
+
+
+@kernel
+def vadd(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@kernel
+def vsub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@kernel
+def vscale(s, a):
+    return (s * a[0], s * a[1], s * a[2])
+
+
+@kernel
+def vdot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@kernel
+def vnorm(a):
+    return np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+@kernel
+def vcross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@kernel
+def zero3():
+    return (0.0, 0.0, 0.0)
+
+
+@kernel
+def eye3():
+    return ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+
+@kernel
+def skew(v):
+    """v×."""
+    return ((0.0, -v[2], v[1]), (v[2], 0.0, -v[0]), (-v[1], v[0], 0.0))
+
+
+@kernel
+def outer(a, b):
+    return ((a[0] * b[0], a[0] * b[1], a[0] * b[2]), (a[1] * b[0], a[1] * b[1], a[1] * b[2]),
+            (a[2] * b[0], a[2] * b[1], a[2] * b[2]))
+
+
+@kernel
+def mvec(A, v):
+    """A v."""
+    return (vdot(A[0], v), vdot(A[1], v), vdot(A[2], v))
+
+
+@kernel
+def mcol(A, k):
+    """Column k of A."""
+    return (A[0][k], A[1][k], A[2][k])
+
+
+@kernel
+def mtrans(A):
+    return (mcol(A, 0), mcol(A, 1), mcol(A, 2))
+
+
+@kernel
+def mtvec(A, v):
+    """Aᵀ v."""
+    return (A[0][0] * v[0] + A[1][0] * v[1] + A[2][0] * v[2],
+            A[0][1] * v[0] + A[1][1] * v[1] + A[2][1] * v[2],
+            A[0][2] * v[0] + A[1][2] * v[1] + A[2][2] * v[2])
+
+
+@kernel
+def mmul(A, B):
+    """A B."""
+    return (mtvec(B, A[0]), mtvec(B, A[1]), mtvec(B, A[2]))
+
+
+@kernel
+def mtmul(A, B):
+    """Aᵀ B."""
+    return mmul(mtrans(A), B)
+
+
+@kernel
+def mmult(A, B):
+    """A Bᵀ."""
+    return (mvec(B, A[0]), mvec(B, A[1]), mvec(B, A[2]))
+
+
+@kernel
+def madd(A, B):
+    return (vadd(A[0], B[0]), vadd(A[1], B[1]), vadd(A[2], B[2]))
+
+
+@kernel
+def msub(A, B):
+    return (vsub(A[0], B[0]), vsub(A[1], B[1]), vsub(A[2], B[2]))
+
+
+@kernel
+def mscale(s, A):
+    return (vscale(s, A[0]), vscale(s, A[1]), vscale(s, A[2]))
+
+
+@kernel
+def mdiag(s):
+    """s I."""
+    return ((s, 0.0, 0.0), (0.0, s, 0.0), (0.0, 0.0, s))
+
+
+@kernel
+def eye_plus(a, S, b):
+    """I + a S + b S S."""
+    return madd(madd(eye3(), mscale(a, S)), mscale(b, mmul(S, S)))
+
+
+@kernel
+def cayley_R_G(g):
+    """R(g) = I + c (g× + ½ g×g×) and G(g) = c (I + ½ g×), c = 4/(4 + gᵀg) (manual §5.1,
+    Gibbs–Rodrigues parameters)."""
+    c = 4.0 / (4.0 + vdot(g, g))
+    S = skew(g)
+    return eye_plus(c, S, 0.5 * c), mscale(c, madd(eye3(), mscale(0.5, S)))
+
+
+@kernel
+def dGg_dg(g, gd):
+    """∂(G(g) ġ)/∂g (the exact ω Jacobian): -½c² (ġ + ½ g×ġ) gᵀ - ½ c ġ×."""
+    c = 4.0 / (4.0 + vdot(g, g))
+    u = vadd(gd, vscale(0.5, vcross(g, gd)))
+    return msub(mscale(-0.5 * c * c, outer(u, g)), mscale(0.5 * c, skew(gd)))
+
+
+@kernel
+def exp_rotvec(theta):
+    """exp(θ×) = I + sin φ/φ θ× + (1 - cos φ)/φ² θ×θ× (manual eq. 4.8)."""
+    a, b, _ = rotation_coefficients(vnorm(theta))
+    return eye_plus(a, skew(theta), b)
+
+
+@kernel
+def gamma(theta):
+    """Γ(θ) with δR Rᵀ = (Γ(θ) δθ)× for R = exp(θ×)."""
+    _, b, c = rotation_coefficients(vnorm(theta))
+    return eye_plus(b, skew(theta), c)
+
+
+@kernel
+def gamma_inv(theta):
+    """Γ⁻¹(θ) = I - ½ θ× + (1 - (φ/2) cot(φ/2))/φ² θ×θ×."""
+    phi = vnorm(theta)
+    if phi < SMALL_GAMMA_INV:
+        d = 1.0 / 12.0 + phi * phi / 720.0
+    else:
+        d = (1.0 - 0.5 * phi / np.tan(0.5 * phi)) / (phi * phi)
+    return eye_plus(-0.5, skew(theta), d)
+
+
+@kernel
+def log_rotvec(R):
+    """The minimal rotation vector θ with exp(θ×) = R (manual §4.2), robust near 0 and π."""
+    cosphi = min(1.0, max(-1.0, 0.5 * (R[0][0] + R[1][1] + R[2][2] - 1.0)))
+    sn = (0.5 * (R[2][1] - R[1][2]), 0.5 * (R[0][2] - R[2][0]), 0.5 * (R[1][0] - R[0][1]))
+    phi = np.arctan2(vnorm(sn), cosphi)
+    if cosphi >= -0.9:
+        a = 1.0 - phi * phi / 6.0 if phi < SMALL_ANGLE else np.sin(phi) / phi
+        return vscale(1.0 / a, sn)
+    # near π: the axis from the symmetric part R + Rᵀ = 2 cos φ I + 2 (1 - cos φ) n nᵀ;
+    # row k of that part, for the largest diagonal entry k, is n_k n
+    k = 0
+    for j in range(1, 3):
+        if R[j][j] > R[k][k]:
+            k = j
+    row = (0.5 * (R[k][0] + R[0][k]), 0.5 * (R[k][1] + R[1][k]), 0.5 * (R[k][2] + R[2][k]))
+    row = vsub(row, vscale(cosphi, mcol(eye3(), k)))
+    nk = np.sqrt(max(row[k] / (1.0 - cosphi), 1e-300))
+    n = vscale(1.0 / ((1.0 - cosphi) * nk), row)
+    s = 1.0 if vdot(n, sn) >= 0.0 else -1.0
+    return vscale(s * phi, n)
+
+
 @kernel
 def node_kinematics(y, yp, R_ref, start, dcoef, x, v, R, w, g, gd, G, Tw):
     """Node kinematics at an iterate (G3, G8): x, ẋ from the unknowns, R = R(g) R_ref,
     ω = G(g) ġ, and the Newton-increment map T_ω = G + dCoef ∂(G ġ)/∂g, for the nodes whose
     unknowns start at `start` (x at start..start+2, g at start+3..start+5)."""
-    Rg = np.empty((3, 3))
-    Gi = np.empty((3, 3))
     for i in range(len(start)):
         s = start[i]
-        for k in range(3):
-            x[i, k] = y[s + k]
-            v[i, k] = yp[s + k]
-            g[i, k] = y[s + 3 + k]
-            gd[i, k] = yp[s + 3 + k]
-        cayley_R_G3(g[i], Rg, Gi)
-        R[i] = mm3(Rg, R_ref[i])
-        G[i] = Gi
-        w[i] = mv3(Gi, gd[i])
-        D = dGg_dg3(g[i], gd[i])
-        for a in range(3):
-            for b in range(3):
-                Tw[i, a, b] = Gi[a, b] + dcoef * D[a, b]
+        xi = (y[s], y[s + 1], y[s + 2])
+        gi = (y[s + 3], y[s + 4], y[s + 5])
+        gdi = (yp[s + 3], yp[s + 4], yp[s + 5])
+        vstore(x, i, xi)
+        vstore(v, i, (yp[s], yp[s + 1], yp[s + 2]))
+        vstore(g, i, gi)
+        vstore(gd, i, gdi)
+        Rg, Gi = cayley_R_G(gi)
+        mstore(R, i, mmul(Rg, mload(R_ref, i)))
+        mstore(G, i, Gi)
+        vstore(w, i, mvec(Gi, gdi))
+        mstore(Tw, i, madd(Gi, mscale(dcoef, dGg_dg(gi, gdi))))
 
 
 @kernel
@@ -297,3 +562,17 @@ def all_finite(v):
         if not np.isfinite(v[k]):
             return False
     return True
+
+
+@kernel
+def history_rotations(R_k, R_0, w_k, g, gd):
+    """A committed point's rotation slots about the newest orientation R_0 (G3):
+    g = cayley⁻¹(R_k R_0ᵀ) = 4 ax(R_k R_0ᵀ)/(1 + tr(R_k R_0ᵀ)) and ġ = G(g)⁻¹ ω_k with
+    G(g)⁻¹ = I - ½ g× + ¼ g gᵀ, per node, written into g and gd (n, 3)."""
+    for i in range(len(R_k)):
+        A = mmult(mload(R_k, i), mload(R_0, i))
+        c = 2.0 / (1.0 + A[0][0] + A[1][1] + A[2][2])
+        gi = (c * (A[2][1] - A[1][2]), c * (A[0][2] - A[2][0]), c * (A[1][0] - A[0][1]))
+        w = vload(w_k, i)
+        vstore(g, i, gi)
+        vstore(gd, i, vadd(vsub(w, vscale(0.5, vcross(gi, w))), vscale(0.25 * vdot(gi, w), gi)))

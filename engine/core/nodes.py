@@ -11,7 +11,7 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, DIM, kernel_jacobian_views
-from mbdae.engine.core.compiled import node_kinematics, kernel, cross3
+from mbdae.engine.core.compiled import node_kinematics, kernel, vcross, vload
 from mbdae.engine.core.state import IA_POSITION, IA_VELOCITY
 
 I3 = np.eye(3)
@@ -219,8 +219,7 @@ def node_equations(mode, dcoef, dyn, ib, ic, y, yp, x, v, w, g, Tw, ia_x, ia_v, 
                 r_c[a, k] = y[c0 + k]
         if not assembly:
             # force row β̇, moment row γ̇ + ẋ×β
-            b = y[b0:b0 + 3]
-            vxb = cross3(v[i], b)
+            vxb = vcross(vload(v, i), (y[b0], y[b0 + 1], y[b0 + 2]))
             for k in range(3):
                 r_x[i, k] = yp[b0 + k]
                 r_g[i, k] = yp[c0 + k] + vxb[k]

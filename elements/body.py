@@ -12,7 +12,7 @@ from mbdae.engine.core.compiled import (kernel, vload, mload, vstore, mstore, va
                                         mmul, mmult, madd, msub, mscale, mdiag, skew)
 from mbdae.elements.base import (ElementFamily, vec, mat, scalar_drive,
                                  random_rotation, random_nodes)
-from mbdae.engine.core.drives import ConstDrive
+from mbdae.engine.core.drives import ConstDrive, DriveArray
 from mbdae.engine.core.drives import LinearDrive
 
 
@@ -253,7 +253,12 @@ class Gravity(ElementFamily):
 
     def g(self, t):
         """Gravity vector at time t."""
-        return self.direction * float(self.drive.value(t))
+        return self.direction * self._drive_array.values(t)[0]
+
+    @cached_property
+    def _drive_array(self):
+        """The drive as a DriveArray (its values are kept for the last time asked)."""
+        return DriveArray([self.drive])
 
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call (gravity_loads) over all bodies."""

@@ -60,20 +60,37 @@ class VectorDriveArray:
                         vals.append(a[k])
         self.n = len(vdrives)
         self.empty = not drives
+        self._cache = {}
+        self._zeros = None
         if not self.empty:
             self.array = DriveArray(drives)
             self.M = sp.csr_matrix((vals, (rows, cols)), shape=(3 * self.n, len(drives)))
 
-    def _eval(self, f):
+    def _eval(self, t, order):
+        """(n, 3) read-only values of derivative `order` at t, kept for the last t of each
+        order (Newton evaluates several times at one t; the values are a function of t)."""
         if self.empty:
-            return np.zeros((self.n, 3))
-        return (self.M @ f()).reshape(self.n, 3)
+            if self._zeros is None:
+                self._zeros = np.zeros((self.n, 3))
+                self._zeros.flags.writeable = False
+            return self._zeros
+        scalar_time = np.ndim(t) == 0
+        if scalar_time:
+            cached = self._cache.get(order)
+            if cached is not None and cached[0] == float(t):
+                return cached[1]
+        f = (self.array.values, self.array.derivatives, self.array.second_derivatives)[order](t)
+        out = (self.M @ f).reshape(self.n, 3)
+        out.flags.writeable = False
+        if scalar_time:
+            self._cache[order] = (float(t), out)
+        return out
 
     def values(self, t):
-        return self._eval(lambda: self.array.values(t))
+        return self._eval(t, 0)
 
     def derivatives(self, t):
-        return self._eval(lambda: self.array.derivatives(t))
+        return self._eval(t, 1)
 
     def second_derivatives(self, t):
-        return self._eval(lambda: self.array.second_derivatives(t))
+        return self._eval(t, 2)

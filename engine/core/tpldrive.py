@@ -67,23 +67,21 @@ class VectorDriveArray:
             self.M = sp.csr_matrix((vals, (rows, cols)), shape=(3 * self.n, len(drives)))
 
     def _eval(self, t, order):
-        """(n, 3) read-only values of derivative `order` at t, kept for the last t of each
-        order (Newton evaluates several times at one t; the values are a function of t)."""
+        """(n, 3) read-only values of derivative `order` at t.  The product with the drive
+        values is redone only when the DriveArray returns a new values array (it keeps its
+        values for the last t, until its cache is cleared for drives that read the state)."""
         if self.empty:
             if self._zeros is None:
                 self._zeros = np.zeros((self.n, 3))
                 self._zeros.flags.writeable = False
             return self._zeros
-        scalar_time = np.ndim(t) == 0
-        if scalar_time:
-            cached = self._cache.get(order)
-            if cached is not None and cached[0] == float(t):
-                return cached[1]
         f = (self.array.values, self.array.derivatives, self.array.second_derivatives)[order](t)
+        cached = self._cache.get(order)
+        if cached is not None and cached[0] is f:
+            return cached[1]
         out = (self.M @ f).reshape(self.n, 3)
         out.flags.writeable = False
-        if scalar_time:
-            self._cache[order] = (float(t), out)
+        self._cache[order] = (f, out)
         return out
 
     def values(self, t):

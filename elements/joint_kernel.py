@@ -17,8 +17,12 @@ from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale
                                         msub, mscale, exp_rotvec, log_rotvec, gamma, gamma_inv)
 from mbdae.engine.core.state import IA_POSITION, IA_VELOCITY, DERIVATIVES
 
-# rows 0-5, 12-14 are position-level (divided by dCoef in a step), 6-11 velocity-level
-POSITION_LEVEL = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1], np.bool_)
+
+
+@kernel
+def position_level(r):
+    """Rows 0-5 and 12-14 are position-level (divided by dCoef in a step), 6-11 velocity-level."""
+    return r <= 5 or r >= 12
 
 
 @kernel
@@ -163,9 +167,8 @@ def joint_group(mode, dcoef, used, inst, n1, n2, mult, load_mult, f1_local, f2_l
             r_node[e, j] = s
         for k in range(nu):
             r = used[k]
-            position_level = POSITION_LEVEL[r]
             if velocity_form:
-                if position_level:
+                if position_level(r):
                     # φ_q v + φ_t: position-level rows at velocity level
                     val = (vdot(_row(C, k, 0), v1) + vdot(_row(C, k, 3), w1) + vdot(_row(C, k, 6), v2)
                            + vdot(_row(C, k, 9), w2))
@@ -181,9 +184,9 @@ def joint_group(mode, dcoef, used, inst, n1, n2, mult, load_mult, f1_local, f2_l
                 if mode == DERIVATIVES:
                     val /= dcoef
             elif mode == IA_POSITION:
-                val = c[k] if position_level else lam[k]
+                val = c[k] if position_level(r) else lam[k]
             else:
-                val = c[k] / dcoef if position_level else c[k]
+                val = c[k] / dcoef if position_level(r) else c[k]
             r_c[e, k] = val
         if not want_jac:
             continue
@@ -196,7 +199,7 @@ def joint_group(mode, dcoef, used, inst, n1, n2, mult, load_mult, f1_local, f2_l
         for k in range(nu):
             r = used[k]
             j_diag[e, k, 0, 0] = 0.0
-            if POSITION_LEVEL[r]:
+            if position_level(r):
                 # C_x on Δẋ, C_θ G on Δġ (the dCoef of T_θ cancels the row's 1/dCoef)
                 _set_row(j_c[e], k, 0, _row(C, k, 0))
                 _set_row(j_c[e], k, 3, mtvec(Gr1, _row(C, k, 3)))

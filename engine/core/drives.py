@@ -658,6 +658,13 @@ class DriveArray:
         for key, indices in by_expression.items():
             self._expression_groups.append((self.drives[indices[0]], np.array(indices, dtype=np.int64)))
         self._cache = {}
+        # drives that do not depend on time (const, null): their values once, derivatives zero
+        self._constant = None
+        if all(type(d) in (ConstDrive, NullDrive) for d in self.drives):
+            values = np.array([d.parameters["c"] if type(d) is ConstDrive else 0.0 for d in self.drives])
+            zeros = np.zeros(self.count)
+            values.flags.writeable = zeros.flags.writeable = False
+            self._constant = (values, zeros, zeros)
 
     def __len__(self):
         return self.count
@@ -666,7 +673,9 @@ class DriveArray:
         self._cache = {}
 
     def _evaluate(self, t, order):
-        scalar_time = np.ndim(t) == 0
+        scalar_time = isinstance(t, (float, int)) or np.ndim(t) == 0
+        if scalar_time and self._constant is not None:
+            return self._constant[order]
         if scalar_time:
             t = float(t)
             cached = self._cache.get(order)

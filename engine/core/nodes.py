@@ -7,6 +7,7 @@ terms of dynamic nodes: force row β̇, moment row γ̇ + ẋ×β (eq. 8.3), and
 parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.
 """
 from dataclasses import dataclass
+from functools import cached_property
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
@@ -158,8 +159,9 @@ class StructuralNodes:
                        kin.x, kin.v, kin.w, kin.g, kin.Tw, ia_x, ia_v, ia_w, self.wx, self.wv, want_jac,
                        *res_views, *jac)
 
-    @property
+    @cached_property
     def _no_ia(self):
+        """Zeros in place of the initial-assembly targets outside the initial assembly."""
         return np.zeros((self.n, 3))
 
     # ------------------------------------------------------------------ output helpers

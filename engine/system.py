@@ -15,7 +15,7 @@ import numpy as np
 from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS, DIM
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
 from mbdae.engine.core.state import State, Context
-from mbdae.engine.core.compiled import scatter, history_rotations
+from mbdae.engine.core.compiled import scatter, history_row, newton_update
 from mbdae.elements.registry import build_families
 
 IA_MODES = ("ia_position", "ia_velocity")
@@ -44,6 +44,7 @@ class System:
         self.n = offset
         self.kind = np.concatenate(kinds)
         self.is_alg = self.kind == ALGEBRAIC
+        self.alg_index = np.flatnonzero(self.is_alg)
         # Newton update weights (G1): ẏ += w_yp Δ, y += (dCoef w_yp + w_alg) Δ
         self.diff_weight = (~self.is_alg).astype(float)
         self.alg_weight = self.is_alg.astype(float)
@@ -160,29 +161,18 @@ class System:
 
     def update(self, state, dx, dcoef):
         """Newton update (G1): differential unknowns ẏ += Δ, y += dCoef Δ; algebraic y += Δ."""
-        state.yp += self.diff_weight * dx
-        state.y += (dcoef * self.diff_weight + self.alg_weight) * dx
+        newton_update(state.y, state.yp, dx, float(dcoef), self.is_alg)
 
     def history_vectors(self, points):
-        """(ys, ẏs) of committed history points (newest first: t, y, ẏ, R, ω), the rotation
-        slots re-expressed about the newest orientation R_0 (G3): g_k = cayley⁻¹(R_k R_0ᵀ),
-        ġ_k = G(g_k)⁻¹ ω_k."""
-        ig = self.nodes.ig
+        """(ys, ẏs), arrays (K, n), of committed history points (newest first: t, y, ẏ, R,
+        ω), the rotation slots re-expressed about the newest orientation R_0 (G3):
+        g_k = cayley⁻¹(R_k R_0ᵀ), ġ_k = G(g_k)⁻¹ ω_k (one compiled call per point)."""
+        K = len(points)
+        ys, yps = np.empty((K, self.n)), np.empty((K, self.n))
         R_ref = points[0].R
-        n = self.nodes.n
-        ys, yps = [], []
+        start = self.nodes.start
         for k, P in enumerate(points):
-            y, yp = P.y.copy(), P.yp.copy()
-            if k == 0:
-                y[ig] = 0.0
-                yp[ig] = P.w
-            else:
-                g, gd = np.empty((n, 3)), np.empty((n, 3))
-                history_rotations(P.R, R_ref, P.w, g, gd)
-                y[ig] = g
-                yp[ig] = gd
-            ys.append(y)
-            yps.append(yp)
+            history_row(P.y, P.yp, P.R, P.w, R_ref, start, k == 0, ys[k], yps[k])
         return ys, yps
 
     def family_with(self, capability):

@@ -68,16 +68,21 @@ class History:
         newest = self.points[0]
         return system.begin_step(State(t, y, yp, newest.R.copy(), families=newest.families))
 
-    def predict_algebraic(self, alg, h):
-        """Lagrange extrapolation of the algebraic unknowns to t_{n-1} + h through the last
-        1, 2 or 3 points."""
+    def algebraic_weights(self, h):
+        """Weights w_k of the Lagrange extrapolation of the algebraic unknowns to
+        t_{n-1} + h through the newest 1, 2 or 3 points: λ_n = Σ_k w_k λ_{n-k}."""
         pts = self.points[:min(self.algebraic_order, len(self.points))]
         t = self.points[0].t + h
-        lam = np.zeros(int(alg.sum()))
+        weights = np.ones(len(pts))
         for i, P in enumerate(pts):
-            w = 1.0
             for j, Q in enumerate(pts):
                 if j != i:
-                    w *= (t - Q.t) / (P.t - Q.t)
+                    weights[i] *= (t - Q.t) / (P.t - Q.t)
+        return weights
+
+    def predict_algebraic(self, alg, h):
+        """The algebraic unknowns extrapolated to t_{n-1} + h (algebraic_weights)."""
+        lam = np.zeros(int(alg.sum()))
+        for w, P in zip(self.algebraic_weights(h), self.points):
             lam += w * P.y[alg]
         return lam

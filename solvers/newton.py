@@ -10,6 +10,7 @@ import numpy as np
 
 from mbdae.solvers.convergence import residual_error, solution_error, SimulationDiverged
 from mbdae.solvers.linear import make_linear_solver, SingularMatrix
+from mbdae.engine.core.compiled import all_finite
 
 
 @dataclass
@@ -125,7 +126,7 @@ class NewtonRaphson:
                 self._factor_dcoef, self._factor_mode = dcoef, mode
                 since_factor = 0
             dx = self.linear.solve(-f)
-            if not np.all(np.isfinite(dx)):
+            if not all_finite(dx):
                 self.invalidate()
                 row, owner = self._worst(system, f)
                 raise SimulationDiverged(f"non-finite solution increment at iteration {it}; worst "

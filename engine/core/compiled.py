@@ -17,7 +17,7 @@ import numpy as np
 import numba
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]          # the folder of engine/ and elements/
-KERNEL_SOURCES = ("engine/core", "elements")
+KERNEL_SOURCES = ("engine/core", "elements", "solvers")
 
 
 def kernel_cache_dir():
@@ -565,14 +565,36 @@ def all_finite(v):
 
 
 @kernel
-def history_rotations(R_k, R_0, w_k, g, gd):
-    """A committed point's rotation slots about the newest orientation R_0 (G3):
+def newton_update(y, yp, dx, dcoef, is_alg):
+    """Newton update (G1): differential unknowns ẏ += Δ, y += dCoef Δ; algebraic y += Δ."""
+    for i in range(len(dx)):
+        if is_alg[i]:
+            y[i] += dx[i]
+        else:
+            yp[i] += dx[i]
+            y[i] += dcoef * dx[i]
+
+
+@kernel
+def history_row(y, yp, R_k, w_k, R_0, node_start, newest, y_out, yp_out):
+    """A committed point's unknowns with its rotation slots about the newest orientation R_0
+    (G3), written into y_out, yp_out: the newest point has g = 0, ġ = ω; an older one
     g = cayley⁻¹(R_k R_0ᵀ) = 4 ax(R_k R_0ᵀ)/(1 + tr(R_k R_0ᵀ)) and ġ = G(g)⁻¹ ω_k with
-    G(g)⁻¹ = I - ½ g× + ¼ g gᵀ, per node, written into g and gd (n, 3)."""
-    for i in range(len(R_k)):
-        A = mmult(mload(R_k, i), mload(R_0, i))
-        c = 2.0 / (1.0 + A[0][0] + A[1][1] + A[2][2])
-        gi = (c * (A[2][1] - A[1][2]), c * (A[0][2] - A[2][0]), c * (A[1][0] - A[0][1]))
+    G(g)⁻¹ = I - ½ g× + ¼ g gᵀ, per node."""
+    for i in range(len(y)):
+        y_out[i] = y[i]
+        yp_out[i] = yp[i]
+    for i in range(len(node_start)):
+        s = node_start[i] + 3
         w = vload(w_k, i)
-        vstore(g, i, gi)
-        vstore(gd, i, vadd(vsub(w, vscale(0.5, vcross(gi, w))), vscale(0.25 * vdot(gi, w), gi)))
+        if newest:
+            g = (0.0, 0.0, 0.0)
+            gd = w
+        else:
+            A = mmult(mload(R_k, i), mload(R_0, i))
+            c = 2.0 / (1.0 + A[0][0] + A[1][1] + A[2][2])
+            g = (c * (A[2][1] - A[1][2]), c * (A[0][2] - A[2][0]), c * (A[1][0] - A[0][1]))
+            gd = vadd(vsub(w, vscale(0.5, vcross(g, w))), vscale(0.25 * vdot(g, w), g))
+        for k in range(3):
+            y_out[s + k] = g[k]
+            yp_out[s + k] = gd[k]

@@ -1,7 +1,8 @@
 """Implicit integrators, each a class with its coefficients and its own `step`
 (spec/integrators.md): base (protocol, Crank-Nicolson, implicit Euler), multistep,
 multistage and two-point methods; `make_method` by MBDyn keyword."""
-from mbdae.solvers.integrators.base import Coefficients, hermite_derivative, Method, CrankNicolson, ImplicitEuler
+from mbdae.solvers.integrators.base import Coefficients, Method, CrankNicolson, ImplicitEuler
+from mbdae.solvers.kernels import hermite_derivative
 from mbdae.solvers.integrators.multistep import (MultistepMS, Hope, MultistepMS3, MultistepMS4,
                                                  SingleStepSS)
 from mbdae.solvers.integrators.multistage import (Multistage, runge_kutta_order, msst_weights, CompositeMSST,

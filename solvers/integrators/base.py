@@ -6,18 +6,13 @@ and the one place its dCoef is computed and passed to the Newton solver."""
 from dataclasses import dataclass
 import numpy as np
 
+from mbdae.solvers.kernels import corrector, hermite_derivative
+
 @dataclass
 class Coefficients:
     a: np.ndarray        # a_1..a_K on y_{n-1}..y_{n-K}
     b0: float
     b: np.ndarray        # b_1..b_K on ẏ_{n-1}..ẏ_{n-K}
-
-
-def hermite_derivative(y1, y2, yp1, yp2, h_prev, alpha):
-    """ẏ at t_{n-1} + α h_{n-1} of the cubic Hermite through (t_{n-2}, y2, ẏ2), (t_{n-1}, y1, ẏ1)."""
-    s = 1.0 + alpha
-    return ((6 * s * s - 6 * s) * (y2 - y1) / h_prev + (3 * s * s - 4 * s + 1) * yp2
-            + (3 * s * s - 2 * s) * yp1)
 
 
 class Method:
@@ -58,20 +53,18 @@ class Method:
         by the corrector, extrapolate the multipliers, and solve with dCoef = b_0.
         Returns (state at t_n, Newton iterations, error, converged on the solution test)."""
         K = min(self.history, len(history))
-        ys, yps = history.vectors(system, max(K, min(2, len(history))))
+        lam_weights = history.algebraic_weights(h)
+        ys, yps = history.vectors(system, max(K, min(2, len(history)), len(lam_weights)))
         h_prev = history.previous_step(h)
         memory = history.memory.get(self.name)
         coef = self.coefficients(h, h_prev, memory)
-        alg = system.is_alg
         yp = self.predict(ys, yps, h, h_prev) if K >= self.history else yps[0].copy()
-        y = coef.b0 * yp
-        for k in range(K):
-            y += coef.a[k] * ys[k] + coef.b[k] * yps[k]
+        # y_n = b0 ẏ_n + Σ a_k y_{n-k} + b_k ẏ_{n-k}; multipliers extrapolated, their ẏ = 0
+        y = corrector(coef.b0, coef.a[:K], coef.b[:K], ys, yps, yp, system.alg_index, lam_weights)
         extra = self.corrector_extra(yps, h, memory)  # intermediate vectors (ss2/ss3/ss4)
         if extra is not None:
-            y += extra
-        y[alg] = history.predict_algebraic(alg, h)
-        yp[alg] = 0.0
+            diff = ~system.is_alg
+            y[diff] += extra[diff]
         st = history.trial_state(system, history[0].t + h, y, yp)
         it, err, solconv = newton.solve(system, st, coef.b0, mode="regular")
         return st, it, err, solconv

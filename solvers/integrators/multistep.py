@@ -2,7 +2,21 @@
 `ss2`–`ss4` (spec/integrators.md §2–3)."""
 import numpy as np
 
-from mbdae.solvers.integrators.base import Method, Coefficients, CrankNicolson, hermite_derivative
+from mbdae.solvers.integrators.base import Method, Coefficients, CrankNicolson
+from mbdae.solvers.kernels import hermite_derivative
+
+def ms_coefficients(r, h, h_prev):
+    """`ms` coefficients for ρ∞ = r, step h after h_prev."""
+    alpha = h / h_prev
+    den = 2 * (1 + alpha) - (1 - r) ** 2
+    beta = alpha * ((1 - r) ** 2 * (2 + alpha) + 2 * (2 * r - 1) * (1 + alpha)) / den
+    delta = 0.5 * alpha ** 2 * (1 - r) ** 2 / den
+    a = np.array([1 - beta, beta])
+    b0 = h_prev * (delta / alpha + alpha / 2)
+    b = np.array([h_prev * (beta / 2 + alpha / 2 - delta / alpha * (1 + alpha)),
+                  h_prev * (beta / 2 + delta)])
+    return Coefficients(a, b0, b)
+
 
 class MultistepMS(Method):
     """MBDyn `ms` (Masarati-Lanz-Mantegazza two-step method) with spectral radius ρ∞ at
@@ -17,16 +31,7 @@ class MultistepMS(Method):
         self.name = name
 
     def coefficients(self, h, h_prev, memory=None):
-        r = self.rho
-        alpha = h / h_prev
-        den = 2 * (1 + alpha) - (1 - r) ** 2
-        beta = alpha * ((1 - r) ** 2 * (2 + alpha) + 2 * (2 * r - 1) * (1 + alpha)) / den
-        delta = 0.5 * alpha ** 2 * (1 - r) ** 2 / den
-        a = np.array([1 - beta, beta])
-        b0 = h_prev * (delta / alpha + alpha / 2)
-        b = np.array([h_prev * (beta / 2 + alpha / 2 - delta / alpha * (1 + alpha)),
-                      h_prev * (beta / 2 + delta)])
-        return Coefficients(a, b0, b)
+        return ms_coefficients(self.rho, h, h_prev)
 
     def predict(self, ys, yps, h, h_prev):
         return hermite_derivative(ys[0], ys[1], yps[0], yps[1], h_prev, h / h_prev)

@@ -15,6 +15,7 @@ factorization; otherwise a full factorization with fresh partial pivoting is don
 import ctypes
 import ctypes.util
 import glob
+import math
 import os
 
 import numpy as np
@@ -73,15 +74,18 @@ def load_klu():
         lib.klu_l_defaults.argtypes = [common]
         lib.klu_l_analyze.argtypes = [_long, ints, ints, common]
         lib.klu_l_analyze.restype = _ptr
-        lib.klu_l_factor.argtypes = [ints, ints, reals, _ptr, common]
+        # the entry points called at every Newton iteration take plain addresses (the
+        # arrays' data pointers, kept alive by the caller): ndpointer's checks cost more
+        # than a small refactorization
+        lib.klu_l_factor.argtypes = [_ptr, _ptr, _ptr, _ptr, _ptr]
         lib.klu_l_factor.restype = _ptr
-        lib.klu_l_refactor.argtypes = [ints, ints, reals, _ptr, _ptr, common]
+        lib.klu_l_refactor.argtypes = [_ptr, _ptr, _ptr, _ptr, _ptr, _ptr]
         lib.klu_l_refactor.restype = _long
-        lib.klu_l_rcond.argtypes = [_ptr, _ptr, common]
+        lib.klu_l_rcond.argtypes = [_ptr, _ptr, _ptr]
         lib.klu_l_rcond.restype = _long
-        lib.klu_l_solve.argtypes = [_ptr, _ptr, _long, _long, reals, common]
+        lib.klu_l_solve.argtypes = [_ptr, _ptr, _long, _long, _ptr, _ptr]
         lib.klu_l_solve.restype = _long
-        lib.klu_l_tsolve.argtypes = [_ptr, _ptr, _long, _long, reals, common]
+        lib.klu_l_tsolve.argtypes = [_ptr, _ptr, _long, _long, _ptr, _ptr]
         lib.klu_l_tsolve.restype = _long
         lib.klu_l_free_symbolic.argtypes = [ctypes.POINTER(_ptr), common]
         lib.klu_l_free_numeric.argtypes = [ctypes.POINTER(_ptr), common]
@@ -110,6 +114,7 @@ class KLUFactorization:
         self.lib = lib
         self.common = KLUCommon()
         lib.klu_l_defaults(ctypes.byref(self.common))
+        self._common = ctypes.addressof(self.common)
         self.symbolic = _ptr()
         self.numeric = _ptr()
         self.pattern = None
@@ -136,13 +141,13 @@ class KLUFactorization:
         lib, c = self.lib, ctypes.byref(self.common)
         if self.numeric:
             lib.klu_l_free_numeric(ctypes.byref(self.numeric), c)
-        self.numeric = _ptr(lib.klu_l_factor(self.Ap, self.Ai, data, self.symbolic, c))
+        self.numeric = _ptr(lib.klu_l_factor(self._Ap, self._Ai, data.ctypes.data, self.symbolic, self._common))
         if not self.numeric or self.common.status != KLU_OK:
             status = self.common.status
             if self.numeric:
                 lib.klu_l_free_numeric(ctypes.byref(self.numeric), c)
             raise KLUError("matrix is singular" if status == KLU_SINGULAR else f"KLU factor status {status}")
-        lib.klu_l_rcond(self.symbolic, self.numeric, c)
+        lib.klu_l_rcond(self.symbolic, self.numeric, self._common)
         self.rcond_full = self.common.rcond
         self.full_factorizations += 1
 
@@ -158,6 +163,7 @@ class KLUFactorization:
             self.n = len(indptr) - 1
             self.Ap = np.ascontiguousarray(indptr, dtype=np.int64)
             self.Ai = np.ascontiguousarray(indices, dtype=np.int64)
+            self._Ap, self._Ai = self.Ap.ctypes.data, self.Ai.ctypes.data
             self.symbolic = _ptr(lib.klu_l_analyze(self.n, self.Ap, self.Ai, c))
             if not self.symbolic:
                 raise KLUError(f"KLU analysis failed (status {self.common.status})")
@@ -167,10 +173,10 @@ class KLUFactorization:
         if not self.numeric:
             self._full(data)
             return
-        ok = lib.klu_l_refactor(self.Ap, self.Ai, data, self.symbolic, self.numeric, c)
+        ok = lib.klu_l_refactor(self._Ap, self._Ai, data.ctypes.data, self.symbolic, self.numeric, self._common)
         if ok:
-            lib.klu_l_rcond(self.symbolic, self.numeric, c)
-        if (not ok or self.common.status != KLU_OK or not np.isfinite(self.common.rcond)
+            lib.klu_l_rcond(self.symbolic, self.numeric, self._common)
+        if (not ok or self.common.status != KLU_OK or not math.isfinite(self.common.rcond)
                 or self.common.rcond < self.refactor_rcond_drop * self.rcond_full):
             self._full(data)        # the old pivot order has become poor: pivot afresh
         else:
@@ -187,5 +193,5 @@ class KLUFactorization:
         """x with A x = b (Aᵀ x = b when `transpose`)."""
         x = np.array(b, dtype=np.float64, order="C")
         entry = self.lib.klu_l_tsolve if transpose else self.lib.klu_l_solve
-        entry(self.symbolic, self.numeric, self.n, 1, x, ctypes.byref(self.common))
+        entry(self.symbolic, self.numeric, self.n, 1, x.ctypes.data, self._common)
         return x

@@ -12,11 +12,13 @@ Output (.abs, one row per node): label, x, and ẋ for a differential node."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.elements.base import ElementFamily, write_blocks, random_rotation, random_nodes
-from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM
+from mbdae.elements.base import ElementFamily
+from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM, kernel_jacobian_views
+from mbdae.engine.core.compiled import kernel
 from mbdae.elements.genel import genel_sample
 
 KINDS = ("differential", "algebraic")
+IA_MODES = ("ia_position", "ia_velocity")
 
 
 @dataclass
@@ -103,15 +105,10 @@ class AbstractNodes(ElementFamily):
         return p
 
     def evaluate(self, ctx, res_views, jac_views):
-        """No equation of its own; in the initial assembly the identity (Δ = 0)."""
-        want_jac = jac_views is not None
-        ia = ctx.mode in ("ia_position", "ia_velocity")
-        res = [np.zeros((self.ne, 1))]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [np.full((self.ne, 1, 1), 1.0 if ia else 0.0)])
+        """No equation of its own; in the initial assembly the identity (Δ = 0): one
+        compiled call (abstract_node_equations)."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        abstract_node_equations(ctx.mode in IA_MODES, want_jac, res_views[0], jac[0])
 
     def values(self, y, yp):
         """(x, ẋ) of all nodes (ẋ = 0 for algebraic ones)."""
@@ -137,3 +134,14 @@ class AbstractNodes(ElementFamily):
                 vals = np.stack([x, xp], axis=1) if diff else x[:, None]
                 groups.append((self.labels[sel], vals[sel]))
         return groups
+
+
+# ---------------------------------------------------------------- kernels
+@kernel
+def abstract_node_equations(ia, want_jac, r, j):
+    """Abstract nodes' rows: f = 0, and ∂f/∂Δ = 1 in the initial assembly (the node is held
+    at its value), 0 otherwise."""
+    for e in range(r.shape[0]):
+        r[e, 0] = 0.0
+        if want_jac:
+            j[e, 0, 0] = 1.0 if ia else 0.0

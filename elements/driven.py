@@ -8,9 +8,9 @@ matrix stays regular.  That is what MBDyn's DrivenElem does (its AssRes/AssJac p
 1 or dCoef on the element's own unknowns).  An inactive element writes no output row.
 
 `DrivenActivity` does this for every family at once.  The System appends it as the last
-family, so it runs after the families it masks: it overwrites the inactive instances'
-entries of their residual and Jacobian views (one fancy-index assignment per block, no loop
-over instances) and contributes the identity rows itself.  Models without driven elements
+family, so it runs after the families it masks: one compiled call (`driven_mask`) zeroes the
+inactive instances' entries of their residual and Jacobian blocks (ranges of the System's
+buffers found once) and writes the identity rows itself.  Models without driven elements
 do not build it (zero cost).
 
 Activation hints (MBDyn's Hints, applied by the element's SetValue when the drive becomes
@@ -29,11 +29,13 @@ Which state counts as "previous" for hints: the last committed step (System.comm
 Hints apply in regular steps only (not in the initial assembly or the derivatives phase).
 """
 from dataclasses import dataclass
+from functools import cached_property
 import re
 
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.compiled import kernel
 from mbdae.engine.core.drives import DriveArray, NullDrive
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.elements.base import ElementFamily, scalar_drive, random_rotation, random_nodes
@@ -197,33 +199,25 @@ class NodeStateView:
 
 
 class _Group:
-    """Driven instances of one family: indices, drives, own unknowns, hints."""
+    """Driven instances of one family: indices, own unknowns, hints."""
 
     def __init__(self, k, fam, inst):
         self.k, self.fam, self.inst = k, fam, np.asarray(inst, np.int64)
         specs = [fam.specs[i].driven for i in self.inst]
-        self.drives = DriveArray([s.drive for s in specs])
+        self.drives = [s.drive for s in specs]
         self.hints = [tuple(as_hint(h) for h in s.hints) for s in specs]
         self.has_hints = np.array([bool(h) for h in self.hints])
         # activity before the first step: 1/0 as given, -1 from the drive at the first evaluation
         self.initial = np.array([-1 if s.initial_state is None else int(bool(s.initial_state)) for s in specs],
                                 np.int8)
-        self.t = None                         # time of the cached activity (act, off, idle)
         self.any_hints = bool(self.has_hints.any())
         if self.has_hints.any():
             _check_hints(fam, self)
 
     def bind(self, system):
-        """Own unknowns per driven instance (rows owned by the family with its label), -1 padded."""
+        """Own unknowns per driven instance (rows owned by the family with its label)."""
         rows = np.flatnonzero(system.row_owner == self.k)
-        per = [rows[system.row_label[rows] == self.fam.labels[i]] for i in self.inst]
-        m = max((len(r) for r in per), default=0)
-        self.own = np.full((len(self.inst), m), -1, np.int64)
-        for j, r in enumerate(per):
-            self.own[j, :len(r)] = r
-
-    def active(self, t):
-        return np.asarray(self.drives.values(t)) != 0.0
+        self.own = [rows[system.row_label[rows] == self.fam.labels[i]] for i in self.inst]
 
 
 class DrivenActivity(ElementFamily):
@@ -232,7 +226,14 @@ class DrivenActivity(ElementFamily):
     State (State.families["driven"]): `committed`, the activity at the last committed step
     per driven instance (all groups concatenated; -1 before the first step when it comes
     from the drive) and, when some hint reads the previous step, its node poses `x`, `R`,
-    `v`, `w`."""
+    `v`, `w`.
+
+    Evaluation: one compiled call (driven_mask) over all driven instances.  The entries of
+    an instance in the masked family's blocks are contiguous ranges of the System's residual
+    and Jacobian buffers (one per block, the block's leading index being the instance);
+    they are found once, at the first evaluation (the buffers exist only once every
+    family's pattern is built, after `bind`).  The family's own blocks: one row per driven
+    instance and one column per own unknown (-1 padded), identity rows of the idle ones."""
     name = "driven"
     in_initial_assembly = True
     has_state = True
@@ -243,72 +244,63 @@ class DrivenActivity(ElementFamily):
         self.ne = sum(len(g.inst) for g in self.groups)
         self.nodes = nodes
         self.labels = np.concatenate([g.fam.labels[g.inst] for g in self.groups])
+        self.drives = DriveArray([d for g in self.groups for d in g.drives])
         self.need_prev = any(g.has_hints.any() for g in self.groups)
         self.has_step_start = self.need_prev          # System.begin_step applies the hints
         bounds = np.cumsum([0] + [len(g.inst) for g in self.groups])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
-        for g in self.groups:
+        for g, part in zip(self.groups, self.slices):
             if hasattr(g.fam, "output_groups"):
-                g.fam.output_groups = _filtered_output(g.fam.output_groups, g)
+                g.fam.output_groups = _filtered_output(g.fam.output_groups, g, self, part)
 
     def bind(self, system):
+        """Own unknowns of the driven instances, (ne, m) with -1 padding, and whether each is
+        algebraic (identity weight 1) or differential (dCoef)."""
         self.system = system
         for g in self.groups:
             g.bind(system)
+        per = [r for g in self.groups for r in g.own]
+        m = max((len(r) for r in per), default=0)
+        self.own = np.full((self.ne, m), -1, np.int64)
+        for j, r in enumerate(per):
+            self.own[j, :len(r)] = r
+        self.own_alg = system.is_alg[np.maximum(self.own, 0)]
 
     def initial_state(self):
         return {"committed": np.concatenate([g.initial for g in self.groups])}
 
     def build_pattern(self):
         p = self.pattern = Pattern()
-        self.unknown_groups = [g for g in self.groups if g.own.shape[1]]
-        for g in self.unknown_groups:
-            p.add_res(g.own)
-            p.add_jac(g.own[..., None], g.own[..., None])
+        if self.own.shape[1]:
+            p.add_res(self.own)
+            p.add_jac(self.own[..., None], self.own[..., None])
         return p
 
-    def _views(self):
-        """The residual and Jacobian views of the masked families (bound at first use)."""
-        if not hasattr(self, "_bound"):
-            s = self.system
-            for g in self.groups:
-                g.res_views = s._res_views[g.k]
-                g.jac_views = s._jac_views[g.k]
-                res_inst, jac_inst = g.fam.block_instances()
-                g.block_inst = res_inst + jac_inst
-                lead = [v.shape[0] for v in g.res_views + g.jac_views]
-                if any(n != len(b) for n, b in zip(lead, g.block_inst)):
-                    raise ValueError(f"not supported yet: driven {g.fam.name} (its blocks are not "
-                                     f"indexed by instance)")
-                g.own_safe = np.maximum(g.own, 0)
-                g.own_weight_alg = s.is_alg[g.own_safe]
-            self._bound = True
+    def activity(self, t):
+        """Activity of every driven instance at t (drive ≠ 0), all groups concatenated."""
+        return np.asarray(self.drives.values(t)) != 0.0
+
+    @cached_property
+    def _mask(self):
+        """(residual ranges, Jacobian ranges) of the masked families' entries per driven
+        instance in the System's buffers (`_instance_ranges`), and the arrays the kernel
+        takes for the family's own blocks when it has none."""
+        s = self.system
+        res = _instance_ranges(self, s._res_buffer, [s._res_views[g.k] for g in self.groups], 0)
+        jac = _instance_ranges(self, s._jac_buffer, [s._jac_views[g.k] for g in self.groups], 1)
+        return res, jac, np.zeros((self.ne, 0)), np.zeros((self.ne, 0, 1, 1))
 
     def evaluate(self, ctx, res, jac):
-        self._views()
-        arrays = self.state_arrays(ctx)
-        k = 0
-        for g, part in zip(self.groups, self.slices):
-            if g.t != ctx.t:                  # activity at this time (Newton re-evaluates at one t)
-                g.t, act = ctx.t, g.active(ctx.t)
-                g.act, g.off = act, g.inst[~act]
-                g.idle = (~act)[:, None] & (g.own >= 0)
-                # positions of the inactive instances in each block of the masked family
-                g.off_pos = [np.flatnonzero(np.isin(b, g.off)) for b in g.block_inst]
-            act = g.act
-            if g.off.size:
-                nres = len(g.res_views)
-                for v, pos in zip(g.res_views, g.off_pos[:nres]):
-                    v[pos] = 0.0
-                if jac is not None:
-                    for v, pos in zip(g.jac_views, g.off_pos[nres:]):
-                        v[pos] = 0.0
-            if g.own.shape[1]:
-                res[k][...] = np.where(g.idle, ctx.y[g.own_safe], 0.0)
-                if jac is not None:
-                    w = np.where(g.own_weight_alg, 1.0, ctx.dcoef)
-                    jac[k][...] = np.where(g.idle, w, 0.0)[..., None, None]
-                k += 1
+        """One compiled call (driven_mask): the inactive instances' entries in the masked
+        families' blocks zeroed, and their own unknowns' identity rows."""
+        (rp, rs, rl), (jp, js, jl), no_res, no_jac = self._mask
+        s = self.system
+        want_jac = jac is not None
+        r_own = res[0] if res else no_res
+        j_own = jac[0] if want_jac and jac else no_jac
+        driven_mask(np.asarray(self.drives.values(ctx.t), float), ctx.y, self.own, self.own_alg,
+                    float(ctx.dcoef), want_jac, s._res_buffer, rp, rs, rl, s._jac_buffer, jp, js, jl,
+                    r_own, j_own)
 
     def commit(self, ctx, arrays):
         """Activity of the committed step (hints apply when it changes) and, for hints that
@@ -317,7 +309,7 @@ class DrivenActivity(ElementFamily):
         derivatives phase leave the activity as it was at input (`initial state`)."""
         new = dict(arrays)
         if ctx.mode == "regular":
-            new["committed"] = np.concatenate([g.active(ctx.t) for g in self.groups]).astype(np.int8)
+            new["committed"] = self.activity(ctx.t).astype(np.int8)
         if self.need_prev:
             kin = ctx.kin
             new.update(x=kin.x.copy(), R=kin.R.copy(), v=kin.v.copy(), w=kin.w.copy())
@@ -325,8 +317,9 @@ class DrivenActivity(ElementFamily):
 
     def active(self, t):
         """{(family name, label): active} at time t (for inspection and tests)."""
-        return {(g.fam.name, int(l)): bool(a) for g in self.groups
-                for l, a in zip(g.fam.labels[g.inst], g.active(t))}
+        act = self.activity(t)
+        return {(g.fam.name, int(l)): bool(a) for g, part in zip(self.groups, self.slices)
+                for l, a in zip(g.fam.labels[g.inst], act[part])}
 
     # ------------------------------------------------------------------ hints
     def begin_step(self, ctx, families):
@@ -340,10 +333,11 @@ class DrivenActivity(ElementFamily):
         prev = tuple(arrays[k] for k in "xRvw") if "x" in arrays else (kin.x, kin.R, kin.v, kin.w)
         view = NodeStateView(self.nodes, kin, prev)
         new = None
+        act_all = self.activity(ctx.t)
         for g, part in zip(self.groups, self.slices):
             if not g.any_hints:
                 continue
-            act = g.active(ctx.t)
+            act = act_all[part]
             committed = arrays["committed"][part]
             committed = np.where(committed < 0, act, committed == 1)   # before the first step: at input
             start = np.flatnonzero(act & ~committed & g.has_hints)
@@ -367,11 +361,42 @@ def _hinted_copy(fam, hinted):
     return out
 
 
-def _filtered_output(output_groups, g):
+def _instance_ranges(activity, buffer, views, which):
+    """The entries of each driven instance in its family's residual (which = 0) or Jacobian
+    (1) blocks as ranges of `buffer`, grouped by instance: (ptr (ne + 1,), start, length),
+    instance j's ranges being ptr[j]:ptr[j + 1].  A block's view is a contiguous piece of the
+    buffer whose leading index p is the instance `block_instances()` gives for p."""
+    owner, start, length = [], [], []
+    for g, part, fam_views in zip(activity.groups, activity.slices, views):
+        block_inst = g.fam.block_instances()[which]
+        if len(block_inst) != len(fam_views) or any(
+                v.shape[0] != len(b) for v, b in zip(fam_views, block_inst)):
+            raise ValueError(f"not supported yet: driven {g.fam.name} (its blocks are not indexed by instance)")
+        for v, b in zip(fam_views, block_inst):
+            if v.size == 0:
+                continue
+            offset = (v.__array_interface__["data"][0] - buffer.__array_interface__["data"][0]) // buffer.itemsize
+            if not (v.flags.c_contiguous and 0 <= offset and offset + v.size <= buffer.size):
+                raise ValueError(f"driven {g.fam.name}: a block view is not a piece of the System's buffer")
+            stride = v.size // v.shape[0]
+            b = np.asarray(b, np.int64)
+            j = np.searchsorted(g.inst, b)
+            hit = np.flatnonzero((j < len(g.inst)) & (g.inst[np.minimum(j, len(g.inst) - 1)] == b))
+            owner.append(part.start + j[hit])
+            start.append(offset + hit * stride)
+            length.append(np.full(len(hit), stride, np.int64))
+    owner, start, length = (np.concatenate(a).astype(np.int64) if a else np.zeros(0, np.int64)
+                            for a in (owner, start, length))
+    order = np.argsort(owner, kind="stable")
+    ptr = np.searchsorted(owner[order], np.arange(activity.ne + 1)).astype(np.int64)
+    return ptr, start[order], length[order]
+
+
+def _filtered_output(output_groups, g, activity, part):
     """The family's output_groups without the rows of its inactive instances (MBDyn's
     DrivenElem writes nothing while inactive)."""
     def filtered(ctx):
-        off = g.fam.labels[g.inst[~g.active(ctx.t)]]
+        off = g.fam.labels[g.inst[~activity.activity(ctx.t)[part]]]
         out = []
         for labels, vals in output_groups(ctx):
             keep = ~np.isin(labels, off)
@@ -433,6 +458,32 @@ def _replace(fam, hinted, attr, i, drive, array_cls, null):
             lists[attr] = [null() if d is None else d for d in lists[attr]]
     lists[attr][i] = drive
     hinted[attr] = array_cls(lists[attr])
+
+
+# ---------------------------------------------------------------- kernel
+@kernel
+def driven_mask(values, y, own, own_alg, dcoef, want_jac, res_buffer, res_ptr, res_start, res_len,
+                jac_buffer, jac_ptr, jac_start, jac_len, r_own, j_own):
+    """Driven instance j is inactive when its drive value is 0: its entries in the masked
+    family's blocks (ranges res_ptr[j]:res_ptr[j + 1] of the residual buffer, likewise of
+    the Jacobian buffer) are zeroed and each own unknown λ gets the identity row f = λ,
+    ∂f/∂Δλ = 1 (algebraic) or dCoef (differential); active instances' own rows are 0."""
+    for j in range(len(values)):
+        idle = values[j] == 0.0
+        if idle:
+            for q in range(res_ptr[j], res_ptr[j + 1]):
+                for p in range(res_start[q], res_start[q] + res_len[q]):
+                    res_buffer[p] = 0.0
+            if want_jac:
+                for q in range(jac_ptr[j], jac_ptr[j + 1]):
+                    for p in range(jac_start[q], jac_start[q] + jac_len[q]):
+                        jac_buffer[p] = 0.0
+        for c in range(own.shape[1]):
+            row = own[j, c]
+            on = idle and row >= 0
+            r_own[j, c] = y[row] if on else 0.0
+            if want_jac:
+                j_own[j, c, 0, 0] = (1.0 if own_alg[j, c] else dcoef) if on else 0.0
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

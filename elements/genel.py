@@ -16,11 +16,12 @@ rows `label, node label, F`."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.compiled import kernel
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.drives import DriveArray
-from mbdae.engine.core.constitutive import ScalarLaws
-from mbdae.elements.base import ElementFamily, write_blocks, scalar_drive, random_rotation, random_nodes
+from mbdae.engine.core.constitutive import ScalarLaws, law_at
+from mbdae.elements.base import ElementFamily, scalar_drive, random_rotation, random_nodes
 from mbdae.engine.core.constitutive import LinearElastic1D, cubic_elastic
 from mbdae.engine.core.drives import LinearDrive, SineDrive, ConstDrive
 
@@ -169,17 +170,14 @@ class SpringSupports(ElementFamily):
         return p
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        x = ctx.y[self.rows]
-        F, E, _ = self.laws.evaluate(x, 0.0, ctx.t)
-        res = [F[:, None]]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        w = np.where(self.differential, ctx.dcoef, 1.0)
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [(E * w)[:, None, None]])
-        return
+        """One compiled call (spring_support_loads) over all spring supports."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        self._loads(ctx, want_jac, res_views[0], jac[0])
+
+    def _loads(self, ctx, want_jac, r, j):
+        laws = self.laws.vectorized
+        spring_support_loads(ctx.y, self.rows, self.differential, float(ctx.dcoef), *laws.arrays,
+                             *laws.time_values(ctx.t), want_jac, r, j)
 
     output_file = "gen"
 
@@ -188,8 +186,10 @@ class SpringSupports(ElementFamily):
         return []
 
     def force(self, ctx):
-        """The law's value F per instance (MBDyn's private datum "F")."""
-        return self.laws.evaluate(ctx.y[self.rows], 0.0, ctx.t)[0]
+        """The law's value F per instance (MBDyn's private datum "F"), by the family's kernel."""
+        r = np.zeros((self.ne, 1))
+        self._loads(ctx, False, r, np.zeros((self.ne, 1, 1)))
+        return r[:, 0]
 
 
 class AbstractForces(ElementFamily):
@@ -215,10 +215,8 @@ class AbstractForces(ElementFamily):
         return np.asarray(self.drives.values(t), float)
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        res = [-self.values(ctx.t)[:, None]]
-        write_blocks(res_views, res)
-        write_blocks(jac_views, ([] if want_jac else None))
+        """One compiled call (abstract_force_loads); no Jacobian (the pattern has no block)."""
+        abstract_force_loads(self.values(ctx.t), res_views[0])
 
     def output_groups(self, ctx):
         """.frc rows: label, node label, F."""
@@ -228,6 +226,28 @@ class AbstractForces(ElementFamily):
         out = np.array([s.output for s in self.specs], bool)
         vals = np.stack([_dof_node_labels(self.specs), F], axis=1)
         return [(self.labels[out], vals[out])]
+
+
+# ---------------------------------------------------------------- kernels
+@kernel
+def spring_support_loads(y, rows, differential, dcoef, K, C, k2, k3, sigma0, e0, sK, sC, w, want_jac, r, j):
+    """Spring supports: f = F(x) of the 1-D law (`law_at`) at the dof value x = y[row] with
+    no strain rate; ∂f/∂Δ = ∂F/∂x times dCoef on a differential dof, 1 on an algebraic one."""
+    eps = np.empty(1)
+    epsdot = np.zeros(1)
+    for e in range(len(rows)):
+        eps[0] = y[rows[e]]
+        f, dK, _ = law_at(K, C, k2, k3, sigma0, e0, sK, sC, w, e, eps, epsdot)
+        r[e, 0] = f[0]
+        if want_jac:
+            j[e, 0, 0] = dK[0, 0] * (dcoef if differential[e] else 1.0)
+
+
+@kernel
+def abstract_force_loads(F, r):
+    """Abstract forces: f = -F(t) on the dof's row."""
+    for e in range(len(F)):
+        r[e, 0] = -F[e]
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

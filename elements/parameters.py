@@ -15,8 +15,9 @@ The family has no rows; it writes the .prm file (label, value per node)."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.elements.base import ElementFamily, write_blocks, random_rotation, random_nodes
+from mbdae.elements.base import ElementFamily
 from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.compiled import kernel
 from mbdae.engine.core import privdata
 from mbdae.elements.beam import beam3_sample
 
@@ -130,34 +131,58 @@ class ParameterNodes(ElementFamily):
         for i, s in enumerate(self.specs):
             if s.kind != "value" and i not in self.sources:
                 raise ValueError(f"parameter node {s.label}: never bound (add a 'bind' card)")
-        # group the terms by (family, datum) so each datum is evaluated once for all nodes
-        self.groups = {}
+        # the terms grouped by (family, datum), so each datum is looked up once for all nodes:
+        # term t adds weight[t] · datum group[t] of instance inst[t] to node node[t]
+        groups, node, group, inst, weight = {}, [], [], [], []
         for i, (fam, k, terms) in self.sources.items():
             for name, w in terms:
-                self.groups.setdefault((id(fam), name), (fam, name, []))[2].append((i, k, w))
+                g = groups.setdefault((id(fam), name), (len(groups), fam, name))[0]
+                node.append(i)
+                group.append(g)
+                inst.append(k)
+                weight.append(w)
+        self.data_groups = [(fam, name) for _, fam, name in sorted(groups.values(), key=lambda e: e[0])]
+        order = np.argsort(group, kind="stable")            # group by group, in binding order
+        self.term_node, self.term_group, self.term_inst = (np.array(a, np.int64)[order].reshape(-1)
+                                                           for a in (node, group, inst))
+        self.term_weight = np.array(weight, float)[order].reshape(-1)
+        self.base = np.where([s.kind == "value" for s in self.specs], self.value, 0.0)
 
     def build_pattern(self):
         self.pattern = Pattern()
         return self.pattern
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        write_blocks(res_views, [])
-        write_blocks(jac_views, ([] if want_jac else None))
+        """A parameter node has no unknowns and writes no rows (an empty pattern): its value
+        is copied in when read (`values`)."""
 
     def values(self, ctx):
-        """Current value of every parameter node."""
-        v = np.where([s.kind == "value" for s in self.specs], self.value, 0.0)
-        for fam, name, entries in self.groups.values():
-            data = privdata.private_data(fam, ctx, name)
-            i, k, w = (np.array(a) for a in zip(*entries))
-            np.add.at(v, i, w * data[k])
-        return v
+        """Current value of every parameter node: the bound private data, looked up once per
+        (family, datum) (Python: the families answer them), summed into the nodes by one
+        compiled call (parameter_values)."""
+        data = [np.asarray(privdata.private_data(fam, ctx, name), float).reshape(-1)
+                for fam, name in self.data_groups]
+        start = np.cumsum([0] + [len(d) for d in data])
+        flat = np.concatenate(data) if data else np.zeros(0)
+        out = np.empty(self.ne)
+        parameter_values(self.base, flat, start, self.term_node, self.term_group, self.term_inst,
+                         self.term_weight, out)
+        return out
 
     def output_groups(self, ctx):
         """.prm rows: label, value."""
         out = np.array([s.output for s in self.specs], bool)
         return [(self.labels[out], self.values(ctx)[out, None])]
+
+
+@kernel
+def parameter_values(base, flat, start, node, group, inst, weight, out):
+    """out = base (the `value` nodes' constants, 0 elsewhere) + Σ_t weight[t] · datum
+    group[t] of instance inst[t] at node node[t]; the data of group g are flat[start[g]:]."""
+    for i in range(len(base)):
+        out[i] = base[i]
+    for t in range(len(node)):
+        out[node[t]] += weight[t] * flat[start[group[t]] + inst[t]]
 
 
 def _find_element(families, kind, label):

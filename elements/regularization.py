@@ -10,8 +10,9 @@ c m g of a hanging mass).
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import ElementFamily, write_blocks, random_rotation, random_nodes
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.compiled import kernel
+from mbdae.elements.base import ElementFamily
 from mbdae.elements.joints import joint_sample
 
 IA_MODES = ("ia_position", "ia_velocity")
@@ -89,23 +90,29 @@ class JointRegularizations(ElementFamily):
     def build_pattern(self):
         p = self.pattern = Pattern()
         self.rows = self.joints.mult[self.inst]            # (ne, 15), -1 for unused rows
-        self._safe = np.maximum(self.rows, 0)
         p.add_res(self.rows)
         p.add_jac(self.rows[..., None], self.rows[..., None])
         return p
 
     def evaluate(self, ctx, res_views, jac_views):
-        res, jac = self._blocks(ctx, jac_views is not None)
-        write_blocks(res_views, res)
-        write_blocks(jac_views, jac)
-
-    def _blocks(self, ctx, want_jac):
+        """One compiled call (tikhonov_equations) over all regularized joints."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
         scale = 1.0 if ctx.mode in IA_MODES else 1.0 / ctx.dcoef
-        k = (self.c * scale)[:, None]
-        res = [-k * np.where(self.rows >= 0, ctx.y[self._safe], 0.0)]
-        if not want_jac:
-            return res, None
-        return res, [np.broadcast_to(-k, self.rows.shape)[..., None, None]]
+        tikhonov_equations(ctx.y, self.rows, self.c, scale, want_jac, res_views[0], jac[0])
+
+
+# ---------------------------------------------------------------- kernels
+@kernel
+def tikhonov_equations(y, rows, c, scale, want_jac, r, j):
+    """Tikhonov regularization: on each used multiplier row λ_r of joint e, f = -k λ_r and
+    ∂f/∂Δλ_r = -k with k = c_e / dCoef (k = c_e in the initial assembly: `scale`)."""
+    for e in range(rows.shape[0]):
+        k = c[e] * scale
+        for a in range(rows.shape[1]):
+            q = rows[e, a]
+            r[e, a] = -k * y[q] if q >= 0 else 0.0
+            if want_jac:
+                j[e, a, 0, 0] = -k
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

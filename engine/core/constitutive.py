@@ -335,26 +335,37 @@ class Laws:
 
 
 @kernel
-def law_at(K, C, k2, k3, sigma0, e0, sK, sC, w, i, eps, epsdot):
+def law_into(K, C, k2, k3, sigma0, e0, sK, sC, w, i, eps, epsdot, f, dK, dC):
     """Law i at (ε, ε̇): f = w [sK (K e + k2 |e| e + k3 e³) + sC C ε̇ + σ0] with e = ε - ε0,
-    and its derivatives ∂f/∂ε, ∂f/∂ε̇ (the formula of this module's docstring)."""
+    and its derivatives ∂f/∂ε, ∂f/∂ε̇ (the formula of this module's docstring), written into
+    the caller's arrays f (d,), dK, dC (d, d): no allocation, so element kernels call it per
+    instance with scratch arrays allocated once per call."""
     d = len(eps)
-    f = np.empty(d)
-    dK = np.empty((d, d))
-    dC = np.empty((d, d))
-    e = eps - e0[i]
+    wK = w[i] * sK[i]
+    wC = w[i] * sC[i]
     for a in range(d):
         fk = 0.0
         fc = 0.0
         for b in range(d):
-            fk += K[i, a, b] * e[b]
+            fk += K[i, a, b] * (eps[b] - e0[i, b])
             fc += C[i, a, b] * epsdot[b]
-            dK[a, b] = w[i] * sK[i] * K[i, a, b]
-            dC[a, b] = w[i] * sC[i] * C[i, a, b]
-        ae = abs(e[a])
-        fk += k2[i, a] * ae * e[a] + k3[i, a] * e[a] * e[a] * e[a]
-        dK[a, a] += w[i] * sK[i] * (2.0 * k2[i, a] * ae + 3.0 * k3[i, a] * e[a] * e[a])
+            dK[a, b] = wK * K[i, a, b]
+            dC[a, b] = wC * C[i, a, b]
+        ea = eps[a] - e0[i, a]
+        ae = abs(ea)
+        fk += k2[i, a] * ae * ea + k3[i, a] * ea * ea * ea
+        dK[a, a] += wK * (2.0 * k2[i, a] * ae + 3.0 * k3[i, a] * ea * ea)
         f[a] = w[i] * (sK[i] * fk + sC[i] * fc + sigma0[i, a])
+
+
+@kernel
+def law_at(K, C, k2, k3, sigma0, e0, sK, sC, w, i, eps, epsdot):
+    """`law_into` in new arrays: (f, ∂f/∂ε, ∂f/∂ε̇)."""
+    d = len(eps)
+    f = np.empty(d)
+    dK = np.empty((d, d))
+    dC = np.empty((d, d))
+    law_into(K, C, k2, k3, sigma0, e0, sK, sC, w, i, eps, epsdot, f, dK, dC)
     return f, dK, dC
 
 

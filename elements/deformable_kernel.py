@@ -103,6 +103,8 @@ def deformable_joints(dcoef, n1, n2, f1_local, f2_local, R1h, R2h, invariant, la
     eps = np.empty(6)
     epsd = np.empty(6)
     f6 = np.empty(6)
+    all_cols = np.arange(12)
+    rotation_cols = np.array([3, 4, 5, 9, 10, 11])
     I3 = eye3()
     Z3 = mdiag(0.0)
     with_info = info.shape[0] > 0
@@ -210,17 +212,25 @@ def deformable_joints(dcoef, n1, n2, f1_local, f2_local, R1h, R2h, invariant, la
         set_block(Cr, 3, 3, mmul(Rdw, P1))
         set_block(Cr, 3, 6, Z3)
         set_block(Cr, 3, 9, mmul(Rdw, P2))
-        # dq = Bᵀ (A C + Aᵈ Cr) over the law's components
+        # dq = Bᵀ (A C + Aᵈ Cr) over the law's components; the rotation rows of B, C and Cr
+        # are zero on the translation columns (l % 6 < 3): there only the d̃ rows count, and
+        # rotation-only laws fill just the θ rows and columns
+        cols = all_cols
+        if c0 >= 3:
+            cols = rotation_cols
+            dq[:, :] = 0.0
+            dV[:, :] = 0.0
+        nt = max(0, min(nd, 3 - c0))          # the law's components in the d̃ rows
         for r in range(nd):
-            for l in range(12):
+            for l in cols:
                 s = 0.0
-                for c in range(nd):
+                for c in range(nd if l % 6 >= 3 else nt):
                     s += A[r, c] * C[c0 + c, l] + Ad[r, c] * Cr[c0 + c, l]
                 Mq[r, l] = s
-        for jj in range(12):
-            for l in range(12):
+        for jj in cols:
+            for l in cols:
                 s = 0.0
-                for r in range(nd):
+                for r in range(nd if jj % 6 >= 3 else nt):
                     s += B[c0 + r, jj] * Mq[r, l]
                 dq[jj, l] = s
         # geometric stiffness K = ∂(Bᵀ f)/∂(x1, θ1, x2, θ2) at fixed f
@@ -251,15 +261,15 @@ def deformable_joints(dcoef, n1, n2, f1_local, f2_local, R1h, R2h, invariant, la
         # dV = Bᵀ Aᵈ B
         if viscous[i]:
             for r in range(nd):
-                for l in range(12):
+                for l in cols:
                     s = 0.0
-                    for c in range(nd):
+                    for c in range(nd if l % 6 >= 3 else nt):
                         s += Ad[r, c] * B[c0 + c, l]
                     Nv[r, l] = s
-            for jj in range(12):
-                for l in range(12):
+            for jj in cols:
+                for l in cols:
                     s = 0.0
-                    for r in range(nd):
+                    for r in range(nd if jj % 6 >= 3 else nt):
                         s += B[c0 + r, jj] * Nv[r, l]
                     dV[jj, l] = s
         chain_rule12(jac[i], dq, dV, viscous[i], dcoef, mload(G, a), mload(G, b), mload(Tw, a), mload(Tw, b))

@@ -25,20 +25,25 @@ types use parts of ε: hinge θ (3-D law), displacement joint d̃ (3-D), deforma
 [d̃; θ] (6-D, coupled), axial joint the component of θ about axis 3 of R1h (1-D, eq. 9.364,
 attached only).  The Jacobian is exact for this residual (the manual's updated-updated
 forms drop some terms): the rotation strain uses δθ = Γ(θ)⁻¹R1hᵀ(θ2 - θ1) and the
-geometric stiffness includes the perturbation of Î (eq. 9.287) through u."""
+geometric stiffness includes the perturbation of Î (eq. 9.287) through u.
+
+Every evaluation is one call of the compiled kernel `deformable_joints`
+(elements/deformable_kernel.py) over all instances; outputs and private data read the
+same kernel's per-instance strains and loads."""
 from dataclasses import dataclass, field
+from functools import cached_property
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
-from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import (ElementFamily, chain12, two_node_columns, write_blocks, vec, mat,
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.elements.base import (ElementFamily, two_node_columns, vec, mat,
                                  vector_drive, random_rotation, random_nodes)
 from mbdae.engine.core.constitutive import LinearLaw3D, LinearViscoelastic1D
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.drives import LinearDrive, SineDrive
+from mbdae.elements.deformable_kernel import deformable_joints
 
-I3 = np.eye(3)
 # strain components of the 6-vector [d̃; θ] each type uses, and its law dimension
 COMPONENTS = {
     "deformable hinge": (3, 4, 5),
@@ -67,18 +72,6 @@ class DeformableSpec:
 def as_law(spec):
     """The spec's law as a constitutive.Law of the type's dimension (prestrain included)."""
     return cl.as_law(spec.law, len(COMPONENTS[spec.type]), f"{spec.type} {spec.label}", spec.prestrain)
-
-
-def half_tangent_coefs(s):
-    """τ(s) = tan(s/4)/s and τ'(s)/s, with series near s = 0 (u = τ(|θ|) θ)."""
-    small = s < 1e-3
-    p = np.where(small, 1.0, s)
-    x2 = (s / 4.0) ** 2
-    t = np.tan(p / 4.0)
-    tau = np.where(small, 0.25 * (1.0 + x2 / 3.0 + 2.0 * x2 * x2 / 15.0), t / p)
-    dtau = np.where(small, (2.0 / 3.0 + 8.0 * x2 / 15.0) / 64.0,
-                    (p * (1.0 + t * t) / 4.0 - t) / (p * p * p))
-    return tau, dtau
 
 
 # ---------------------------------------------------------------------- Model builder methods
@@ -187,6 +180,7 @@ SAMPLES = {"deformable joint": [deformable_all_sample, deformable_sample]}   # f
 class DeformableJoints(ElementFamily):
     name = "deformable joint"
     TYPES = tuple(COMPONENTS)
+    INFO = 27          # per instance from the kernel: ε, ε̇, f (6 each), F, M, θ (3 each)
 
     def __init__(self, specs, nodes):
         super().__init__(specs, nodes)
@@ -202,24 +196,22 @@ class DeformableJoints(ElementFamily):
         self.types = [s.type for s in S]
         self.n1 = self.node_index([s.node1 for s in S])
         self.n2 = self.node_index([s.node2 for s in S])
-        self.ground = self.n1 < 0
         self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
         self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
         self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
         self.R2h = np.array([s.R2h for s in S], float).reshape(ne, 3, 3)
         self.inv = np.array([bool(s.invariant) for s in S])
-        self.any_inv = bool(self.inv.any())
-        self.use = np.zeros((ne, 6), bool)          # strain components each instance uses
-        for i, s in enumerate(S):
-            self.use[i, list(COMPONENTS[s.type])] = True
+        # each instance's law: its dimension, first strain component and row in the group
+        # of laws of that dimension (one constitutive.Laws per dimension present)
         laws = [as_law(s) for s in S]
-        # one vectorized law evaluation per law dimension (at most three groups)
-        self.groups = []
+        self.law_dim = np.array([l.dim for l in laws], np.int64)
+        self.comp0 = np.array([COMPONENTS[s.type][0] for s in S], np.int64)
+        self.law_row = np.zeros(ne, np.int64)
+        self.law_groups = {}
         for dim in (1, 3, 6):
-            idx = np.array([i for i, l in enumerate(laws) if l.dim == dim], np.int64)
-            if len(idx):
-                comp = np.array([COMPONENTS[S[i].type] for i in idx], np.int64)
-                self.groups.append((idx, comp, cl.Laws([laws[i] for i in idx])))
+            idx = np.flatnonzero(self.law_dim == dim)
+            self.law_row[idx] = np.arange(len(idx))
+            self.law_groups[dim] = cl.Laws([laws[i] for i in idx]) if len(idx) else None
         self.viscous = np.array([l.viscous for l in laws])
 
     def build_pattern(self):
@@ -229,154 +221,53 @@ class DeformableJoints(ElementFamily):
         p.add_jac(self.node_rows, self.node_rows)
         return p
 
-    # ------------------------------------------------------------------ kinematics
-    def _geometry(self, kin):
-        """Strains, rates and their maps: G dict with eps, epsd (ne, 6), B (virtual strain =
-        ∂ε̇/∂(v, ω)), C = ∂ε/∂(x, θ), Cr = ∂ε̇/∂(x, θ) (ne, 6, 12), frame data for the loads."""
-        ne = self.ne
-        x1, R1, v1, w1 = kin.x[self.n1], kin.R[self.n1], kin.v[self.n1], kin.w[self.n1]
-        x2, R2, v2, w2 = kin.x[self.n2], kin.R[self.n2], kin.v[self.n2], kin.w[self.n2]
-        f1 = rot.matvec(R1, self.f1)
-        f2 = rot.matvec(R2, self.f2)
-        E1 = R1 @ self.R1h                                   # R1h of eq. 9.248a (global)
-        E2 = R2 @ self.R2h
-        th = rot.log_rotvec(np.swapaxes(E1, -1, -2) @ E2)    # eq. 9.247
-        Gi = rot.gamma_inv(th)
-        d = x2 + f2 - x1 - f1                                # eq. 9.318
-        dd = v2 + rot.cross(w2, f2) - v1 - rot.cross(w1, f1)  # eq. 9.319
-        dw = w2 - w1
-        P1 = np.broadcast_to(I3, (ne, 3, 3)).copy()          # θ_f = P1 θ1 + P2 θ2
-        P2 = np.zeros((ne, 3, 3))
-        Rf = E1.copy()
-        wf = w1.copy()
-        U1 = U2 = None
-        if self.any_inv:
-            k = self.inv
-            s = np.linalg.norm(th[k], axis=-1)
-            tau, dtau = half_tangent_coefs(s)
-            thk = th[k]
-            Rf[k] = E1[k] @ rot.exp_rotvec(0.5 * thk)         # R̂ = R1h R̃ (eq. 9.264a)
-            u = rot.matvec(E1[k], tau[:, None] * thk)        # Î = ½(I - u×)
-            ux = rot.skew(u)
-            P1[k] = 0.5 * (I3 + ux)                          # Îᵀ
-            P2[k] = 0.5 * (I3 - ux)                          # Î
-            wf[k] = rot.matvec(P1[k], w1[k]) + rot.matvec(P2[k], w2[k])   # eq. 9.302
-            # δu = U1 θ1 + U2 θ2: u = R1h τ θ, δθ = Γ⁻¹R1hᵀ(θ2 - θ1)
-            W = tau[:, None, None] * I3 + dtau[:, None, None] * np.einsum('ni,nj->nij', thk, thk)
-            D = E1[k] @ W @ Gi[k] @ np.swapaxes(E1[k], -1, -2)
-            U1 = np.zeros((ne, 3, 3))
-            U2 = np.zeros((ne, 3, 3))
-            U1[k] = -ux - D
-            U2[k] = D
-        Rft = np.swapaxes(Rf, -1, -2)
-        s_vec = dd - rot.cross(wf, d)
-        eps = np.concatenate([rot.matvec(Rft, d), th], axis=1)
-        epsd = np.concatenate([rot.matvec(Rft, s_vec), rot.matvec(Rft, dw)], axis=1)
-        f1x, f2x, dx = rot.skew(f1), rot.skew(f2), rot.skew(d)
-        B = np.zeros((ne, 6, 12))
-        B[:, 0:3, 0:3] = -Rft
-        B[:, 0:3, 3:6] = Rft @ (f1x + dx @ P1)
-        B[:, 0:3, 6:9] = Rft
-        B[:, 0:3, 9:12] = Rft @ (dx @ P2 - f2x)
-        B[:, 3:6, 3:6] = -Rft
-        B[:, 3:6, 9:12] = Rft
-        C = B.copy()
-        GiE = Gi @ np.swapaxes(E1, -1, -2)
-        C[:, 3:6, 3:6] = -GiE
-        C[:, 3:6, 9:12] = GiE
-        wfx, sx, dwx = rot.skew(wf), rot.skew(s_vec), rot.skew(dw)
-        Cr = np.zeros((ne, 6, 12))
-        Cr[:, 0:3, 0:3] = Rft @ wfx
-        Cr[:, 0:3, 6:9] = -Cr[:, 0:3, 0:3]
-        a1 = rot.skew(w1) @ f1x - wfx @ f1x + sx @ P1
-        a2 = wfx @ f2x - rot.skew(w2) @ f2x + sx @ P2
-        if U1 is not None:
-            h = 0.5 * dx @ dwx
-            a1 = a1 + h @ U1
-            a2 = a2 + h @ U2
-        Cr[:, 0:3, 3:6] = Rft @ a1
-        Cr[:, 0:3, 9:12] = Rft @ a2
-        Cr[:, 3:6, 3:6] = Rft @ dwx @ P1
-        Cr[:, 3:6, 9:12] = Rft @ dwx @ P2
-        return dict(eps=eps, epsd=epsd, B=B, C=C, Cr=Cr, Rf=Rf, P1=P1, P2=P2, U1=U1, U2=U2,
-                    f1=f1, f2=f2, d=d, E1=E1, th=th)
-
-    def _law(self, t, eps, epsd):
-        """Law output scattered on the 6 strain slots: f (ne, 6), ∂f/∂ε, ∂f/∂ε̇ (ne, 6, 6)."""
-        ne = self.ne
-        f = np.zeros((ne, 6))
-        A = np.zeros((ne, 6, 6))
-        Ad = np.zeros((ne, 6, 6))
-        for idx, comp, laws in self.groups:
-            fi, Ai, Adi = laws.evaluate(eps[idx[:, None], comp], epsd[idx[:, None], comp], t)
-            f[idx[:, None], comp] = fi
-            r, c = idx[:, None, None], comp[:, :, None]
-            A[r, c, comp[:, None, :]] = Ai
-            Ad[r, c, comp[:, None, :]] = Adi
-        return f, A, Ad
-
-    def _geometric_stiffness(self, G, f):
-        """K = ∂(Bᵀ f)/∂(x1, θ1, x2, θ2) at fixed law output f (ne, 12, 12)."""
-        Rf, P1, P2 = G["Rf"], G["P1"], G["P2"]
-        F = rot.matvec(Rf, f[:, 0:3])
-        M = rot.matvec(Rf, f[:, 3:6])
-        Fx, Mx = rot.skew(F), rot.skew(M)
-        f1x, f2x, dx = rot.skew(G["f1"]), rot.skew(G["f2"]), rot.skew(G["d"])
-        P1t, P2t = np.swapaxes(P1, -1, -2), np.swapaxes(P2, -1, -2)
-        K = np.zeros((self.ne, 12, 12))
-        K[:, 0:3, 3:6] = Fx @ P1
-        K[:, 0:3, 9:12] = Fx @ P2
-        K[:, 6:9, 3:6] = -K[:, 0:3, 3:6]
-        K[:, 6:9, 9:12] = -K[:, 0:3, 9:12]
-        dF = dx @ Fx
-        Fa = f1x @ Fx + P1t @ dF + Mx                 # r_θ1 through θ_f
-        Fb = -f2x @ Fx + P2t @ dF - Mx                # r_θ2 through θ_f
-        K[:, 3:6, 0:3] = -P1t @ Fx
-        K[:, 3:6, 6:9] = P1t @ Fx
-        K[:, 3:6, 3:6] = Fa @ P1 - Fx @ f1x + P1t @ Fx @ f1x
-        K[:, 3:6, 9:12] = Fa @ P2 - P1t @ Fx @ f2x
-        K[:, 9:12, 0:3] = -P2t @ Fx
-        K[:, 9:12, 6:9] = P2t @ Fx
-        K[:, 9:12, 3:6] = Fb @ P1 + P2t @ Fx @ f1x
-        K[:, 9:12, 9:12] = Fb @ P2 + Fx @ f2x - P2t @ Fx @ f2x
-        if G["U1"] is not None:                       # δÎ (eq. 9.287) through δu
-            h = 0.5 * rot.skew(rot.cross(F, G["d"]))
-            K[:, 3:6, 3:6] += h @ G["U1"]
-            K[:, 3:6, 9:12] += h @ G["U2"]
-            K[:, 9:12, 3:6] -= h @ G["U1"]
-            K[:, 9:12, 9:12] -= h @ G["U2"]
-        return K
-
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        G = self._geometry(ctx.kin)
-        f, A, Ad = self._law(ctx.t, G["eps"], G["epsd"])
-        B = G["B"]
-        Bt = np.swapaxes(B, 1, 2)
-        res = [np.einsum('nrq,nr->nq', B, f)]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        dq = Bt @ (A @ G["C"] + Ad @ G["Cr"]) + self._geometric_stiffness(G, f)
-        dV = Bt @ Ad @ B
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dq, dF_dV=dV)])
+    def _law_inputs(self, t):
+        """The inputs of `law_at` for the 1-, 3- and 6-D groups at time t (empty arrays of
+        the right shapes for a dimension no instance has)."""
+        out = []
+        for dim in (1, 3, 6):
+            laws = self.law_groups[dim]
+            if laws is None:
+                z1, z2, z3 = np.zeros(0), np.zeros((0, dim)), np.zeros((0, dim, dim))
+                out.append((z3, z3, z2, z2, z2, z2, z1, z1, z1))
+            else:
+                out.append(laws.arrays + laws.time_values(t))
+        return out
 
-    def loads(self, ctx):
-        """(G, F, M): the law's force and couple in the global frame, R_f F̃ and R_f M̃."""
-        G = self._geometry(ctx.kin)
-        f, _, _ = self._law(ctx.t, G["eps"], G["epsd"])
-        return G, f, rot.matvec(G["Rf"], f[:, 0:3]), rot.matvec(G["Rf"], f[:, 3:6])
+    def _run(self, ctx, res, jac, want_jac, info):
+        """One call of the compiled kernel (elements/deformable_kernel.py) over all instances."""
+        kin = ctx.kin
+        L1, L3, L6 = self._law_inputs(ctx.t)
+        deformable_joints(float(kin.dcoef), self.n1, self.n2, self.f1, self.f2, self.R1h, self.R2h, self.inv,
+                          self.law_dim, self.law_row, self.comp0, self.viscous, L1, L3, L6, kin.x, kin.v,
+                          kin.R, kin.w, kin.G, kin.Tw, want_jac, res, jac, info)
+
+    @cached_property
+    def _no_info(self):
+        return np.zeros((0, self.INFO))
+
+    def evaluate(self, ctx, res_views, jac_views):
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        self._run(ctx, res_views[0], jac[0], want_jac, self._no_info)
+
+    def kernel_info(self, ctx):
+        """Per instance (ne, 27), from the kernel: the strain ε = [d̃; θ] and its rate
+        [d̃̇; ω̄] (law frame), the law output [F̃; M̃] on the 6 slots (law frame), the global
+        force R_f F̃ and couple R_f M̃, and the relative rotation vector θ."""
+        info = np.empty((self.ne, self.INFO))
+        jac, _ = kernel_jacobian_views(self, None)
+        self._run(ctx, np.empty((self.ne, 12)), jac[0], False, info)
+        return info
 
     def output_groups(self, ctx):
         """.jnt rows as MBDyn writes them (spec §8.6): the law's force and couple in the law
         frame, then in the global frame, then the strain (relative rotation in Euler 1-2-3
         degrees, displacement, axial angle) and, for viscous laws, its rate."""
-        G, f, F, M = self.loads(ctx)
-        base = np.concatenate([f[:, 0:3], f[:, 3:6], F, M], axis=1)
-        euler = np.degrees(rot.R_to_euler123(rot.exp_rotvec(G["th"])))
-        eps, epsd = G["eps"], G["epsd"]
+        info = self.kernel_info(ctx)
+        base = info[:, 12:24]
+        euler = np.degrees(rot.R_to_euler123(rot.exp_rotvec(info[:, 24:27])))
+        eps, epsd = info[:, 0:6], info[:, 6:12]
         out = []
         outmask = np.array([s.output for s in self.specs], bool)
         for t in dict.fromkeys(self.types):
@@ -412,13 +303,8 @@ class DeformableJoints(ElementFamily):
         axis = "xyz".find(name[-1:])
         if len(name) != 2 or slot is None or axis < 0:
             raise ValueError(f'deformable joint private datum "{name}" does not exist')
-        G = self._geometry(ctx.kin)
-        if name[0] in "dr":
-            return G["eps"][:, slot + axis].copy()
-        if name[0] in "vw":
-            return G["epsd"][:, slot + axis].copy()
-        f, _, _ = self._law(ctx.t, G["eps"], G["epsd"])
-        return f[:, slot + axis]
+        column = {"d": 0, "r": 0, "v": 6, "w": 6, "F": 12, "M": 12}[name[0]] + slot + axis
+        return self.kernel_info(ctx)[:, column]
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

@@ -13,7 +13,7 @@ import numpy as np
 from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vnorm, vcross,
                                         eye3, skew, outer, mvec, mtvec, mmul, mtmul, mmult, mtrans, madd,
                                         msub, mscale, mdiag, exp_rotvec, log_rotvec, gamma_inv)
-from mbdae.engine.core.constitutive import law_at
+from mbdae.engine.core.constitutive import law_into
 
 SMALL_HALF_TANGENT = 1e-3     # series branch of τ(s) = tan(s/4)/s
 
@@ -80,9 +80,9 @@ def half_tangent_coefs(s):
 
 
 @kernel
-def _law(L, j, eps, epsd):
-    """Law j of the group L = (K, C, k2, k3, σ0, ε0, sK, sC, w) at (ε, ε̇)."""
-    return law_at(L[0], L[1], L[2], L[3], L[4], L[5], L[6], L[7], L[8], j, eps, epsd)
+def _law(L, j, eps, epsd, f, dK, dC):
+    """Law j of the group L = (K, C, k2, k3, σ0, ε0, sK, sC, w) at (ε, ε̇), into f, dK, dC."""
+    law_into(L[0], L[1], L[2], L[3], L[4], L[5], L[6], L[7], L[8], j, eps, epsd, f, dK, dC)
 
 
 @kernel
@@ -103,6 +103,10 @@ def deformable_joints(dcoef, n1, n2, f1_local, f2_local, R1h, R2h, invariant, la
     eps = np.empty(6)
     epsd = np.empty(6)
     f6 = np.empty(6)
+    # the laws' outputs, per dimension (written by law_into: no allocation per instance)
+    fl6, A6, Ad6 = np.empty(6), np.empty((6, 6)), np.empty((6, 6))
+    fl3, A3, Ad3 = np.empty(3), np.empty((3, 3)), np.empty((3, 3))
+    fl1, A1, Ad1 = np.empty(1), np.empty((1, 1)), np.empty((1, 1))
     all_cols = np.arange(12)
     rotation_cols = np.array([3, 4, 5, 9, 10, 11])
     I3 = eye3()
@@ -157,11 +161,14 @@ def deformable_joints(dcoef, n1, n2, f1_local, f2_local, R1h, R2h, invariant, la
         # the law on its components
         nd, c0, j = law_dim[i], comp0[i], law_row[i]
         if nd == 6:
-            fl, A, Ad = _law(L6, j, eps, epsd)
+            fl, A, Ad = fl6, A6, Ad6
+            _law(L6, j, eps, epsd, fl, A, Ad)
         elif nd == 3:
-            fl, A, Ad = _law(L3, j, eps[c0:c0 + 3], epsd[c0:c0 + 3])
+            fl, A, Ad = fl3, A3, Ad3
+            _law(L3, j, eps[c0:c0 + 3], epsd[c0:c0 + 3], fl, A, Ad)
         else:
-            fl, A, Ad = _law(L1, j, eps[c0:c0 + 1], epsd[c0:c0 + 1])
+            fl, A, Ad = fl1, A1, Ad1
+            _law(L1, j, eps[c0:c0 + 1], epsd[c0:c0 + 1], fl, A, Ad)
         for l in range(12):
             s = 0.0
             for r in range(nd):

@@ -20,7 +20,7 @@ from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
 from mbdae.engine.core.compiled import kernel
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.drives import DriveArray
-from mbdae.engine.core.constitutive import ScalarLaws, law_at
+from mbdae.engine.core.constitutive import ScalarLaws, law_into
 from mbdae.elements.base import ElementFamily, scalar_drive, random_rotation, random_nodes
 from mbdae.engine.core.constitutive import LinearElastic1D, cubic_elastic
 from mbdae.engine.core.drives import LinearDrive, SineDrive, ConstDrive
@@ -231,13 +231,14 @@ class AbstractForces(ElementFamily):
 # ---------------------------------------------------------------- kernels
 @kernel
 def spring_support_loads(y, rows, differential, dcoef, K, C, k2, k3, sigma0, e0, sK, sC, w, want_jac, r, j):
-    """Spring supports: f = F(x) of the 1-D law (`law_at`) at the dof value x = y[row] with
+    """Spring supports: f = F(x) of the 1-D law (`law_into`) at the dof value x = y[row] with
     no strain rate; ∂f/∂Δ = ∂F/∂x times dCoef on a differential dof, 1 on an algebraic one."""
     eps = np.empty(1)
     epsdot = np.zeros(1)
+    f, dK, dC = np.empty(1), np.empty((1, 1)), np.empty((1, 1))
     for e in range(len(rows)):
         eps[0] = y[rows[e]]
-        f, dK, _ = law_at(K, C, k2, k3, sigma0, e0, sK, sC, w, e, eps, epsdot)
+        law_into(K, C, k2, k3, sigma0, e0, sK, sC, w, e, eps, epsdot, f, dK, dC)
         r[e, 0] = f[0]
         if want_jac:
             j[e, 0, 0] = dK[0, 0] * (dcoef if differential[e] else 1.0)

@@ -10,7 +10,7 @@ import numpy as np
 from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vdot, vcross, skew, outer,
                                         mvec, mtvec, mmul, mtmul, mtrans, madd, msub, mscale, mdiag, eye3, eye_plus,
                                         log_rotvec, gamma_inv)
-from mbdae.engine.core.constitutive import law_at
+from mbdae.engine.core.constitutive import law_into
 from mbdae.elements.deformable_kernel import get_block, set_block, chain_rule12
 
 SMALL_SCREW2 = 0.05 ** 2      # φ² below which the coefficients come from their series
@@ -150,6 +150,7 @@ def helicoidal_beams(dcoef, n1, n2, f, Rh, ell, eta0, viscous, K, C, k2, k3, sig
     the mid-point p and the section frame R(½) by rows (36 values)."""
     strain = np.empty(6)
     rate = np.empty(6)
+    fl, D, Dv = np.empty(6), np.empty((6, 6)), np.empty((6, 6))      # the law's outputs (law_into)
     Be = np.empty((6, 12))
     Bv = np.empty((6, 12))
     dfd = np.empty((6, 12))
@@ -189,7 +190,7 @@ def helicoidal_beams(dcoef, n1, n2, f, Rh, ell, eta0, viscous, K, C, k2, k3, sig
         else:
             for k in range(6):
                 rate[k] = 0.0
-        fl, D, Dv = law_at(K, C, k2, k3, sigma0, e0, sK, sC, w_law, i, strain, rate)
+        law_into(K, C, k2, k3, sigma0, e0, sK, sC, w_law, i, strain, rate, fl, D, Dv)
         F = mvec(Rs, (fl[0], fl[1], fl[2]))
         M = mvec(Rs, (fl[3], fl[4], fl[5]))
         ax1 = vsub(p, x1)

@@ -524,8 +524,8 @@ def test_convective_terms_by_finite_differences(kind):
     JOINT_CASES[kind](m)
     sysm = System(m)
     joints = sysm.family(RigidJoints)
-    act = joints.uact[0]
-    pos = joints.upos
+    act = joints.active[0]
+    pos = joints.POSITION_LEVEL
     assert act.any()
 
     def level1(t):

@@ -27,7 +27,7 @@ from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM, kernel_jacobian_
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.engine.core.drives import DriveArray, NullDrive
 from mbdae.engine.core.privdata import unwrap_rotation_vector
-from mbdae.elements.joint_kernel import joint_group
+from mbdae.elements.joint_kernel import joint_group, joint_group_terms
 from mbdae.elements.base import (ElementFamily, two_node_columns,
                                  vec, mat, scalar_drive, vector_drive, status_flags,
                                  POSITION_STATUS, ROTATION_STATUS, random_rotation, random_nodes)
@@ -38,6 +38,7 @@ from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
 NROWS = 15
 UNWRAPPED_ROTATION = ("total joint", "total pin joint", "revolute hinge", "revolute pin", "axial rotation")
 POS, ROT, VEL, AVEL, DOT, DIST = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), slice(12, 14), 14
+POSITION_LEVEL = np.array([True] * 6 + [False] * 6 + [True] * 3)   # rows divided by dCoef (G2)
 ROW_DIM = [DIM["position constraint"]] * 3 + [DIM["rotation constraint"]] * 3 + \
           [DIM["velocity constraint"]] * 3 + [DIM["angular velocity constraint"]] * 3 + \
           [DIM["rotation constraint"]] * 2 + [DIM["position constraint"]]
@@ -400,7 +401,9 @@ def stiffness_mask(used):
 
 
 class RigidJoints(ElementFamily):
-    row_names = ROW_NAME          # what each of the six local rows constrains
+    row_names = ROW_NAME          # what each of the 15 rows constrains
+    # the row layout, for the drivers (which import no element module): row groups by code
+    POS, ROT, VEL, AVEL, DOT, DIST, POSITION_LEVEL = POS, ROT, VEL, AVEL, DOT, DIST, POSITION_LEVEL
     name = "joint"
     in_initial_assembly = True
 
@@ -597,21 +600,20 @@ class RigidJoints(ElementFamily):
         G["E2r"] = G["R2"] @ self.R2r
 
     # ------------------------------------------------------------------ evaluation
-    def _drive_values(self, ctx):
-        """Imposed values (and their time derivatives, in the modes that need them) of the
-        drives of the rows some instance has: one vectorized call per drive array."""
+    def _drive_values(self, ctx, rates):
+        """Imposed values (and, if `rates`, their time derivatives) of the drives of the rows
+        some instance has: one vectorized call per drive array."""
         H = self.hinted(ctx)
         t = ctx.t_constraint
         uses, zero3, zero = self._uses, self._zeros3, self._zeros
-        velocity_form = ctx.mode in ("ia_velocity", "derivatives")
         pos = H["pos_drive"].values(t) if uses["pos"] else zero3
         rot_ = H["rot_drive"].values(t) if uses["rot"] else zero3
         vel = self.vel_drive.values(t) if uses["vel"] else zero3
         avel = self.avel_drive.values(t) if uses["avel"] else zero3
         dist = H["dist_drive"].values(t) if uses["dist"] else zero
-        pos_d = H["pos_drive"].derivatives(t) if velocity_form and uses["pos"] else zero3
-        rot_d = H["rot_drive"].derivatives(t) if velocity_form and uses["rot"] else zero3
-        dist_d = H["dist_drive"].derivatives(t) if velocity_form and uses["dist"] else zero
+        pos_d = H["pos_drive"].derivatives(t) if rates and uses["pos"] else zero3
+        rot_d = H["rot_drive"].derivatives(t) if rates and uses["rot"] else zero3
+        dist_d = H["dist_drive"].derivatives(t) if rates and uses["dist"] else zero
         return (np.asarray(H["f1"], float), np.asarray(H["f2"], float), pos, rot_, vel, avel,
                 np.asarray(dist, float), pos_d, rot_d, np.asarray(dist_d, float))
 
@@ -627,7 +629,8 @@ class RigidJoints(ElementFamily):
         """One compiled call per group of joints with the same rows (elements/joint_kernel.py)."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
         kin = ctx.kin
-        f1, f2, pos, rot_, vel, avel, dist, pos_d, rot_d, dist_d = self._drive_values(ctx)
+        velocity_form = ctx.mode in ("ia_velocity", "derivatives")      # the rows need φ_t
+        f1, f2, pos, rot_, vel, avel, dist, pos_d, rot_d, dist_d = self._drive_values(ctx, velocity_form)
         mode, dcoef = ctx.mode_code, float(kin.dcoef)
         for k, g in enumerate(self.groups):
             joint_group(mode, dcoef, g.used, g.inst, self.n1, self.n2, g.mult, g.load_mult, f1, f2,
@@ -635,6 +638,34 @@ class RigidJoints(ElementFamily):
                         pos_d, rot_d, dist_d, ctx.y, kin.x, kin.v, kin.R, kin.w, kin.G, kin.Tw,
                         want_jac, res_views[2 * k], res_views[2 * k + 1], jac[4 * k], jac[4 * k + 1],
                         jac[4 * k + 2], jac[4 * k + 3])
+
+    def row_terms(self, ctx, lam=None):
+        """The raw terms of every joint's rows at ctx in the full 15-row layout (zero on the
+        rows a joint does not compute), from the kernel's own per-instance functions (one
+        compiled call per group, as evaluate): values c (ne, 15), reaction map B (ne, 15, 12),
+        position gradient C (ne, 15, 12) on (x1, θ1, x2, θ2), velocity gradient Cv
+        (ne, 15, 12) on (v1, ω1, v2, ω2), φ_t (ne, 15) the explicit time derivative of the
+        position-level rows; the geometry Ad = (R1 R1r)ᵀ R2 R2r R0ᵀ (ne, 3, 3) and
+        θ = exp⁻¹(Ad) (ne, 3) of the joints with rotation rows, the orthogonality axes
+        e1 = R1 a1, e2 = R2 a2 (ne, 2, 3); with multipliers lam (ne, 15), the geometric
+        stiffness K = Σ_r λ_r ∂B_r/∂(x1, θ1, x2, θ2) (ne, 12, 12), else K is None."""
+        kin = ctx.kin
+        f1, f2, pos, rot_, vel, avel, dist, pos_d, rot_d, dist_d = self._drive_values(ctx, True)
+        ne = self.ne
+        want_K = lam is not None
+        L = np.ascontiguousarray(lam, float) if want_K else np.zeros((ne, NROWS))
+        T = dict(c=np.zeros((ne, NROWS)), B=np.zeros((ne, NROWS, 12)), C=np.zeros((ne, NROWS, 12)),
+                 Cv=np.zeros((ne, NROWS, 12)), phi_t=np.zeros((ne, NROWS)),
+                 K=np.zeros((ne if want_K else 0, 12, 12)), Ad=np.tile(I3, (ne, 1, 1)),
+                 th=np.zeros((ne, 3)), e1=np.zeros((ne, 2, 3)), e2=np.zeros((ne, 2, 3)))
+        for g in self.groups:
+            joint_group_terms(g.used, g.inst, self.n1, self.n2, f1, f2, self.R1h, self.R1r, self.R2r,
+                              self.a1, self.a2, pos, rot_, vel, avel, dist, pos_d, rot_d, dist_d, L,
+                              want_K, kin.x, kin.v, kin.R, kin.w, T["c"], T["B"], T["C"], T["Cv"],
+                              T["phi_t"], T["K"], T["Ad"], T["th"], T["e1"], T["e2"])
+        if not want_K:
+            T["K"] = None
+        return T
 
     def block_instances(self):
         res = [g.inst for g in self.groups for _ in range(2)]

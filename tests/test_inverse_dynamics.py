@@ -427,6 +427,7 @@ from mbdae.engine.core.state import State, Context
 from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
 from mbdae.elements.joints import RigidJoints
 from mbdae.elements.body import RigidBodies
+from samples import SAMPLES, randomize_state
 
 E1, E2 = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8]), np.array([0.0, 0.6, 0.8])
 
@@ -524,8 +525,8 @@ def test_convective_terms_by_finite_differences(kind):
     JOINT_CASES[kind](m)
     sysm = System(m)
     joints = sysm.family(RigidJoints)
-    act = joints.uact[0]
-    pos = joints.upos
+    act = joints.active[0]
+    pos = joints.POSITION_LEVEL
     assert act.any()
 
     def level1(t):
@@ -557,6 +558,40 @@ def test_convective_terms_by_finite_differences(kind):
     scale = max(1.0, np.abs(expected).max())
     assert np.allclose(conv[act], expected[act], rtol=0, atol=1e-9 * scale), (conv[act], expected[act])
     assert np.abs(conv[act]).max() > 1e-5      # the terms are not trivially zero on this motion
+
+
+@pytest.mark.parametrize("sample", range(len(SAMPLES["joint"])))
+def test_row_terms_are_the_rows_of_the_residual_kernel(sample):
+    """RigidJoints.row_terms (the joint kernel's entry for inverse dynamics, full 15-row
+    layout) gives the rows the residual kernel assembles: the values (position-level rows
+    divided by dCoef), the reaction maps Bᵀ of the Jacobian and, at velocity level,
+    φ_q v + φ_t for the position-level rows."""
+    rng = np.random.default_rng(4)
+    sysm = System(SAMPLES["joint"][sample](rng))
+    st = randomize_state(sysm, rng)
+    joints = sysm.family(RigidJoints)
+    dcoef = 0.3
+    kin = sysm.kinematics(st, dcoef)
+    V = np.concatenate([kin.v[joints.n1], kin.w[joints.n1], kin.v[joints.n2], kin.w[joints.n2]], axis=1)
+    V[joints.ground, 0:6] = 0.0
+    for mode in ("regular", "ia_velocity"):
+        ctx = Context(st.t, st.y, st.yp, kin, mode)
+        T = joints.row_terms(ctx)
+        res = [np.zeros(r.shape) for r in joints.pattern.res]
+        jac = [np.zeros(R.shape) for R, _ in joints.pattern.jac]
+        joints.evaluate(ctx, res, jac)
+        for k, g in enumerate(joints.groups):
+            i, r = g.inst[:, None], g.used[None, :]
+            pos = joints.POSITION_LEVEL[g.used]
+            c = T["c"][i, r]
+            if mode == "regular":
+                assert np.array_equal(res[2 * k + 1], np.where(pos, c / dcoef, c))
+                assert np.array_equal(jac[4 * k], np.swapaxes(T["B"][i, r], 1, 2))
+            else:
+                rate = np.einsum('nrq,nq->nr', T["C"][i, r], V[g.inst]) + T["phi_t"][i, r]
+                expected = np.where(pos, rate, c)
+                assert np.allclose(res[2 * k + 1], expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    assert T["K"] is None and T["phi_t"][:, joints.VEL].max() == 0.0
 
 
 def test_mass_matrix_by_finite_differences():

@@ -219,9 +219,10 @@ class InverseDynamicsProblem:
                           beams=[s for s in beams if ergo(s, ("beam", s.label))],
                           viscous_bodies=[s for s in getattr(model, "viscous_bodies", []) if ergo(s)])
         self.ergo_system = System(_all_dynamic(model, ergo_lists)) if any(ergo_lists.values()) else None
-        # joint rows: active entries of the compact row axis, in the family's order
+        # joint rows: the active (joint, row code) pairs of the family's 15-row layout, in the
+        # order of their multipliers
         J = self.joints
-        self.row_inst, self.row_u = np.nonzero(J.uact)
+        self.row_inst, self.row_code = np.nonzero(J.active)
         nr = len(self.row_inst)
         roles = roles or {}
         torque = np.empty(J.ne, bool)
@@ -242,9 +243,9 @@ class InverseDynamicsProblem:
         self.dyn_roles = torque[self.row_inst]        # φ ∪ ϑ
         self.kin_rows, self.dyn_rows = self.kin_roles, self.dyn_roles
         self._driven_setup(model, J)
-        self.pos_level = J.upos[self.row_u]
+        self.pos_level = J.POSITION_LEVEL[self.row_code]
         self.row_joint = J.labels[self.row_inst]
-        self.row_name = [f"{J.types[i]} {J.row_names[J.used[u]]}" for i, u in zip(self.row_inst, self.row_u)]
+        self.row_name = [f"{J.types[i]} {J.row_names[r]}" for i, r in zip(self.row_inst, self.row_code)]
         # global columns of each instance's 12 local columns (x1, θ1, x2, θ2); ground → -1
         n1, n2 = J.n1, J.n2
         base1 = np.where(n1 >= 0, 6 * np.maximum(n1, 0), -10 ** 9)
@@ -333,30 +334,29 @@ class InverseDynamicsProblem:
         yp[nodes.ig] = st.yp[nodes.ig]
         return State(st.t, y, yp, st.R_ref)
 
-    def rows(self, st):
+    def rows(self, st, lam=None):
         """Joint terms at st, flattened to the active rows: values c, matrix A (rows × n, sparse;
-        C for position-level rows, Cv for velocity-level rows), phi_t and conv."""
+        C for position-level rows, Cv for velocity-level rows), phi_t and conv; given
+        multipliers lam of the rows, also K, the constraint stiffness (constraint_stiffness)."""
         ctx = self.context(st)
-        T = joint_terms(self.joints, ctx)
-        i, u = self.row_inst, self.row_u
-        C = T["C"][i, u]
-        if T["Cv"] is not None:
-            C = np.where(self.pos_level[:, None], C, T["Cv"][i, u])
+        L = None
+        if lam is not None:          # in the joints' layout (joint, row code)
+            L = np.zeros(self.joints.active.shape)
+            L[self.row_inst, self.row_code] = lam
+        T = joint_terms(self.joints, ctx, L)
+        i, r = self.row_inst, self.row_code
+        C = np.where(self.pos_level[:, None], T["C"][i, r], T["Cv"][i, r])
         cols = self.inst_cols[i]
         keep = cols >= 0
-        r = np.broadcast_to(np.arange(len(i))[:, None], cols.shape)
-        A = sp.csr_matrix((C[keep], (r[keep], cols[keep])), shape=(len(i), self.n))
-        B = sp.csr_matrix((T["B"][i, u][keep], (r[keep], cols[keep])), shape=(len(i), self.n))
-        return dict(c=T["c"][i, u], A=A, B=B, phi_t=T["phi_t"][i, u], conv=T["conv"][i, u], G=T["G"])
+        k = np.broadcast_to(np.arange(len(i))[:, None], cols.shape)
+        A = sp.csr_matrix((C[keep], (k[keep], cols[keep])), shape=(len(i), self.n))
+        B = sp.csr_matrix((T["B"][i, r][keep], (k[keep], cols[keep])), shape=(len(i), self.n))
+        K = None if L is None else self.constraint_stiffness(T["K"])
+        return dict(c=T["c"][i, r], A=A, B=B, phi_t=T["phi_t"][i, r], conv=T["conv"][i, r], G=T["G"], K=K)
 
-    def constraint_stiffness(self, G, rows, lam):
-        """Σ λ_r ∂(φ_r/x)ᵀ/∂x of the rows `rows` (mask) with multipliers lam (n×n, sparse):
-        the constraint part of the Hessian of the Lagrangian, from the joints' geometric
-        stiffness."""
-        J = self.joints
-        L = np.zeros(J.uact.shape)
-        L[self.row_inst[rows], self.row_u[rows]] = lam
-        K = J._geometric_stiffness(G, L)
+    def constraint_stiffness(self, K):
+        """Σ λ_r ∂(φ_r/x)ᵀ/∂x (n×n, sparse) from the joints' geometric stiffness K (ne, 12, 12)
+        for the multipliers λ: the constraint part of the Hessian of the Lagrangian."""
         cols = self.inst_cols
         keep = (cols[:, :, None] >= 0) & (cols[:, None, :] >= 0)
         r = np.broadcast_to(cols[:, :, None], K.shape)
@@ -445,10 +445,13 @@ class InverseDynamicsProblem:
         """(F, matrix, state, rows) of the position subproblem at (x, R, λ)."""
         kr = self.kin_rows & self.pos_level
         st = self.state(t, x, R)
-        T = self.rows(st)
-        A, c = T["A"][kr], T["c"][kr]
         if not self.problem_type.startswith("underdetermined"):
-            return c, A, st, T
+            T = self.rows(st)
+            return T["c"][kr], T["A"][kr], st, T
+        lam_rows = np.zeros(len(kr))
+        lam_rows[kr] = lam
+        T = self.rows(st, lam_rows)
+        A, c = T["A"][kr], T["c"][kr]
         wx = self.weights[0]
         M, _ = self.inertia(st)
         grad = np.zeros(self.n)
@@ -465,7 +468,7 @@ class InverseDynamicsProblem:
         if E is not None:
             grad += E[0]
             H = H + E[1]
-        H = H + self.constraint_stiffness(T["G"], kr, lam)
+        H = H + T["K"]
         return np.concatenate([grad + A.T @ lam, c]), self._kkt(H, A), st, T
 
     def velocity(self, st, prev, T):
@@ -601,7 +604,7 @@ class InverseDynamicsProblem:
     def _multiplier_state(self, st, lam):
         y = st.y.copy()
         J = self.joints
-        y[J.mult[self.row_inst, J.used[self.row_u]]] = lam
+        y[J.mult[self.row_inst, self.row_code]] = lam
         return State(st.t, y, st.yp, st.R_ref)
 
     def _reactions(self, st, lam):

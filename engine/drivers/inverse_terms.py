@@ -54,32 +54,33 @@ def gamma_inv_rate(theta, theta_dot):
     return -0.5 * Sd + e(d_r * pd) * (S @ S) + e(d) * (Sd @ S + S @ Sd)
 
 
-def joint_terms(joints, ctx):
-    """Rows of a RigidJoints family at ctx (velocities in ctx.kin.v, ctx.kin.w):
-    c (ne,u) values, C (ne,u,12) gradient on (x1, θ1, x2, θ2), Cv (ne,u,12) gradient on
-    (v1, ω1, v2, ω2) of the velocity-level rows (None if there are none), phi_t (ne,u)
-    explicit time derivative of the position-level rows and conv (ne,u): the acceleration
-    constraint of every row is [C or Cv] [a1, ω̇1, a2, ω̇2] = -conv."""
+def joint_terms(joints, ctx, lam=None):
+    """Rows of a RigidJoints family at ctx (velocities in ctx.kin.v, ctx.kin.w), in the
+    family's full 15-row layout (its row groups J.POS, J.ROT, ...; the rows a joint does not
+    have are zero): the raw terms of RigidJoints.row_terms (values c (ne,15), reaction map B,
+    gradient C on (x1, θ1, x2, θ2) and Cv on (v1, ω1, v2, ω2) (ne,15,12), phi_t (ne,15) the
+    explicit time derivative of the position-level rows, K (ne,12,12) the geometric stiffness
+    for multipliers lam (ne,15), None without), the geometry G and conv (ne,15): the
+    acceleration constraint of every row is [C or Cv] [a1, ω̇1, a2, ω̇2] = -conv."""
+    T = joints.row_terms(ctx, lam)
     G = joints._geometry(ctx)
-    c, B, C, Cv = joints._rows(G, ctx)
-    phi_t = joints._phi_t(G, ctx)
-    t, gs = ctx.t, joints.gs
-    ne, nu = c.shape
-    conv = np.zeros((ne, nu))
+    t = ctx.t
+    has = lambda rows: bool(joints.active[:, rows].any())        # noqa: E731
+    conv = np.zeros(T["c"].shape)
     w1, w2 = G["w1"], G["w2"]
     v1, v2 = G["v1"], G["v2"]
     f1, f2, b1 = G["f1"], G["f2"], G["b1"]
     dw = w2 - w1
     V = np.concatenate([v1, w1, v2, w2], axis=1)
-    if "pos" in gs:
+    if has(joints.POS):
         # d/dt Eᵀ w_rel = Eᵀ(ẇ_rel - ω1×w_rel), w_rel = v2 + ω2×f2 - v1 - ω1×b1
         wrel = v2 + rot.cross(w2, f2) - v1 - rot.cross(w1, b1)
         b1dot = v2 + rot.cross(w2, f2) - v1
         q = rot.cross(w2, rot.cross(w2, f2)) - rot.cross(w1, b1dot) - rot.cross(w1, wrel)
-        conv[:, gs["pos"]] = rot.mattvec(G["E"], q) - joints.pos_drive.second_derivatives(t)
-    if "rot" in gs:
+        conv[:, joints.POS] = rot.mattvec(G["E"], q) - joints.pos_drive.second_derivatives(t)
+    if has(joints.ROT):
         # θ̇ = Γ⁻¹(θ) ω_d with ω_d = Erᵀ Δω - A_d w0 (spatial rate of A_d = Erᵀ E2r R0ᵀ)
-        th, Ad, Ert = G["th"], G["Ad"], np.swapaxes(G["Er"], -1, -2)
+        th, Ad, Ert = T["th"], T["Ad"], np.swapaxes(G["Er"], -1, -2)
         th0 = G["theta0"]
         th0d = joints.rot_drive.derivatives(t)
         th0dd = joints.rot_drive.second_derivatives(t)
@@ -90,29 +91,26 @@ def joint_terms(joints, ctx):
         Gi = rot.gamma_inv(th)
         thd = rot.matvec(Gi, wd)
         extra = -rot.matvec(Ert, rot.cross(w1, dw)) - rot.cross(wd, Adw0) - rot.matvec(Ad, w0d)
-        conv[:, gs["rot"]] = rot.matvec(gamma_inv_rate(th, thd), wd) + rot.matvec(Gi, extra)
-    if "vel" in gs or "avel" in gs:
+        conv[:, joints.ROT] = rot.matvec(gamma_inv_rate(th, thd), wd) + rot.matvec(Gi, extra)
+    if has(joints.VEL) or has(joints.AVEL):
         # velocity-level rows r = Cv V + (terms without V): ṙ = Cv A + C V + r_t
-        CV = np.einsum('nrq,nq->nr', C, V)
-        if "vel" in gs:
-            g = gs["vel"]
-            conv[:, g] = CV[:, g] - joints.vel_drive.derivatives(t)
-        if "avel" in gs:
-            g = gs["avel"]
-            conv[:, g] = CV[:, g] - joints.avel_drive.derivatives(t)
-    if "dot" in gs:
-        e1, e2 = G["e1"], G["e2"]
+        CV = np.einsum('nrq,nq->nr', T["C"], V)
+        if has(joints.VEL):
+            conv[:, joints.VEL] = CV[:, joints.VEL] - joints.vel_drive.derivatives(t)
+        if has(joints.AVEL):
+            conv[:, joints.AVEL] = CV[:, joints.AVEL] - joints.avel_drive.derivatives(t)
+    if has(joints.DOT):
+        e1, e2 = T["e1"], T["e2"]
         n_dot = rot.cross(rot.cross(w1[:, None], e1), e2) + rot.cross(e1, rot.cross(w2[:, None], e2))
-        conv[:, gs["dot"]] = np.einsum('nji,ni->nj', n_dot, -dw)
-    if "dist" in gs:
+        conv[:, joints.DOT] = np.einsum('nji,ni->nj', n_dot, -dw)
+    if has(joints.DIST):
         u, dist = G["u"], G["dist"]
         ddot = v2 + rot.cross(w2, f2) - v1 - rot.cross(w1, f1)
         udot = (ddot - u * np.einsum('ni,ni->n', u, ddot)[:, None]) / dist[:, None]
         q = rot.cross(w2, rot.cross(w2, f2)) - rot.cross(w1, rot.cross(w1, f1))
-        val = np.einsum('ni,ni->n', udot, ddot) + np.einsum('ni,ni->n', u, q) \
+        conv[:, joints.DIST] = np.einsum('ni,ni->n', udot, ddot) + np.einsum('ni,ni->n', u, q) \
             - joints.dist_drive.second_derivatives(t)
-        conv[:, gs["dist"]] = val[:, None]
-    return dict(G=G, c=c, B=B, C=C, Cv=Cv, phi_t=phi_t, conv=conv)
+    return dict(T, G=G, conv=conv)
 
 
 def inertia_terms(bodies, kin):

@@ -371,6 +371,11 @@ def total_equation_sample(model, rng):
 SAMPLES = {"joint": [joint_sample, joint_subset_sample, total_equation_sample]}
 
 
+def _read_only(a):
+    a.flags.writeable = False
+    return a
+
+
 @dataclass(frozen=True)
 class JointGroup:
     """Joints with the same rows: their instance indices, row codes (0-14), and the
@@ -619,11 +624,13 @@ class RigidJoints(ElementFamily):
 
     @cached_property
     def _zeros3(self):
-        return np.zeros((self.ne, 3))
+        """Values of the drives a family does not use: read-only, as drive values are, so
+        the kernels see one array type whichever rows a model has (one compilation)."""
+        return _read_only(np.zeros((self.ne, 3)))
 
     @cached_property
     def _zeros(self):
-        return np.zeros(self.ne)
+        return _read_only(np.zeros(self.ne))
 
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call per group of joints with the same rows (elements/joint_kernel.py)."""

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from mbdae.solvers.klu import KLUFactorization, KLUError, load_klu
 
@@ -104,6 +103,10 @@ class SuperLUSolver:
     refactorizations = 0
 
     def __init__(self, permc_spec="COLAMD", pivot_factor=0.1, symmetric_mode=True):
+        # scipy.sparse.linalg only where SuperLU runs: the KLU path does not need it, and it is
+        # a good part of the start-up time
+        import scipy.sparse.linalg as spla
+        self.splu = spla.splu
         self.permc_spec = permc_spec
         self.pivot_factor = pivot_factor
         self.symmetric_mode = symmetric_mode
@@ -112,7 +115,7 @@ class SuperLUSolver:
 
     def factor(self, A):
         try:
-            self.lu = spla.splu(A, permc_spec=self.permc_spec, diag_pivot_thresh=self.pivot_factor,
+            self.lu = self.splu(A, permc_spec=self.permc_spec, diag_pivot_thresh=self.pivot_factor,
                                 options={"SymmetricMode": self.symmetric_mode})
         except RuntimeError as err:   # "Factor is exactly singular"
             raise SingularMatrix(str(err)) from None

@@ -4,6 +4,7 @@ from mbdae.engine.drivers.ivp import InitialValueProblem, Settings
 from mbdae.engine.drivers.inverse import InverseDynamicsProblem
 from mbdae.engine.io.mbdyn.deck import Deck
 from mbdae.engine.io.mbdyn.output import writers_for
+from mbdae.solvers.linear import add_solver_statistics, choose_linear_solver
 
 
 def initial_value_problem(model, observers=(), **settings):
@@ -15,12 +16,16 @@ def initial_value_problem(model, observers=(), **settings):
 
 def inverse_dynamics_problem(model, times=None, output_prefix=None, output_precision=6, observers=(), **kw):
     """The inverse-dynamics driver (manual §6.3) with MBDyn's files under `output_prefix`."""
-    writers = writers_for(Settings(output_prefix=output_prefix, output_precision=output_precision))
+    writers = writers_for(Settings(output_prefix=output_prefix, output_precision=output_precision),
+                          choose_linear_solver(kw.get("linear_solver")))
     return InverseDynamicsProblem(model, times, observers=list(observers) + writers, **kw)
 
 
 def run(model, observers=(), **settings):
-    """Run a Model (initial value problem: Results) or a Deck (as its problem card says)."""
+    """Run a Model (initial value problem: Results) or a Deck (as its problem card says).
+    The statistics (`Results.stats`) name the linear solver that ran (`linear_solver`) and
+    count its refactorizations."""
     if isinstance(model, Deck):
         return model.run(**settings)
-    return initial_value_problem(model, observers, **settings).run()
+    problem = initial_value_problem(model, observers, **settings)
+    return add_solver_statistics(problem.run(), problem.newton.linear)

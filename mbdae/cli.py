@@ -11,20 +11,32 @@ the traceback instead.  A deck that calls `stop(true, code)` exits with that cod
 """
 import argparse
 import glob
+import importlib
 import os
 import sys
 import time
 from collections import Counter
 
-from mbdae import cmd_plot
-from mbdae import cmd_compare
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
-from mbdae.engine.io.mbdyn.conformance import conformance, write_reports
 from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.system import System
 
+# The sub-commands that live in their own modules, loaded (importlib.import_module) only when
+# that command runs: `run` and `check` then import only what a deck needs (no plotting,
+# integrator comparison or conformance code).  Each module has add_arguments(parser) and
+# command(args).  (tests/test_architecture.py counts these modules as imports of this file.)
+SUBCOMMAND_MODULES = {"conformance": "mbdae.cmd_conformance", "plot": "mbdae.cmd_plot",
+                      "compare": "mbdae.cmd_compare"}
+SUBCOMMAND_HELP = {
+    "conformance": "read and run every deck under DIR; Markdown and CSV table",
+    "plot": "plot a node's motion from PREFIX.mov to a PNG",
+    "compare": "compare integrators on a deck or Python case",
+}
 
-def build_parser():
+
+def build_parser(command=None):
+    """The argument parser; the sub-command `command` (one of SUBCOMMAND_MODULES) gets its
+    full parser (its module is loaded), the others are listed with their help line only."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     p = argparse.ArgumentParser(prog="mbdae", description="Run MBDyn input decks with the mbdae engine.")
@@ -38,24 +50,31 @@ def build_parser():
     run.add_argument("-q", "--quiet", action="store_true", help="no notes and no progress")
     check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
     check.add_argument("deck", help="MBDyn input file")
-    conf = sub.add_parser("conformance", parents=[common],
-                          help="read and run every deck under DIR; Markdown and CSV table")
-    conf.add_argument("dir", help="folder searched for main decks (files with `begin: data;`)")
-    conf.add_argument("--budget", type=float, default=60.0, help="wall-time budget per deck, s (default 60)")
-    conf.add_argument("-o", "--output", dest="prefix", default="conformance",
-                      help="report prefix: PREFIX.md and PREFIX.csv (default: conformance)")
-    conf.add_argument("--ref", default="auto",
-                      help="MBDyn's reference outputs (folder with manifest.csv and visible/) to compare "
-                           "with; default: mbdyn-ref next to the tree, 'none' to skip the comparison")
-    cmd_plot.add_parser(sub, common)
-    cmd_compare.add_parser(sub, common)
+    for name, help_line in SUBCOMMAND_HELP.items():
+        if name == command:
+            subcommand_module(name).add_arguments(sub.add_parser(name, parents=[common], help=help_line))
+        else:
+            sub.add_parser(name, help=help_line, add_help=False)
     return p
 
 
+def subcommand_module(name):
+    """The module of a sub-command of SUBCOMMAND_MODULES (imported on first use)."""
+    return importlib.import_module(SUBCOMMAND_MODULES[name])
+
+
+def command_name(argv):
+    """The sub-command named in argv (its first word that is not an option), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(command_name(argv)).parse_args(argv)
     args.debug = args.debug or args.debug_first
     try:
+        if args.command in SUBCOMMAND_MODULES:
+            return subcommand_module(args.command).command(args)
         return COMMANDS[args.command](args)
     except DeckStop as e:
         print(f"mbdae: {e}", file=sys.stderr)
@@ -178,21 +197,7 @@ def _breakdown(counter):
     return " (" + ", ".join(f"{n} {name}" for name, n in sorted(counter.items())) + ")"
 
 
-def command_conformance(args):
-    ref = None if args.ref.lower() == "none" else args.ref
-    folder = os.path.dirname(os.path.abspath(args.prefix))
-    os.makedirs(folder, exist_ok=True)        # before the long run, not after it
-    outcomes = conformance(args.dir, budget=args.budget, ref_root=ref)
-    t = write_reports(outcomes, args.dir, args.prefix)
-    print(f"decks found: {t['found']}, parsed: {t['parsed']}, ran to completion: {t['ran']}, "
-          f"compared with MBDyn: {t['compared']}, agree: {t['agree']} (node motion alone: {t['motion_agree']}); "
-          f"report in {args.prefix}.md and {args.prefix}.csv")
-    return 0
-
-
-COMMANDS = {"run": command_run, "check": command_check, "conformance": command_conformance}
-COMMANDS["plot"] = cmd_plot.command
-COMMANDS["compare"] = cmd_compare.command_compare
+COMMANDS = {"run": command_run, "check": command_check}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -21,8 +21,7 @@ from mbdae.solvers.integrators import FIXED_RHO, make_method
 from mbdae.engine.io.mbdyn.deck import read_deck
 
 
-def add_parser(sub, common):
-    p = sub.add_parser("compare", parents=[common], help="compare integrators on a deck or Python case")
+def add_arguments(p):
     p.add_argument("target", help="MBDyn deck, or a Python module defining case()")
     p.add_argument("--methods", nargs="+", default=["ms:0.6", "bdf", "bathe:0", "dirk54"],
                    help="NAME[:RHO] items (default: ms:0.6 bdf bathe:0 dirk54)")
@@ -35,7 +34,6 @@ def add_parser(sub, common):
     p.add_argument("--reference-method", default="dirk54", help="NAME[:RHO] of the automatic reference run")
     p.add_argument("--reference-step", type=float, help="step of the automatic reference run")
     p.add_argument("-o", "--output", dest="prefix", default="compare", help="output prefix (default: compare)")
-    return p
 
 
 def parse_methods(items, rhos):
@@ -76,7 +74,7 @@ def module_case(path):
     return mod.case()
 
 
-def command_compare(args):
+def command(args):
     methods = parse_methods(args.methods, args.rho)
     ref_name, _, ref_rho = args.reference_method.partition(":")
     ref_method = (ref_name, float(ref_rho) if ref_rho else FIXED_RHO.get(make_method(ref_name, 0).name, 0.0))

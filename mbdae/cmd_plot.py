@@ -91,14 +91,12 @@ def make_figure(prefix, nodes, what):
     return fig
 
 
-def add_parser(sub, common):
-    p = sub.add_parser("plot", parents=[common], help="plot a node's motion from PREFIX.mov to a PNG")
+def add_arguments(p):
     p.add_argument("prefix", help="output prefix of a run (reads PREFIX.mov and PREFIX.out)")
     p.add_argument("--node", type=int, nargs="+", required=True, help="node label(s)")
     p.add_argument("--what", choices=list(QUANTITIES), default="x",
                    help="x: position, v: velocity, w: angular velocity, euler: orientation (default x)")
     p.add_argument("--out", help="PNG file (default: PREFIX.<what>.node<N>.png)")
-    return p
 
 
 def command(args):

@@ -46,6 +46,9 @@ _LIB = None
 
 
 def _candidate_paths():
+    # the usual sonames first: dlopen finds them without ctypes.util.find_library, which
+    # runs `ldconfig -p` (tens of milliseconds at every start-up)
+    yield from ("libklu.so.2", "libklu.so.1", "libklu.so", "libklu.dylib")
     name = ctypes.util.find_library("klu")
     if name:
         yield name

@@ -1,16 +1,96 @@
-"""Linear solver back ends.  The default is SciPy's SuperLU (COLAMD ordering).  SciPy
-does not expose SuperLU's symbolic factorization for reuse, so each factorization is a
-fresh one; what is reused is the assembled pattern and, under modified Newton, the
-numeric factorization itself."""
+"""Linear solver back ends, chosen by name (`make_linear_solver`, `choose_linear_solver`):
+
+* `klu` (solvers/klu.py): SuiteSparse KLU through ctypes; the symbolic analysis is kept while
+  the sparsity pattern is fixed and each factorization after the first is a numeric
+  refactorization with the kept pivot order (a full one with fresh pivoting when that order
+  has become poor).  The default (`default`, or no name) whenever a KLU library is found.
+* `superlu`: SciPy's SuperLU (COLAMD ordering).  SciPy does not expose SuperLU's symbolic
+  factorization for reuse, so each factorization is a fresh one.  The fallback when no KLU
+  library is found.
+* `umfpack`, `naive`: what MBDyn decks ask for (`linear solver: umfpack;`, `naive`), both
+  direct solvers that reuse their factorization work (MBDyn's naive solver refactorizes with
+  its kept pivots too): KLU with refactorization (the same direct solution), else SuperLU.
+* `kvxopt-umfpack`, `kvxopt-klu`: UMFPACK or KLU through kvxopt (optional extra `mbdae[klu]`),
+  symbolic analysis kept, a full numeric factorization each time.
+
+Every back end has `name` (what runs), `description` (as the run's .log shows it, e.g.
+`klu (requested: umfpack; refactorization with kept pivots)`), `factorizations` and
+`refactorizations`; `solver_statistics` gives the run statistics' entries."""
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from mbdae.solvers.klu import KLUFactorization, KLUError, load_klu
+
+# names make_linear_solver accepts
+SOLVER_NAMES = ("default", "klu", "superlu", "umfpack", "naive", "kvxopt-umfpack", "kvxopt-klu")
+# MBDyn's solvers that get KLU with refactorization when a KLU library is found
+REFACTORIZING_REQUESTS = ("umfpack", "naive")
+KLU_DETAIL = "refactorization with kept pivots"
+NO_KLU = "no KLU library found"
 
 
 class SingularMatrix(RuntimeError):
     pass
+
+
+@dataclass(frozen=True)
+class LinearSolverChoice:
+    """The back end that runs (`name`) for the solver asked for (`requested`), and why."""
+    name: str
+    requested: str
+    detail: str = ""
+
+    def describe(self):
+        """`klu (requested: umfpack; refactorization with kept pivots)`, `superlu`, ..."""
+        words = []
+        if self.requested == "default":
+            words.append("default")
+        elif self.requested != self.name:
+            words.append(f"requested: {self.requested}")
+        if self.detail:
+            words.append(self.detail)
+        return self.name + (f" ({'; '.join(words)})" if words else "")
+
+
+def klu_available():
+    """Whether a KLU library was found (solvers/klu.py)."""
+    return load_klu() is not None
+
+
+def kvxopt_available():
+    try:
+        import kvxopt  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def choose_linear_solver(name=None, requested=None):
+    """The LinearSolverChoice for the solver `name` (None: `default`).  `requested`: the name
+    the user wrote when it differs from `name` (a deck's `linear solver` card mapped to one
+    of these names), shown in the description.  An explicit `klu` without a KLU library, a
+    `kvxopt-*` without kvxopt or an unknown name is a ValueError."""
+    name = (name or "default").lower()
+    requested = (requested or name).lower()
+    klu = klu_available()
+    if name in ("default",) + REFACTORIZING_REQUESTS:
+        return LinearSolverChoice("klu", requested, KLU_DETAIL) if klu else \
+            LinearSolverChoice("superlu", requested, NO_KLU)
+    if name == "klu":
+        if not klu:
+            raise ValueError("linear solver 'klu' is not available: no KLU library found (apt-get install "
+                             "libklu1 or libsuitesparse-dev, or pip install 'mbdae[klu]')")
+        return LinearSolverChoice("klu", requested, KLU_DETAIL)
+    if name == "superlu":
+        return LinearSolverChoice("superlu", requested, NO_KLU if requested == "klu" else "")
+    if name in ("kvxopt-umfpack", "kvxopt-klu"):
+        if not kvxopt_available():
+            raise ValueError(f"linear solver '{name}' needs kvxopt: pip install 'mbdae[klu]'")
+        return LinearSolverChoice(name, requested, "symbolic analysis kept, full numeric factorizations")
+    raise ValueError(f"linear solver '{name}' is not available (available: "
+                     f"{', '.join(available_linear_solvers())})")
 
 
 class SuperLUSolver:
@@ -19,8 +99,14 @@ class SuperLUSolver:
     the diagonal pivot when it is within that fraction of the column's largest entry,
     which preserves the ordering's sparsity and is faster on these saddle-point matrices."""
     name = "superlu"
+    description = "superlu"
+    refactorizations = 0
 
     def __init__(self, permc_spec="COLAMD", pivot_factor=0.1, symmetric_mode=True):
+        # scipy.sparse.linalg only where SuperLU runs: the KLU path does not need it, and it is
+        # a good part of the start-up time
+        import scipy.sparse.linalg as spla
+        self.splu = spla.splu
         self.permc_spec = permc_spec
         self.pivot_factor = pivot_factor
         self.symmetric_mode = symmetric_mode
@@ -29,7 +115,7 @@ class SuperLUSolver:
 
     def factor(self, A):
         try:
-            self.lu = spla.splu(A, permc_spec=self.permc_spec, diag_pivot_thresh=self.pivot_factor,
+            self.lu = self.splu(A, permc_spec=self.permc_spec, diag_pivot_thresh=self.pivot_factor,
                                 options={"SymmetricMode": self.symmetric_mode})
         except RuntimeError as err:   # "Factor is exactly singular"
             raise SingularMatrix(str(err)) from None
@@ -40,19 +126,22 @@ class SuperLUSolver:
 
 
 class SuiteSparseSolver:
-    """KLU or UMFPACK through kvxopt (optional extra `mbdae[klu]`).  The symbolic analysis is
-    done once per sparsity pattern and reused: each factorization after the first is numeric
-    only, with the new values written into the same sparse matrix."""
+    """KLU or UMFPACK through kvxopt (optional extra `mbdae[klu]`; names `kvxopt-klu`,
+    `kvxopt-umfpack`).  The symbolic analysis is done once per sparsity pattern and reused:
+    each factorization after the first is numeric only (a full one: kvxopt has no
+    refactorization), with the new values written into the same sparse matrix."""
+    refactorizations = 0
 
-    def __init__(self, kind="klu"):
+    def __init__(self, kind="umfpack"):
         try:
             import kvxopt
             from kvxopt import klu, umfpack
         except ImportError:
-            raise ValueError(f"linear solver '{kind}' needs kvxopt: pip install 'mbdae[klu]'") from None
+            raise ValueError(f"linear solver 'kvxopt-{kind}' needs kvxopt: pip install 'mbdae[klu]'") from None
         self.kvx = kvxopt
         self.mod = klu if kind == "klu" else umfpack
-        self.name = kind
+        self.kind = kind
+        self.name = self.description = f"kvxopt-{kind}"
         self.pattern = None
         self.factorizations = 0
         self.symbolic_analyses = 0
@@ -78,7 +167,7 @@ class SuiteSparseSolver:
     def solve(self, b, transpose=False):
         x = self.kvx.matrix(np.ascontiguousarray(b, dtype=float))
         trans = "T" if transpose else "N"
-        if self.name == "klu":
+        if self.kind == "klu":
             self.mod.solve(self.K, self.symbolic, self.numeric, x, trans=trans)
         else:
             self.mod.solve(self.K, self.numeric, x, trans=trans)
@@ -90,6 +179,7 @@ class KLUSolver:
     numeric refactorization (same pivot order) between full factorizations; see
     solvers/klu.py for where the library comes from."""
     name = "klu"
+    description = f"klu ({KLU_DETAIL})"
 
     def __init__(self):
         self.klu = KLUFactorization()
@@ -97,6 +187,10 @@ class KLUSolver:
     @property
     def factorizations(self):
         return self.klu.full_factorizations + self.klu.refactorizations
+
+    @property
+    def refactorizations(self):
+        return self.klu.refactorizations
 
     @property
     def symbolic_analyses(self):
@@ -116,32 +210,49 @@ class KLUSolver:
 
 
 def available_linear_solvers():
+    """The back ends that can run here (names for make_linear_solver); `default`, `umfpack`
+    and `naive` are always accepted (they map to one of these)."""
     names = ["superlu"]
-    if load_klu() is not None:
+    if klu_available():
         names.append("klu")
-    try:
-        import kvxopt  # noqa: F401
-        names += ["umfpack"]
-    except ImportError:
-        pass
+    if kvxopt_available():
+        names += ["kvxopt-umfpack", "kvxopt-klu"]
     return names
 
 
-def make_linear_solver(name="superlu"):
-    """`superlu` (SciPy, default), `klu` or `umfpack` (kvxopt).  MBDyn's `naive` maps to
-    SuperLU."""
-    name = (name or "superlu").lower()
-    if name in ("superlu", "naive", "default"):
-        return SuperLUSolver()
-    if name == "klu":
+def make_linear_solver(name=None, requested=None):
+    """The back end for `name` (see the module docstring; None or `default`: KLU when a KLU
+    library is found, else SuperLU), with its `description` for the run's log."""
+    choice = choose_linear_solver(name, requested)
+    if choice.name == "klu":
         try:
-            return KLUSolver()
+            solver = KLUSolver()
         except ImportError as err:
             raise ValueError(f"linear solver 'klu' is not available: {err}") from None
-    if name in ("umfpack", "kvxopt-klu"):
-        return SuiteSparseSolver(name.replace("kvxopt-", ""))
-    raise ValueError(f"linear solver '{name}' is not available (available: "
-                     f"{', '.join(available_linear_solvers())})")
+    elif choice.name == "superlu":
+        solver = SuperLUSolver()
+    else:
+        solver = SuiteSparseSolver(choice.name.replace("kvxopt-", ""))
+    solver.requested = choice.requested
+    solver.description = choice.describe()
+    return solver
+
+
+def solver_statistics(linear):
+    """Run-statistics entries of a linear back end (or of a ReusingSolver around one): which
+    solver ran (`linear_solver`: klu, superlu, kvxopt-umfpack, kvxopt-klu) and how many of its
+    factorizations were numeric refactorizations with kept pivots (`refactorizations`)."""
+    backend = getattr(linear, "backend", linear)
+    return dict(linear_solver=backend.name, refactorizations=int(getattr(backend, "refactorizations", 0)))
+
+
+def add_solver_statistics(results, linear):
+    """Add `solver_statistics(linear)` to a run's statistics: `results` is the statistics dict
+    itself or what has one as `stats` (Results); returns `results`."""
+    stats = results if isinstance(results, dict) else getattr(results, "stats", None)
+    if stats is not None:
+        stats.update(solver_statistics(linear))
+    return results
 
 
 class ReusingSolver:

@@ -26,7 +26,7 @@ class NewtonSettings:
     iterations_before_assembly: int = 1
     reuse_across_steps: bool = False
     refresh_contraction: float = 0.5        # modified Newton: rebuild J when err/prev_err exceeds this
-    linear_solver: str = "superlu"
+    linear_solver: str = "default"         # KLU when a KLU library is found, else SuperLU (solvers/linear.py)
 
 
 class NoConvergence(RuntimeError):

@@ -7,7 +7,7 @@ from mbdae.engine.drivers.ivp import InitialValueProblem
 from samples import SAMPLES
 
 
-@pytest.mark.parametrize("name", ["superlu", "klu", "umfpack"])
+@pytest.mark.parametrize("name", ["superlu", "klu", "kvxopt-umfpack"])
 def test_backend_solves_a_model_jacobian(name):
     if name not in available_linear_solvers():
         pytest.skip(f"{name} needs the optional extra mbdae[klu] (kvxopt)")

@@ -19,9 +19,7 @@ options an Octave file PREFIX_<k>.m with dCoef, alpha = [Re α, Im α, β] (Λ =
 VR, VL, Aplus, Aminus, X0, idx (manual: "Output" paragraph of the eigenanalysis card)."""
 from dataclasses import dataclass
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from mbdae.engine.core import rotations as rot
 
@@ -141,6 +139,9 @@ def select(lam, lower=None, upper=None):
 
 def analyze(system, state, settings, want_vectors=None):
     """Eigenanalysis of the system linearized at `state` (settings: EigenSettings)."""
+    # scipy's dense and sparse eigensolvers only where an eigenanalysis runs (start-up time)
+    import scipy.linalg as sla
+    import scipy.sparse.linalg as spla
     c = settings.parameter
     Jp, Jm = pencil(system, state, c)
     vectors = settings.output_eigenvectors if want_vectors is None else want_vectors

@@ -45,7 +45,7 @@ from mbdae.engine.core.state import State, Context, StepEvent
 from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
 from mbdae.engine.core.drives import Drive
 from mbdae.engine.core.tpldrive import VectorDrive
-from mbdae.solvers.linear import ReusingSolver, SingularMatrix, make_linear_solver
+from mbdae.solvers.linear import ReusingSolver, SingularMatrix, make_linear_solver, solver_statistics
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
 
@@ -164,7 +164,7 @@ class InverseDynamicsProblem:
     def __init__(self, model, times=None, problem_type="fully actuated collocated", roles=None,
                  weights=(1.0, 1.0, 1.0), initial_time=0.0, final_time=None, time_step=None,
                  tolerance=1e-10, max_iterations=20, observers=(),
-                 reuse_factorizations=True, linear_solver="superlu", unit_weights=(0.0, 0.0, 0.0), acceleration_base=1.0):
+                 reuse_factorizations=True, linear_solver="default", unit_weights=(0.0, 0.0, 0.0), acceleration_base=1.0):
         if problem_type not in PROBLEM_TYPES:
             raise ValueError(f"unknown inverse dynamics problem type '{problem_type}' "
                              f"(one of {', '.join(PROBLEM_TYPES)})")
@@ -592,7 +592,7 @@ class InverseDynamicsProblem:
         f = self.factors
         stats = dict(instants=len(self.times), newton_iterations=total_it, factorizations=f.factorizations,
                      reused_factorizations=f.reused, linear_solves=f.solves,
-                     wall_time=_time.perf_counter() - wall0)
+                     wall_time=_time.perf_counter() - wall0, **solver_statistics(f))
         self.stats = stats
         return InverseDynamicsResults(self.times, arr["x"], arr["R"], arr["v"], arr["w"], arr["a"], arr["wd"],
                                       self.joints.labels, arr["F"], arr["M"], nodes.labels.copy(),

@@ -53,7 +53,7 @@ class Settings:
     iterations_before_assembly: int = 2
     reuse_factorization_across_steps: bool = False
     refresh_contraction: float = 0.5
-    linear_solver: str = "superlu"
+    linear_solver: str = "default"         # KLU when a KLU library is found, else SuperLU (solvers/linear.py)
     derivatives_coefficient: float = 1e-6
     derivatives_tolerance: float = 1e-6
     derivatives_max_iterations: int = 10

@@ -17,6 +17,7 @@ from mbdae.engine.core.drives import Drive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.state import StepEvent
 from mbdae.engine.drivers.ivp import InitialValueProblem, Results, SimulationFailed
+from mbdae.solvers.linear import solver_statistics
 from mbdae.solvers.newton import NoConvergence
 from mbdae.solvers.convergence import SimulationDiverged
 
@@ -73,7 +74,7 @@ class StaticProblem:
     """Load-stepped static equilibrium of a Model (see the module docstring)."""
 
     def __init__(self, model, steps=10, initial_time=0.0, final_time=1.0, ramp=False, tolerance=1e-6,
-                 max_iterations=50, test="norm", linear_solver="superlu", skip_initial_assembly=False,
+                 max_iterations=50, test="norm", linear_solver="default", skip_initial_assembly=False,
                  observers=()):
         if steps < 1:
             raise ValueError("static analysis: at least one load step is required")
@@ -115,7 +116,8 @@ class StaticProblem:
             for obs in self.observers:
                 obs.finish()
         res.stats = dict(steps=self.steps, newton_iterations=newton.total_iterations,
-                         factorizations=newton.factorizations, unknowns=sysm.n)
+                         factorizations=newton.factorizations, unknowns=sysm.n,
+                         **solver_statistics(newton.linear))
         return res.finalize()
 
     def _load_steps(self, res, st):

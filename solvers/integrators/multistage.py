@@ -2,7 +2,6 @@
 (spec/integrators.md §3.4)."""
 from math import comb, factorial
 import numpy as np
-from scipy.optimize import brentq, fsolve
 
 from mbdae.solvers.integrators.base import Method, Coefficients
 
@@ -159,6 +158,7 @@ MSSTH_GAMMA_BOUNDS = {2: (0.25, 0.78868), 3: (1 / 3, 1.06858), 4: (0.39434, 1.28
 def mssth_parameters(n, rho):
     """γ: the smallest root in the unconditional-stability interval of a_n = ±ρ γ^n
     (i.e. |a_n| = ρ γ^n, so that |R(∞)| = ρ), [NLD20] Table 3."""
+    from scipy.optimize import brentq      # scipy.optimize only for these methods (start-up time)
     lo, hi = MSSTH_GAMMA_BOUNDS[n]
     grid = np.linspace(lo - 2e-3, hi + 2e-3, 4001)
     roots = []
@@ -177,6 +177,7 @@ def msstc_parameters(n, rho):
     """[NLD20] MSSTC(n): a1 = 1 - nγ, a2 = 1/2 - nγ + n(n-1)γ²/2, a_n = ρ γ^n and the
     flatness conditions c_4 = … = c_{2n-2} = 0 on S(τ) = |D(iτ)|² - |N(iτ)|² fix γ and
     a_3 … a_{n-1}."""
+    from scipy.optimize import fsolve      # scipy.optimize only for these methods (start-up time)
     if n == 2:
         g = 0.25 if rho == 1.0 else (2 - np.sqrt(2 + 2 * rho)) / (2 * (1 - rho))
         return g, np.array([1 - 2 * g, 0.5 - 2 * g + g * g])

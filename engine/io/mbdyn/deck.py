@@ -51,6 +51,7 @@ from mbdae.engine.io.mbdyn.lexer import DeckError, DeckStop, Source, normalize, 
 from mbdae.engine.io.mbdyn.nodes import NodeCards
 from mbdae.engine.io.mbdyn.problem import UNSUPPORTED_PROBLEM_CARDS, ProblemCards
 from mbdae.engine.model import Model
+from mbdae.solvers.linear import add_solver_statistics, choose_linear_solver
 
 __all__ = ["DeckError", "DeckStop", "Deck", "DeckReader", "read_deck", "parse_deck",
            "scan_cards", "Source", "Frame"]
@@ -72,6 +73,7 @@ class Deck:
     remarks: list = field(default_factory=list)
     log_lines: list = field(default_factory=list)
     counts: dict = field(default_factory=dict)
+    linear_solver_request: str = None      # the `linear solver` card's solver (None: no card)
 
     def problem(self, output_prefix=None, **overrides):
         """An InitialValueProblem with the deck's settings (overrides win, e.g. final_time)."""
@@ -82,7 +84,15 @@ class Deck:
         if output_prefix is not None:
             s["output_prefix"] = output_prefix
         settings = Settings(**s)
-        return InitialValueProblem(self.model, settings, observers=writers_for(settings))
+        choice = self.linear_solver_choice(overrides)
+        return InitialValueProblem(self.model, settings, observers=writers_for(settings, choice))
+
+    def linear_solver_choice(self, overrides=None):
+        """The linear solver a run of the deck uses (LinearSolverChoice: back end, what the deck
+        asked for, why), as the run's .log reports it."""
+        s = {**self.settings, **(overrides or {})}
+        requested = None if "linear_solver" in (overrides or {}) else self.linear_solver_request
+        return choose_linear_solver(s.get("linear_solver"), requested)
 
     def run(self, output_prefix=None, **overrides):
         """Run the deck (honouring `abort after`, manual §4.1.4); with output_prefix writes
@@ -91,7 +101,7 @@ class Deck:
         if kind == "input":
             return None
         if "inverse_dynamics" in self.settings:
-            results = self.inverse_problem(output_prefix, **overrides).run()
+            results = self.inverse_problem(output_prefix, **overrides).run()      # stats name the solver
             self.append_log(output_prefix)
             return results
         if kind == "regularstep":
@@ -108,6 +118,7 @@ class Deck:
             results = problem.results.finalize() if problem.results is not None else None
         else:
             results = problem.run()
+        add_solver_statistics(results, problem.newton.linear)
         self.append_log(problem.settings.output_prefix)
         return results
 
@@ -118,9 +129,10 @@ class Deck:
         return InverseDynamicsProblem(
             self.model, initial_time=s.get("initial_time", 0.0), final_time=s["final_time"],
             time_step=s["time_step"], tolerance=s.get("tolerance", 1e-6),
-            max_iterations=s.get("max_iterations", 20), linear_solver=s.get("linear_solver", "superlu"),
+            max_iterations=s.get("max_iterations", 20), linear_solver=s.get("linear_solver", "default"),
             observers=writers_for(Settings(output_prefix=output_prefix or s.get("output_prefix"),
-                                           output_precision=s.get("output_precision", 6))),
+                                           output_precision=s.get("output_precision", 6)),
+                                  self.linear_solver_choice(overrides)),
             **s["inverse_dynamics"])
 
     def append_log(self, prefix):
@@ -180,6 +192,7 @@ class DeckReader(Directives, ProblemCards, ControlCards, NodeCards, ElementCards
         self.parameter_nodes = {}          # parameter node label -> kind
         self.bound_parameters = set()
         self.static_model = False
+        self.linear_solver_request = None  # the `linear solver` card's solver, normalized
         self.live_view = None              # a driven element's state view while re-reading a hint
         self.done = False
         self.exited = False
@@ -204,7 +217,7 @@ class DeckReader(Directives, ProblemCards, ControlCards, NodeCards, ElementCards
             self.model = static_model(self.model)
         self.model.namespace = self.namespace
         return Deck(self.path, self.model, self.settings, self.notes, self.title, self.abort_after,
-                    self.remarks, self.log_lines, self.summary())
+                    self.remarks, self.log_lines, self.summary(), self.linear_solver_request)
 
     def finish(self):
         if "data" not in self.blocks_seen:

@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
+from mbdae.solvers.linear import choose_linear_solver
 
 
 def orientation_columns(R, description):
@@ -67,10 +68,11 @@ class MBDynWriter:
     `step(event)` after each step (solvers' StepEvent, engine/core/state.py) and `finish()`
     at the end, also when the run fails: everything up to the last step stays on disk."""
 
-    def __init__(self, prefix, precision=6):
+    def __init__(self, prefix, precision=6, linear_solver=None):
         self.prefix = prefix
         self.out = TextOutput(prefix, precision)
         self.node_groups = None
+        self.linear_solver = linear_solver     # the .log line's description (LinearSolverChoice)
 
     def start(self, system, model, method=None):
         """The .log summary; the node groups of the .mov file (one per orientation
@@ -83,6 +85,8 @@ class MBDynWriter:
             f.write(f"{fam.name}: {fam.ne} instances, {fam.n_internal} unknowns\n")
         if method is not None:
             f.write(f"method: {method.name}" + (f", rho {method.rho}" if hasattr(method, 'rho') else "") + "\n")
+        if self.linear_solver is not None:
+            f.write(f"linear solver: {self.linear_solver.describe()}\n")
         f.flush()
         specs = nodes.specs
         descs = [sp.orientation_description for sp in specs]
@@ -162,9 +166,13 @@ def _dummy_groups(model, nodes):
     return groups
 
 
-def writers_for(settings):
-    """The MBDyn writer a run's settings ask for (`output_prefix`), as a list of observers."""
+def writers_for(settings, linear_solver=None):
+    """The MBDyn writer a run's settings ask for (`output_prefix`), as a list of observers.
+    `linear_solver`: the LinearSolverChoice the run's .log reports (default: the one for
+    `settings.linear_solver`, solvers/linear.py)."""
     prefix = getattr(settings, "output_prefix", None)
     if not prefix:
         return []
-    return [MBDynWriter(prefix, getattr(settings, "output_precision", 6))]
+    if linear_solver is None:
+        linear_solver = choose_linear_solver(getattr(settings, "linear_solver", None))
+    return [MBDynWriter(prefix, getattr(settings, "output_precision", 6), linear_solver)]

@@ -8,7 +8,7 @@ from mbdae.engine.drivers.eigen import EigenSettings
 from mbdae.engine.drivers.inverse import PROBLEM_TYPES, explicit_derivatives
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 from mbdae.solvers.integrators import METHOD_NAMES, make_method
-from mbdae.solvers.linear import available_linear_solvers
+from mbdae.solvers.linear import choose_linear_solver, klu_available
 
 
 class ProblemCards:
@@ -254,18 +254,24 @@ class ProblemCards:
             self.note(w, f"linear solver options {', '.join(options)} are performance hints, ignored")
 
     def linear_solver_for(self, w):
-        """The mbdae linear solver standing for MBDyn's solver named by word w."""
+        """The mbdae linear solver (solvers/linear.py name) standing for MBDyn's solver named by
+        word w: `klu` is KLU (SuperLU when no KLU library is found), `umfpack` and `naive` are
+        KLU with refactorization (else SuperLU), `superlu` is SuperLU, MBDyn's other direct
+        solvers get the default (KLU, else SuperLU).  The run's .log names the choice."""
         name = normalize(w.text)
         if name not in LINEAR_SOLVERS:
             known = ("aztecoo", "amesos", "siconosdense", "siconossparse")
             raise w.error(not_supported(f"linear solver {w.text}") if name in known else
                           f"syntax error: unknown linear solver '{w.text}'")
+        self.linear_solver_request = name
         chosen = LINEAR_SOLVERS[name]
-        if chosen in ("klu", "umfpack") and chosen not in available_linear_solvers():
-            self.note(w, f"linear solver {w.text}: kvxopt is not installed, using superlu")
+        if chosen == "klu" and not klu_available():
+            self.note(w, f"linear solver {w.text}: no KLU library found (apt-get install libklu1, or "
+                         f"pip install 'mbdae[klu]'), using superlu")
             chosen = "superlu"
-        elif chosen == "superlu" and name != "superlu":
-            self.note(w, f"linear solver {w.text} is not available in mbdae, using superlu (direct, same solution)")
+        elif chosen == "default":
+            used = choose_linear_solver(chosen).name
+            self.note(w, f"linear solver {w.text} is not available in mbdae, using {used} (direct, same solution)")
         return chosen
 
     @staticmethod
@@ -459,11 +465,12 @@ KNOWN_METHODS = {normalize(k) for k in METHOD_NAMES + UNSUPPORTED_METHODS} | set
 SOLVER_OUTPUT_ITEMS = ("iterations", "residual", "solution", "jacobian matrix", "jacobian", "messages",
                        "counter", "bailout", "matrix condition number", "solver condition number",
                        "cpu time", "none")
-# MBDyn's direct linear solvers -> the mbdae solver used for them
+# MBDyn's direct linear solvers -> the mbdae solver used for them (solvers/linear.py names;
+# umfpack and naive: KLU with refactorization when a KLU library is found, else SuperLU)
 LINEAR_SOLVERS = {"naive": "naive", "superlu": "superlu", "umfpack": "umfpack", "klu": "klu",
-                  "lapack": "superlu", "y12": "superlu", "taucs": "superlu", "pardiso": "superlu",
-                  "pardiso64": "superlu", "watson": "superlu", "pastix": "superlu", "qr": "superlu",
-                  "spqr": "superlu", "cholmod": "superlu"}
+                  "lapack": "default", "y12": "default", "taucs": "default", "pardiso": "default",
+                  "pardiso64": "default", "watson": "default", "pastix": "default", "qr": "default",
+                  "spqr": "default", "cholmod": "default"}
 LINEAR_SOLVER_FLAGS = {normalize(k) for k in ("map", "cc", "dir", "grad", "colamd", "mmdata", "amd",
                                               "given", "metis", "nested dissection", "rcmk", "king",
                                               "sloan", "md", "ccamd", "sparse", "dense")}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
-from mbdae.engine.core.compiled import (kernel, vload, mload, vstore, vscale, vcross, zero3, skew, mvec, mmul,
+from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vscale, vcross, zero3, skew, mvec, mmul,
                                         madd, mscale, mdiag)
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
@@ -99,8 +99,21 @@ class StructuralForces(ElementFamily):
         self.follower = np.array([s.frame == "follower" for s in S])
         self.o1 = np.array([s.o1 for s in S], float).reshape(-1, 3)
         self.o2 = np.array([s.o2 for s in S], float).reshape(-1, 3)
-        self.value = VectorDriveArray([s.value for s in S])
-        self.state_sources = list(dict.fromkeys(src for s in S for src in state_sources(s.value)))
+        # values of time only (evaluated once per time step) and values that read the model
+        # state (re-evaluated at every residual): two arrays, each with zero rows for the other
+        sources = [state_sources(s.value) for s in S]
+        self.state_sources = list(dict.fromkeys(src for found in sources for src in found))
+        self.value = VectorDriveArray([None if found else s.value for s, found in zip(S, sources)])
+        self.state_value = VectorDriveArray([s.value if found else None for s, found in zip(S, sources)])
+        # .frc row sets (output_groups): (labels, instances, columns) per kind, fixed
+        out = np.array([s.output for s in S], bool)
+        self.output_sets = []
+        for force in (True, False):
+            for internal in (False, True):
+                sel = np.flatnonzero(out & (self.is_force == force) & (self.has2 == internal))
+                if sel.size:
+                    width = (7 if force else 4) * (2 if internal else 1)
+                    self.output_sets.append((self.labels[sel], sel, width))
 
     def build_pattern(self):
         p = self.pattern = Pattern()
@@ -110,13 +123,18 @@ class StructuralForces(ElementFamily):
         return p
 
     def drive_values(self, t):
-        """F̃(t) (n, 3), read-only.  The VectorDriveArray redoes its product only when its
-        drives' values change (once per time step); drives that read the model state are
-        re-evaluated at every call (their DriveArray's values at equal t are dropped)."""
-        vd = self.value
-        if self.state_sources:
-            vd.array.clear_cache()
-        return vd.values(t)
+        """F̃(t) (n, 3), read-only.  The values of time only come from their VectorDriveArray,
+        which redoes its product only when its drives' values change (once per time step);
+        the values that read the model state are re-evaluated at every call (their
+        DriveArray's values at equal t are dropped) and added (each array has zero rows for
+        the other's instances)."""
+        P = self.value.values(t)
+        if not self.state_sources:
+            return P
+        self.state_value.array.clear_cache()
+        P = P + self.state_value.values(t)
+        P.flags.writeable = False
+        return P
 
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call (force_loads) over all forces and couples; the drive values
@@ -126,39 +144,17 @@ class StructuralForces(ElementFamily):
         force_loads(float(kin.dcoef), self.n1, self.n2, self.is_force, self.follower, self.o1, self.o2,
                     self.drive_values(ctx.t), kin.R, kin.G, want_jac, res_views[0], jac[0])
 
-    def applied(self, ctx):
-        """Value vector P and offsets o1, o2 (global, (n, 3) each), by the kernels' own
-        formula (applied_load)."""
-        P, o1, o2 = np.empty((self.ne, 3)), np.empty((self.ne, 3)), np.empty((self.ne, 3))
-        applied_loads(self.n1, self.n2, self.follower, self.o1, self.o2, self.drive_values(ctx.t), ctx.kin.R,
-                      P, o1, o2)
-        return P, o1, o2
-
     def output_groups(self, ctx):
         """.frc rows (spec §7.6): force: node, force (global), application point x1 + R1 õ1;
         internal force: node 1, F, point 1, node 2, -F, point 2; couple: node, couple;
         internal couple: node 1, M, node 2, -M.  Node labels are written as numbers."""
         for src in self.state_sources:
             src.bind(ctx)
-        P, o1, o2 = self.applied(ctx)
+        rows = np.empty((self.ne, 14))
         kin = ctx.kin
-        n1 = self.nodes.labels[self.n1].astype(float)[:, None]
-        n2 = np.where(self.has2, self.nodes.labels[np.maximum(self.n2, 0)], 0).astype(float)[:, None]
-        p1 = kin.x[self.n1] + o1
-        p2 = kin.x[np.maximum(self.n2, 0)] + o2
-        out = np.array([s.output for s in self.specs], bool)
-        groups = []
-        for force in (True, False):
-            for internal in (False, True):
-                sel = out & (self.is_force == force) & (self.has2 == internal)
-                if not sel.any():
-                    continue
-                if force:
-                    cols = [n1, P, p1] + ([n2, -P, p2] if internal else [])
-                else:
-                    cols = [n1, P] + ([n2, -P] if internal else [])
-                groups.append((self.labels[sel], np.concatenate(cols, axis=1)[sel]))
-        return groups
+        force_output_rows(self.n1, self.n2, self.is_force, self.follower, self.o1, self.o2,
+                          self.drive_values(ctx.t), kin.x, kin.R, self.nodes.labels, rows)
+        return [(labels, rows[sel, :width]) for labels, sel, width in self.output_sets]
 
 
 # ---------------------------------------------------------------- kernels
@@ -177,16 +173,6 @@ def applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R):
 
 
 @kernel
-def applied_loads(n1, n2, follower, o1_local, o2_local, P_local, R, P_out, o1_out, o2_out):
-    """applied_load of every instance into P_out, o1_out, o2_out (n, 3)."""
-    for e in range(len(n1)):
-        P, o1, o2 = applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R)
-        vstore(P_out, e, P)
-        vstore(o1_out, e, o1)
-        vstore(o2_out, e, o2)
-
-
-@kernel
 def _put_row(out, e, r0, v):
     """out[e, r0:r0+3] = v."""
     out[e, r0] = v[0]
@@ -200,6 +186,25 @@ def _put_block(out, e, r0, c0, A):
     for a in range(3):
         for b in range(3):
             out[e, r0 + a, c0 + b] = A[a][b]
+
+
+@kernel
+def force_output_rows(n1, n2, is_force, follower, o1_local, o2_local, P_local, x, R, labels, out):
+    """.frc row of every instance into out (n, 14): force: node 1, P, x1 + o1 [, node 2, -P,
+    x2 + o2]; couple: node 1, P [, node 2, -P] (the columns after a row's width are unset)."""
+    for e in range(len(n1)):
+        P, o1, o2 = applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R)
+        out[e, 0] = labels[n1[e]]
+        _put_row(out, e, 1, P)
+        c = 4
+        if is_force[e]:
+            _put_row(out, e, 4, vadd(vload(x, n1[e]), o1))
+            c = 7
+        if n2[e] >= 0:
+            out[e, c] = labels[n2[e]]
+            _put_row(out, e, c + 1, vscale(-1.0, P))
+            if is_force[e]:
+                _put_row(out, e, c + 4, vadd(vload(x, n2[e]), o2))
 
 
 @kernel

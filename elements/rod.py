@@ -143,12 +143,20 @@ def rod_state(e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, s
     d = vsub(vadd(vload(x, b), f2), vadd(vload(x, a), f1))
     ddot = vsub(vadd(vload(v, b), vcross(w2, f2)), vadd(vload(v, a), vcross(w1, f1)))
     l = vnorm(d)
-    u = vscale(1.0 / l, d)
+    u = (d[0] / l, d[1] / l, d[2] / l)          # divided, not scaled by 1/l: u = ±e_k exactly on an axis
     ldot = vdot(u, ddot)
     eps[0] = l / l0[e] - 1.0
     epsdot[0] = ldot / l0[e]
     f, dK, dC = law_at(K, C, k2, k3, sigma0, e0, sK, sC, sW, e, eps, epsdot)
     return f1, f2, w1, w2, ddot, l, u, ldot, f[0], dK[0, 0], dC[0, 0]
+
+
+@kernel
+def _set3(a, k, vec):
+    """a[k:k+3] = vec."""
+    a[k] = vec[0]
+    a[k + 1] = vec[1]
+    a[k + 2] = vec[2]
 
 
 @kernel
@@ -162,13 +170,6 @@ def rod_tensions(n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, s
         out[e, 1] = s[5]
         out[e, 2] = s[7]
         _set3(out[e], 3, s[6])
-
-
-@kernel
-def _set3(a, k, vec):
-    a[k] = vec[0]
-    a[k + 1] = vec[1]
-    a[k + 2] = vec[2]
 
 
 @kernel

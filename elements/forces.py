@@ -12,12 +12,12 @@ number to them); Newton then converges linearly in that coupling."""
 from dataclasses import dataclass, field
 import numpy as np
 
-from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vscale, vcross, zero3, skew, mvec, mmul,
+                                        madd, mscale, mdiag)
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
-from mbdae.elements.base import (ElementFamily, two_node_columns, write_blocks, vec, vector_drive,
-                                 random_rotation, random_nodes)
+from mbdae.elements.base import ElementFamily, two_node_columns, vec, vector_drive, random_nodes
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.drives import SineDrive
 
@@ -99,8 +99,21 @@ class StructuralForces(ElementFamily):
         self.follower = np.array([s.frame == "follower" for s in S])
         self.o1 = np.array([s.o1 for s in S], float).reshape(-1, 3)
         self.o2 = np.array([s.o2 for s in S], float).reshape(-1, 3)
-        self.value = VectorDriveArray([s.value for s in S])
-        self.state_sources = list(dict.fromkeys(src for s in S for src in state_sources(s.value)))
+        # values of time only (evaluated once per time step) and values that read the model
+        # state (re-evaluated at every residual): two arrays, each with zero rows for the other
+        sources = [state_sources(s.value) for s in S]
+        self.state_sources = list(dict.fromkeys(src for found in sources for src in found))
+        self.value = VectorDriveArray([None if found else s.value for s, found in zip(S, sources)])
+        self.state_value = VectorDriveArray([s.value if found else None for s, found in zip(S, sources)])
+        # .frc row sets (output_groups): (labels, instances, columns) per kind, fixed
+        out = np.array([s.output for s in S], bool)
+        self.output_sets = []
+        for force in (True, False):
+            for internal in (False, True):
+                sel = np.flatnonzero(out & (self.is_force == force) & (self.has2 == internal))
+                if sel.size:
+                    width = (7 if force else 4) * (2 if internal else 1)
+                    self.output_sets.append((self.labels[sel], sel, width))
 
     def build_pattern(self):
         p = self.pattern = Pattern()
@@ -109,60 +122,27 @@ class StructuralForces(ElementFamily):
         p.add_jac(rows, rot_columns)
         return p
 
-    def _drive_values(self, t):
-        """F̃(t) (n, 3).  The drives' DriveArray returns the same array object while t is
-        unchanged, so the sparse product is redone only when the drive values change (once
-        per time step instead of once per Newton iteration)."""
-        vd = self.value
-        if vd.empty:
-            return vd.values(t)
-        if self.state_sources:            # values follow the state: no caching at equal t
-            vd.array.clear_cache()
-            return vd.values(t)
-        d = vd.array.values(t)
-        if d is not getattr(self, "_last_drive_values", None):
-            P = vd.values(t)
-            P.flags.writeable = False
-            self._last_drive_values, self._last_P = d, P
-        return self._last_P
-
-    def applied(self, ctx):
-        """Value vector P (global) and offsets o1, o2 (global)."""
-        kin = ctx.kin
-        R1 = kin.R[self.n1]
-        P = self._drive_values(ctx.t)
-        P = np.where(self.follower[:, None], rot.matvec(R1, P), P)
-        o1 = rot.matvec(R1, self.o1)
-        o2 = rot.matvec(kin.R[np.maximum(self.n2, 0)], self.o2)
-        return P, o1, o2
+    def drive_values(self, t):
+        """F̃(t) (n, 3), read-only.  The values of time only come from their VectorDriveArray,
+        which redoes its product only when its drives' values change (once per time step);
+        the values that read the model state are re-evaluated at every call (their
+        DriveArray's values at equal t are dropped) and added (each array has zero rows for
+        the other's instances)."""
+        P = self.value.values(t)
+        if not self.state_sources:
+            return P
+        self.state_value.array.clear_cache()
+        P = P + self.state_value.values(t)
+        P.flags.writeable = False
+        return P
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        P, o1, o2 = self.applied(ctx)
-        isF = self.is_force[:, None].astype(float)
-        isC = 1.0 - isF
-        h2 = self.has2[:, None].astype(float)
-        # equation terms f = -(applied load); node 2 of an internal element gets the opposite load
-        f = np.concatenate([-isF * P, -isF * rot.cross(o1, P) - isC * P,
-                            h2 * isF * P, h2 * (isF * rot.cross(o2, P) + isC * P)], axis=1)
-        if not want_jac:
-            write_blocks(res_views, [f])
-            return
-        Px, o1x, o2x = rot.skew(P), rot.skew(o1), rot.skew(o2)
-        DP = np.where(self.follower[:, None, None], -Px, 0.0)
-        isF3, isC3, h23 = isF[:, :, None], isC[:, :, None], h2[:, :, None]
-        D = np.zeros((self.ne, 12, 6))
-        D[:, 0:3, 0:3] = -isF3 * DP
-        D[:, 3:6, 0:3] = -isF3 * (Px @ o1x + o1x @ DP) - isC3 * DP
-        D[:, 6:9, 0:3] = h23 * isF3 * DP
-        D[:, 9:12, 0:3] = h23 * (isF3 * (o2x @ DP) + isC3 * DP)
-        D[:, 9:12, 3:6] = h23 * isF3 * (Px @ o2x)
+        """One compiled call (force_loads) over all forces and couples; the drive values
+        are evaluated here, once."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
         kin = ctx.kin
-        J = np.empty_like(D)
-        J[:, :, 0:3] = D[:, :, 0:3] @ kin.Tth[self.n1]
-        J[:, :, 3:6] = D[:, :, 3:6] @ kin.Tth[np.maximum(self.n2, 0)]
-        write_blocks(res_views, [f])
-        write_blocks(jac_views, [J])
+        force_loads(float(kin.dcoef), self.n1, self.n2, self.is_force, self.follower, self.o1, self.o2,
+                    self.drive_values(ctx.t), kin.R, kin.G, want_jac, res_views[0], jac[0])
 
     def output_groups(self, ctx):
         """.frc rows (spec §7.6): force: node, force (global), application point x1 + R1 õ1;
@@ -170,25 +150,111 @@ class StructuralForces(ElementFamily):
         internal couple: node 1, M, node 2, -M.  Node labels are written as numbers."""
         for src in self.state_sources:
             src.bind(ctx)
-        P, o1, o2 = self.applied(ctx)
+        rows = np.empty((self.ne, 14))
         kin = ctx.kin
-        n1 = self.nodes.labels[self.n1].astype(float)[:, None]
-        n2 = np.where(self.has2, self.nodes.labels[np.maximum(self.n2, 0)], 0).astype(float)[:, None]
-        p1 = kin.x[self.n1] + o1
-        p2 = kin.x[np.maximum(self.n2, 0)] + o2
-        out = np.array([s.output for s in self.specs], bool)
-        groups = []
-        for force in (True, False):
-            for internal in (False, True):
-                sel = out & (self.is_force == force) & (self.has2 == internal)
-                if not sel.any():
-                    continue
-                if force:
-                    cols = [n1, P, p1] + ([n2, -P, p2] if internal else [])
-                else:
-                    cols = [n1, P] + ([n2, -P] if internal else [])
-                groups.append((self.labels[sel], np.concatenate(cols, axis=1)[sel]))
-        return groups
+        force_output_rows(self.n1, self.n2, self.is_force, self.follower, self.o1, self.o2,
+                          self.drive_values(ctx.t), kin.x, kin.R, self.nodes.labels, rows)
+        return [(labels, rows[sel, :width]) for labels, sel, width in self.output_sets]
+
+
+# ---------------------------------------------------------------- kernels
+@kernel
+def applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R):
+    """(P, o1, o2) of instance e: the value P = F̃ (absolute) or R1 F̃ (follower) and the
+    offsets o1 = R1 õ1, o2 = R2 õ2 (zero without node 2), global."""
+    R1 = mload(R, n1[e])
+    P = vload(P_local, e)
+    if follower[e]:
+        P = mvec(R1, P)
+    o2 = zero3()
+    if n2[e] >= 0:
+        o2 = mvec(mload(R, n2[e]), vload(o2_local, e))
+    return P, mvec(R1, vload(o1_local, e)), o2
+
+
+@kernel
+def _put_row(out, e, r0, v):
+    """out[e, r0:r0+3] = v."""
+    out[e, r0] = v[0]
+    out[e, r0 + 1] = v[1]
+    out[e, r0 + 2] = v[2]
+
+
+@kernel
+def _put_block(out, e, r0, c0, A):
+    """out[e, r0:r0+3, c0:c0+3] = A."""
+    for a in range(3):
+        for b in range(3):
+            out[e, r0 + a, c0 + b] = A[a][b]
+
+
+@kernel
+def force_output_rows(n1, n2, is_force, follower, o1_local, o2_local, P_local, x, R, labels, out):
+    """.frc row of every instance into out (n, 14): force: node 1, P, x1 + o1 [, node 2, -P,
+    x2 + o2]; couple: node 1, P [, node 2, -P] (the columns after a row's width are unset)."""
+    for e in range(len(n1)):
+        P, o1, o2 = applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R)
+        out[e, 0] = labels[n1[e]]
+        _put_row(out, e, 1, P)
+        c = 4
+        if is_force[e]:
+            _put_row(out, e, 4, vadd(vload(x, n1[e]), o1))
+            c = 7
+        if n2[e] >= 0:
+            out[e, c] = labels[n2[e]]
+            _put_row(out, e, c + 1, vscale(-1.0, P))
+            if is_force[e]:
+                _put_row(out, e, c + 4, vadd(vload(x, n2[e]), o2))
+
+
+@kernel
+def force_loads(dcoef, n1, n2, is_force, follower, o1_local, o2_local, P_local, R, G, want_jac, r, j):
+    """Equation terms f = -(applied load) of forces and couples on the rows (x1, g1, x2, g2)
+    (node 2 of an internal element gets the opposite load; no node 2: zero rows):
+    force -P at o1 (moment -o1×P), +P at o2 (moment o2×P); couple -P, +P.
+    Jacobian (eqs. 14.5, 14.7) on the rotation columns (g1, g2) through T_θ = dCoef G:
+    a follower value moves with node 1 (δP = -P× θ1), an offset with its node
+    (δ(o×P) = P× o× θ + o× δP)."""
+    Z = mdiag(0.0)
+    for e in range(len(n1)):
+        P, o1, o2 = applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R)
+        force = is_force[e]
+        has2 = n2[e] >= 0
+        _put_row(r, e, 0, vscale(-1.0, P) if force else zero3())
+        _put_row(r, e, 3, vscale(-1.0, vcross(o1, P) if force else P))
+        if has2:
+            _put_row(r, e, 6, P if force else zero3())
+            _put_row(r, e, 9, vcross(o2, P) if force else P)
+        else:
+            _put_row(r, e, 6, zero3())
+            _put_row(r, e, 9, zero3())
+        if not want_jac:
+            continue
+        Px = skew(P)
+        DP = mscale(-1.0, Px) if follower[e] else Z          # ∂P/∂θ1
+        if force:
+            A0 = mscale(-1.0, DP)
+            A1 = mscale(-1.0, madd(mmul(Px, skew(o1)), mmul(skew(o1), DP)))
+        else:
+            A0 = Z
+            A1 = mscale(-1.0, DP)
+        A2, A3, B3 = Z, Z, Z                                 # node-2 rows on θ1; (x2.., g2) on θ2
+        if has2:
+            if force:
+                A2 = DP
+                A3 = mmul(skew(o2), DP)
+                B3 = mmul(Px, skew(o2))
+            else:
+                A3 = DP
+        T1 = mscale(dcoef, mload(G, n1[e]))
+        _put_block(j, e, 0, 0, mmul(A0, T1))
+        _put_block(j, e, 3, 0, mmul(A1, T1))
+        _put_block(j, e, 6, 0, mmul(A2, T1))
+        _put_block(j, e, 9, 0, mmul(A3, T1))
+        _put_block(j, e, 0, 3, Z)
+        _put_block(j, e, 3, 3, Z)
+        _put_block(j, e, 6, 3, Z)
+        _put_block(j, e, 9, 3, mmul(B3, mscale(dcoef, mload(G, n2[e]))) if has2 else Z)
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

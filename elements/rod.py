@@ -5,9 +5,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.constitutive import ScalarLaws
-from mbdae.elements.base import (ElementFamily, distance_geometric_stiffness, chain12, two_node_pattern,
-                                 write_blocks, vec, random_rotation, random_nodes)
+from mbdae.engine.core.assembly import kernel_jacobian_views
+from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vdot, vnorm, vcross, skew,
+                                        mvec, mtvec, mmul)
+from mbdae.engine.core.constitutive import ScalarLaws, law_at
+from mbdae.elements.base import ElementFamily, two_node_pattern, vec, random_nodes
+from mbdae.elements.joint_kernel import distance_stiffness
 from mbdae.engine.core.constitutive import LinearViscoelastic1D, cubic_elastic
 
 
@@ -74,50 +77,31 @@ class Rods(ElementFamily):
         self.l0 = np.array([lini[i] if s.l0 is None else float(s.l0) for i, s in enumerate(S)])
         if np.any(self.l0 <= 0):
             raise ValueError("rod: reference length must be positive")
-        self.ground = np.zeros(self.ne, bool)
 
     def build_pattern(self):
         self.pattern = two_node_pattern(self.nodes, self.n1, self.n2)
         return self.pattern
 
-    def kinematics(self, ctx):
-        kin = ctx.kin
-        R1, R2 = kin.R[self.n1], kin.R[self.n2]
-        f1, f2 = rot.matvec(R1, self.f1), rot.matvec(R2, self.f2)
-        w1, w2 = kin.w[self.n1], kin.w[self.n2]
-        d = kin.x[self.n2] + f2 - kin.x[self.n1] - f1
-        ddot = kin.v[self.n2] + rot.cross(w2, f2) - kin.v[self.n1] - rot.cross(w1, f1)
-        l = np.linalg.norm(d, axis=1)
-        u = d / l[:, None]
-        ldot = np.einsum('ni,ni->n', u, ddot)
-        return f1, f2, w1, w2, d, ddot, l, u, ldot
-
-    def tension(self, ctx):
-        f1, f2, w1, w2, d, ddot, l, u, ldot = self.kinematics(ctx)
-        T, dT, dTd = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
-        return T, l, u, ldot
+    def _law_inputs(self, t):
+        """The laws' constant arrays and their time values at t, in `law_at`'s order."""
+        laws = self.law.vectorized
+        return laws.arrays + laws.time_values(t)
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        f1, f2, w1, w2, d, ddot, l, u, ldot = self.kinematics(ctx)
-        T, dT_de, dT_ded = self.law.evaluate(l / self.l0 - 1.0, ldot / self.l0, ctx.t)
-        Bl = np.concatenate([-u, -rot.cross(f1, u), u, rot.cross(f2, u)], axis=1)
-        res = [T[:, None] * Bl]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        K, PD, _ = distance_geometric_stiffness(u, l, f1, f2, T)
-        dldot_dq = np.einsum('ni,nij->nj', ddot, PD)
-        w1x, w2x = rot.skew(w1), rot.skew(w2)
-        dldot_dq[:, 3:6] += np.einsum('ni,nij->nj', u, w1x @ rot.skew(f1))
-        dldot_dq[:, 9:12] -= np.einsum('ni,nij->nj', u, w2x @ rot.skew(f2))
-        a = (dT_de / self.l0)[:, None, None]
-        b = (dT_ded / self.l0)[:, None, None]
-        dF_dq = K + a * np.einsum('ni,nj->nij', Bl, Bl) + b * np.einsum('ni,nj->nij', Bl, dldot_dq)
-        dF_dV = b * np.einsum('ni,nj->nij', Bl, Bl)
-        J = chain12(ctx.kin, self.n1, self.n2, self.ground, dF_dq=dF_dq, dF_dV=dF_dV)
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [J])
+        """One compiled call (rod_equations) over all rods."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        kin = ctx.kin
+        rod_equations(float(kin.dcoef), self.n1, self.n2, self.f1, self.f2, self.l0, *self._law_inputs(ctx.t),
+                      kin.x, kin.v, kin.R, kin.w, kin.G, kin.Tw, want_jac, res_views[0], jac[0])
+
+    def tension(self, ctx):
+        """(T, l, u, l̇) over all rods ((n,), (n,), (n, 3), (n,)), by the kernels' own
+        formula (rod_state)."""
+        out = np.empty((self.ne, 6))
+        kin = ctx.kin
+        rod_tensions(self.n1, self.n2, self.f1, self.f2, self.l0, *self._law_inputs(ctx.t),
+                     kin.x, kin.v, kin.R, kin.w, out)
+        return out[:, 0], out[:, 1], out[:, 3:6], out[:, 2]
 
     def private_data_names(self, i):
         """MBDyn's rod private data (input manual §8.12.42): "F" axial force, "L" length,
@@ -143,6 +127,101 @@ class Rods(ElementFamily):
                               axis=1)
         out = np.array([s.output for s in self.specs], bool)
         return [(self.labels[out], vals[out])]
+
+
+# ---------------------------------------------------------------- kernels
+@kernel
+def rod_state(e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w,
+              eps, epsdot):
+    """Rod e: offsets f1 = R1 f̃1, f2 = R2 f̃2, d = x2 + f2 - x1 - f1, l = ‖d‖, u = d/l,
+    l̇ = u·ḋ and the law at ε = l/l0 - 1, ε̇ = l̇/l0 (eps, epsdot: (1,) scratch arrays):
+    returns (f1, f2, w1, w2, ḋ, l, u, l̇, T, ∂T/∂ε, ∂T/∂ε̇)."""
+    a, b = n1[e], n2[e]
+    f1 = mvec(mload(R, a), vload(f1_local, e))
+    f2 = mvec(mload(R, b), vload(f2_local, e))
+    w1, w2 = vload(w, a), vload(w, b)
+    d = vsub(vadd(vload(x, b), f2), vadd(vload(x, a), f1))
+    ddot = vsub(vadd(vload(v, b), vcross(w2, f2)), vadd(vload(v, a), vcross(w1, f1)))
+    l = vnorm(d)
+    u = (d[0] / l, d[1] / l, d[2] / l)          # divided, not scaled by 1/l: u = ±e_k exactly on an axis
+    ldot = vdot(u, ddot)
+    eps[0] = l / l0[e] - 1.0
+    epsdot[0] = ldot / l0[e]
+    f, dK, dC = law_at(K, C, k2, k3, sigma0, e0, sK, sC, sW, e, eps, epsdot)
+    return f1, f2, w1, w2, ddot, l, u, ldot, f[0], dK[0, 0], dC[0, 0]
+
+
+@kernel
+def _set3(a, k, vec):
+    """a[k:k+3] = vec."""
+    a[k] = vec[0]
+    a[k + 1] = vec[1]
+    a[k + 2] = vec[2]
+
+
+@kernel
+def rod_tensions(n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w, out):
+    """(T, l, l̇, u) of every rod into out (n, 6)."""
+    eps, epsdot = np.empty(1), np.empty(1)
+    for e in range(len(n1)):
+        s = rod_state(e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w,
+                      eps, epsdot)
+        out[e, 0] = s[8]
+        out[e, 1] = s[5]
+        out[e, 2] = s[7]
+        _set3(out[e], 3, s[6])
+
+
+@kernel
+def rod_equations(dcoef, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW,
+                  x, v, R, w, G, Tw, want_jac, r, j):
+    """Rod loads f = T B, B = [-u, -f1×u, u, f2×u] on (x1, g1, x2, g2), and their Jacobian
+    (eqs. 9.240-9.246): ∂f/∂q = T ∂B/∂q + (∂T/∂ε/l0) B Bᵀ + (∂T/∂ε̇/l0) B (∂l̇/∂q)ᵀ,
+    ∂f/∂(v, ω) = (∂T/∂ε̇/l0) B Bᵀ, with ∂l̇/∂q = ḋᵀ P Dd + (u·(ω1× f1×) on θ1, -u·(ω2× f2×)
+    on θ2), P = (I - u uᵀ)/l, Dd = [-I, f1×, I, -f2×]; on (Δẋ, Δġ) by the chain rule of G8
+    (T_θ = dCoef G, T_ω)."""
+    eps, epsdot = np.empty(1), np.empty(1)
+    B = np.empty(12)
+    dl = np.empty(12)
+    Kg = np.empty((12, 12))
+    for e in range(len(n1)):
+        f1, f2, w1, w2, ddot, l, u, ldot, T, dTe, dTd = rod_state(
+            e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w, eps, epsdot)
+        _set3(B, 0, vscale(-1.0, u))
+        _set3(B, 3, vscale(-1.0, vcross(f1, u)))
+        _set3(B, 6, u)
+        _set3(B, 9, vcross(f2, u))
+        for k in range(12):
+            r[e, k] = T * B[k]
+        if not want_jac:
+            continue
+        pd = vscale(1.0 / l, vsub(ddot, vscale(ldot, u)))            # P ḋ
+        _set3(dl, 0, vscale(-1.0, pd))
+        _set3(dl, 3, vadd(vcross(pd, f1), mtvec(mmul(skew(w1), skew(f1)), u)))
+        _set3(dl, 6, pd)
+        _set3(dl, 9, vsub(vscale(-1.0, vcross(pd, f2)), mtvec(mmul(skew(w2), skew(f2)), u)))
+        Kg[:] = 0.0
+        distance_stiffness(Kg, u, l, f1, f2, T)
+        a = dTe / l0[e]
+        b = dTd / l0[e]
+        G1, G2 = mload(G, n1[e]), mload(G, n2[e])
+        Tw1, Tw2 = mload(Tw, n1[e]), mload(Tw, n2[e])
+        for i in range(12):
+            for blk in range(4):
+                c = 3 * blk
+                q = (Kg[i, c] + B[i] * (a * B[c] + b * dl[c]), Kg[i, c + 1] + B[i] * (a * B[c + 1] + b * dl[c + 1]),
+                     Kg[i, c + 2] + B[i] * (a * B[c + 2] + b * dl[c + 2]))
+                s = b * B[i]
+                vv = (s * B[c], s * B[c + 1], s * B[c + 2])
+                if blk == 0 or blk == 2:
+                    out = vadd(vscale(dcoef, q), vv)
+                elif blk == 1:
+                    out = vadd(vscale(dcoef, mtvec(G1, q)), mtvec(Tw1, vv))
+                else:
+                    out = vadd(vscale(dcoef, mtvec(G2, q)), mtvec(Tw2, vv))
+                j[e, i, c] = out[0]
+                j[e, i, c + 1] = out[1]
+                j[e, i, c + 2] = out[2]
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

@@ -7,8 +7,9 @@ The force acts at the node (no offset, no moment)."""
 from dataclasses import dataclass
 import numpy as np
 
-from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import ElementFamily, chain, write_blocks, random_rotation, random_nodes
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.compiled import kernel
+from mbdae.elements.base import ElementFamily, random_nodes
 
 
 @dataclass
@@ -73,6 +74,8 @@ class UserForces(ElementFamily):
             if s.func not in funcs:
                 funcs.append(s.func)
         self.groups = [(f, np.array([i for i, s in enumerate(self.specs) if s.func is f])) for f in funcs]
+        if len(self.groups) == 1:                # one function: its instances are all, in order
+            self.groups = [(funcs[0], slice(None))]
 
     def build_pattern(self):
         p = self.pattern = Pattern()
@@ -82,22 +85,29 @@ class UserForces(ElementFamily):
         return p
 
     def forces(self, ctx):
+        """(F, ∂F/∂x, ∂F/∂v) of every instance: one call of each distinct function with the
+        positions and velocities of all its instances."""
         x, v = ctx.kin.x[self.node], ctx.kin.v[self.node]
-        F = np.zeros((self.ne, 3))
-        dFx = np.zeros((self.ne, 3, 3))
-        dFv = np.zeros((self.ne, 3, 3))
+        F = np.empty((self.ne, 3))
+        dFx = np.empty((self.ne, 3, 3))
+        dFv = np.empty((self.ne, 3, 3))
         for func, idx in self.groups:
             F[idx], dFx[idx], dFv[idx] = func(ctx.t, x[idx], v[idx])
         return F, dFx, dFv
 
     def evaluate(self, ctx, res_views, jac_views):
-        res, jac = self._blocks(ctx, jac_views is not None)
-        write_blocks(res_views, res)
-        write_blocks(jac_views, jac)
+        """The functions' values (Python, one call per function), then one compiled call
+        (user_force_blocks) for the residual -F and the Jacobian -(∂F/∂v + dCoef ∂F/∂x)."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        user_force_blocks(float(ctx.kin.dcoef), *self.forces(ctx), want_jac, res_views[0], jac[0])
 
-    def _blocks(self, ctx, want_jac):
-        F, dFx, dFv = self.forces(ctx)
-        if not want_jac:
-            return [-F], None
-        Jx, _ = chain(ctx.kin, self.node, dF_dx=-dFx, dF_dv=-dFv)
-        return [-F], [Jx]
+
+@kernel
+def user_force_blocks(dcoef, F, dFx, dFv, want_jac, r, j):
+    """Residual -F on the node's x rows; Jacobian -(∂F/∂v + dCoef ∂F/∂x) on its x columns."""
+    for e in range(len(F)):
+        for a in range(3):
+            r[e, a] = -F[e, a]
+            if want_jac:
+                for b in range(3):
+                    j[e, a, b] = -(dFv[e, a, b] + dcoef * dFx[e, a, b])

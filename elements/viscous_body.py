@@ -11,14 +11,13 @@ joint opposes the motion of its node 2).  The Jacobian is the exact one of this 
 from dataclasses import dataclass, field
 import numpy as np
 
-from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
-from mbdae.engine.core.assembly import Pattern
-from mbdae.elements.base import (ElementFamily, node_columns, chain, write_blocks, vec, mat,
-                                 random_rotation, random_nodes)
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vcross, skew, mvec, mtvec, mmul, mtrans,
+                                        madd, msub, mscale)
+from mbdae.engine.core.constitutive import law_at
+from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
 from mbdae.engine.core.drives import LinearDrive
-
-I3 = np.eye(3)
 
 
 @dataclass
@@ -94,55 +93,123 @@ class ViscousBodies(ElementFamily):
         p.add_jac(rows, rows)
         return p
 
-    def _state(self, ctx):
-        kin = ctx.kin
-        R, v, w = kin.R[self.n], kin.v[self.n], kin.w[self.n]
-        Rf = R @ self.Rh
-        Rft = np.swapaxes(Rf, -1, -2)
-        o = rot.matvec(R, self.o)
-        vp = v + rot.cross(w, o)                           # velocity of the offset point
-        epsd = np.concatenate([rot.matvec(Rft, vp), rot.matvec(Rft, w)], axis=1)
-        f, _, Ad = self.laws.evaluate(np.zeros_like(epsd), epsd, ctx.t)
-        return Rf, Rft, o, vp, w, epsd, f, Ad
+    def _law_inputs(self, t):
+        """The laws' constant arrays and their time values at t, in `law_at`'s order."""
+        return self.laws.arrays + self.laws.time_values(t)
 
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        Rf, Rft, o, vp, w, epsd, f, Ad = self._state(ctx)
-        F = rot.matvec(Rf, f[:, 0:3])
-        M = rot.matvec(Rf, f[:, 3:6])
-        res = [np.concatenate([F, rot.cross(o, F) + M], axis=1)]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        ne = self.ne
-        ox = rot.skew(o)
-        B = np.zeros((ne, 6, 6))                           # ε̇ over (v, ω); also the virtual map
-        B[:, 0:3, 0:3] = Rft
-        B[:, 0:3, 3:6] = -Rft @ ox
-        B[:, 3:6, 3:6] = Rft
-        Cr = np.zeros((ne, 6, 6))                          # ε̇ over θ (columns 3:6)
-        Cr[:, 0:3, 3:6] = Rft @ (rot.skew(vp) - rot.skew(w) @ ox)
-        Cr[:, 3:6, 3:6] = Rft @ rot.skew(w)
-        Bt = np.swapaxes(B, 1, 2)
-        Fx, Mx = rot.skew(F), rot.skew(M)
-        K = Bt @ Ad @ Cr
-        K[:, 0:3, 3:6] -= Fx
-        K[:, 3:6, 3:6] += Fx @ ox - ox @ Fx - Mx
-        dV = Bt @ Ad @ B
-        Jx, Jg = chain(ctx.kin, self.n, dF_dx=None, dF_dth=K[:, :, 3:6], dF_dv=dV[:, :, 0:3],
-                       dF_dw=dV[:, :, 3:6])
-        write_blocks(res_views, res)
-        write_blocks(jac_views, [np.concatenate([np.broadcast_to(Jx, (ne, 6, 3)), Jg], axis=2)])
+        """One compiled call (viscous_body_equations) over all viscous bodies."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        kin = ctx.kin
+        viscous_body_equations(float(kin.dcoef), self.n, self.o, self.Rh, *self._law_inputs(ctx.t),
+                               kin.v, kin.R, kin.w, kin.G, kin.Tw, want_jac, res_views[0], jac[0])
 
     def output_groups(self, ctx):
         """.jnt rows (spec §8.6): law force and couple in the body frame, then global, then
         the linear and angular velocity in the body frame."""
-        Rf, Rft, o, vp, w, epsd, f, Ad = self._state(ctx)
         sel = np.array([s.output for s in self.specs], bool)
         if not sel.any():
             return []
-        vals = np.concatenate([f, rot.matvec(Rf, f[:, 0:3]), rot.matvec(Rf, f[:, 3:6]), epsd], axis=1)
-        return [(self.labels[sel], vals[sel])]
+        out = np.empty((self.ne, 18))
+        kin = ctx.kin
+        viscous_body_outputs(self.n, self.o, self.Rh, *self._law_inputs(ctx.t), kin.v, kin.R, kin.w, out)
+        return [(self.labels[sel], out[sel])]
+
+
+# ---------------------------------------------------------------- kernels
+@kernel
+def viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW, v, R, w, eps, epsdot):
+    """Viscous body e: R_f = R R_h, o = R õ, the offset point's velocity vp = ẋ + ω×o, the
+    law at ε = 0, ε̇ = [R_fᵀ vp; R_fᵀ ω] (eps, epsdot: (6,) scratch arrays) and the law's
+    force f̃ and couple m̃: returns (R_f, o, vp, ω, f̃, m̃, ∂f/∂ε̇ (6, 6))."""
+    i = node[e]
+    Ri = mload(R, i)
+    Rf = mmul(Ri, mload(Rh, e))
+    o = mvec(Ri, vload(o_local, e))
+    wi = vload(w, i)
+    vp = vadd(vload(v, i), vcross(wi, o))
+    vt, wt = mtvec(Rf, vp), mtvec(Rf, wi)
+    for k in range(3):
+        eps[k] = 0.0
+        eps[k + 3] = 0.0
+        epsdot[k] = vt[k]
+        epsdot[k + 3] = wt[k]
+    f, dK, Ad = law_at(K, C, k2, k3, sigma0, e0, sK, sC, sW, e, eps, epsdot)
+    return Rf, o, vp, wi, (f[0], f[1], f[2]), (f[3], f[4], f[5]), Ad
+
+
+@kernel
+def viscous_body_outputs(node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW, v, R, w, out):
+    """Output rows (n, 18): f̃, m̃, R_f f̃, R_f m̃, ṽ = R_fᵀ vp, ω̃ = R_fᵀ ω."""
+    eps, epsdot = np.empty(6), np.empty(6)
+    for e in range(len(node)):
+        Rf, o, vp, wi, ft, mt, Ad = viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC,
+                                                       sW, v, R, w, eps, epsdot)
+        for k, vec3 in enumerate((ft, mt, mvec(Rf, ft), mvec(Rf, mt), mtvec(Rf, vp), mtvec(Rf, wi))):
+            out[e, 3 * k] = vec3[0]
+            out[e, 3 * k + 1] = vec3[1]
+            out[e, 3 * k + 2] = vec3[2]
+
+
+@kernel
+def _block(A, r0, c0):
+    """A[r0:r0+3, c0:c0+3] of a 2-D array as a matrix."""
+    return ((A[r0, c0], A[r0, c0 + 1], A[r0, c0 + 2]), (A[r0 + 1, c0], A[r0 + 1, c0 + 1], A[r0 + 1, c0 + 2]),
+            (A[r0 + 2, c0], A[r0 + 2, c0 + 1], A[r0 + 2, c0 + 2]))
+
+
+@kernel
+def _put_block(out, e, r0, c0, A):
+    """out[e, r0:r0+3, c0:c0+3] = A."""
+    for a in range(3):
+        for b in range(3):
+            out[e, r0 + a, c0 + b] = A[a][b]
+
+
+@kernel
+def viscous_body_equations(dcoef, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW, v, R, w, G, Tw,
+                           want_jac, r, j):
+    """Residual [F; o×F + M] (F = R_f f̃, M = R_f m̃) on the node's (x, g) rows and its exact
+    Jacobian: with B = [R_fᵀ, -R_fᵀ o×; 0, R_fᵀ] (ε̇ over (v, ω), also the virtual map) and
+    C_θ = [R_fᵀ(vp× - ω× o×); R_fᵀ ω×] (ε̇ over θ),
+    ∂f/∂θ = Bᵀ A C_θ - [F×; M× + o× F× - F× o×], ∂f/∂(v, ω) = Bᵀ A B (A = ∂f/∂ε̇),
+    on (Δẋ, Δġ) by the chain rule of G8 (T_θ = dCoef G, T_ω)."""
+    eps, epsdot = np.empty(6), np.empty(6)
+    for e in range(len(node)):
+        Rf, o, vp, wi, ft, mt, Ad = viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC,
+                                                       sW, v, R, w, eps, epsdot)
+        F = mvec(Rf, ft)
+        M = mvec(Rf, mt)
+        for k in range(3):
+            r[e, k] = F[k]
+        mo = vadd(vcross(o, F), M)
+        for k in range(3):
+            r[e, 3 + k] = mo[k]
+        if not want_jac:
+            continue
+        i = node[e]
+        ox = skew(o)
+        Rft = mtrans(Rf)
+        # Q = Bᵀ A, Bᵀ = [R_f, 0; o× R_f, R_f]
+        RA11, RA12 = mmul(Rf, _block(Ad, 0, 0)), mmul(Rf, _block(Ad, 0, 3))
+        RA21, RA22 = mmul(Rf, _block(Ad, 3, 0)), mmul(Rf, _block(Ad, 3, 3))
+        Q11, Q12 = RA11, RA12
+        Q21, Q22 = madd(mmul(ox, RA11), RA21), madd(mmul(ox, RA12), RA22)
+        Ct = mmul(Rft, msub(skew(vp), mmul(skew(wi), ox)))
+        Cb = mmul(Rft, skew(wi))
+        Fx, Mx = skew(F), skew(M)
+        Kt = msub(madd(mmul(Q11, Ct), mmul(Q12, Cb)), Fx)
+        Kb = madd(madd(mmul(Q21, Ct), mmul(Q22, Cb)), msub(msub(mmul(Fx, ox), mmul(ox, Fx)), Mx))
+        # Bᵀ A B: columns v = Q R_fᵀ, columns ω = -Q R_fᵀ o× + Q R_fᵀ (by rows of Q)
+        V1t, V1b = mmul(Q11, Rft), mmul(Q21, Rft)
+        W1t = madd(mscale(-1.0, mmul(V1t, ox)), mmul(Q12, Rft))
+        W1b = madd(mscale(-1.0, mmul(V1b, ox)), mmul(Q22, Rft))
+        Tth = mscale(dcoef, mload(G, i))
+        Twi = mload(Tw, i)
+        _put_block(j, e, 0, 0, V1t)
+        _put_block(j, e, 3, 0, V1b)
+        _put_block(j, e, 0, 3, madd(mmul(Kt, Tth), mmul(W1t, Twi)))
+        _put_block(j, e, 3, 3, madd(mmul(Kb, Tth), mmul(W1b, Twi)))
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

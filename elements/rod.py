@@ -8,7 +8,7 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import kernel_jacobian_views
 from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vdot, vnorm, vcross, skew,
                                         mvec, mtvec, mmul)
-from mbdae.engine.core.constitutive import ScalarLaws, law_at
+from mbdae.engine.core.constitutive import ScalarLaws, law_into
 from mbdae.elements.base import ElementFamily, two_node_pattern, vec, random_nodes
 from mbdae.elements.joint_kernel import distance_stiffness
 from mbdae.engine.core.constitutive import LinearViscoelastic1D, cubic_elastic
@@ -83,7 +83,7 @@ class Rods(ElementFamily):
         return self.pattern
 
     def _law_inputs(self, t):
-        """The laws' constant arrays and their time values at t, in `law_at`'s order."""
+        """The laws' constant arrays and their time values at t, in `law_into`'s order."""
         laws = self.law.vectorized
         return laws.arrays + laws.time_values(t)
 
@@ -132,9 +132,9 @@ class Rods(ElementFamily):
 # ---------------------------------------------------------------- kernels
 @kernel
 def rod_state(e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w,
-              eps, epsdot):
+              eps, epsdot, lf, ldK, ldC):
     """Rod e: offsets f1 = R1 f̃1, f2 = R2 f̃2, d = x2 + f2 - x1 - f1, l = ‖d‖, u = d/l,
-    l̇ = u·ḋ and the law at ε = l/l0 - 1, ε̇ = l̇/l0 (eps, epsdot: (1,) scratch arrays):
+    l̇ = u·ḋ and the law at ε = l/l0 - 1, ε̇ = l̇/l0 (eps, epsdot: (1,) scratch arrays; lf, ldK, ldC: the law's outputs):
     returns (f1, f2, w1, w2, ḋ, l, u, l̇, T, ∂T/∂ε, ∂T/∂ε̇)."""
     a, b = n1[e], n2[e]
     f1 = mvec(mload(R, a), vload(f1_local, e))
@@ -147,8 +147,8 @@ def rod_state(e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, s
     ldot = vdot(u, ddot)
     eps[0] = l / l0[e] - 1.0
     epsdot[0] = ldot / l0[e]
-    f, dK, dC = law_at(K, C, k2, k3, sigma0, e0, sK, sC, sW, e, eps, epsdot)
-    return f1, f2, w1, w2, ddot, l, u, ldot, f[0], dK[0, 0], dC[0, 0]
+    law_into(K, C, k2, k3, sigma0, e0, sK, sC, sW, e, eps, epsdot, lf, ldK, ldC)
+    return f1, f2, w1, w2, ddot, l, u, ldot, lf[0], ldK[0, 0], ldC[0, 0]
 
 
 @kernel
@@ -163,9 +163,10 @@ def _set3(a, k, vec):
 def rod_tensions(n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w, out):
     """(T, l, l̇, u) of every rod into out (n, 6)."""
     eps, epsdot = np.empty(1), np.empty(1)
+    lf, ldK, ldC = np.empty(1), np.empty((1, 1)), np.empty((1, 1))
     for e in range(len(n1)):
         s = rod_state(e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w,
-                      eps, epsdot)
+                      eps, epsdot, lf, ldK, ldC)
         out[e, 0] = s[8]
         out[e, 1] = s[5]
         out[e, 2] = s[7]
@@ -181,12 +182,14 @@ def rod_equations(dcoef, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e
     on θ2), P = (I - u uᵀ)/l, Dd = [-I, f1×, I, -f2×]; on (Δẋ, Δġ) by the chain rule of G8
     (T_θ = dCoef G, T_ω)."""
     eps, epsdot = np.empty(1), np.empty(1)
+    lf, ldK, ldC = np.empty(1), np.empty((1, 1)), np.empty((1, 1))
     B = np.empty(12)
     dl = np.empty(12)
     Kg = np.empty((12, 12))
     for e in range(len(n1)):
         f1, f2, w1, w2, ddot, l, u, ldot, T, dTe, dTd = rod_state(
-            e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w, eps, epsdot)
+            e, n1, n2, f1_local, f2_local, l0, K, C, k2, k3, sigma0, e0, sK, sC, sW, x, v, R, w, eps, epsdot,
+            lf, ldK, ldC)
         _set3(B, 0, vscale(-1.0, u))
         _set3(B, 3, vscale(-1.0, vcross(f1, u)))
         _set3(B, 6, u)

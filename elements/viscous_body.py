@@ -15,7 +15,7 @@ from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
 from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vcross, skew, mvec, mtvec, mmul, mtrans,
                                         madd, msub, mscale)
-from mbdae.engine.core.constitutive import law_at
+from mbdae.engine.core.constitutive import law_into
 from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
 from mbdae.engine.core.drives import LinearDrive
 
@@ -94,7 +94,7 @@ class ViscousBodies(ElementFamily):
         return p
 
     def _law_inputs(self, t):
-        """The laws' constant arrays and their time values at t, in `law_at`'s order."""
+        """The laws' constant arrays and their time values at t, in `law_into`'s order."""
         return self.laws.arrays + self.laws.time_values(t)
 
     def evaluate(self, ctx, res_views, jac_views):
@@ -118,9 +118,10 @@ class ViscousBodies(ElementFamily):
 
 # ---------------------------------------------------------------- kernels
 @kernel
-def viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW, v, R, w, eps, epsdot):
+def viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW, v, R, w, eps, epsdot,
+                       lf, ldK, Ad):
     """Viscous body e: R_f = R R_h, o = R õ, the offset point's velocity vp = ẋ + ω×o, the
-    law at ε = 0, ε̇ = [R_fᵀ vp; R_fᵀ ω] (eps, epsdot: (6,) scratch arrays) and the law's
+    law at ε = 0, ε̇ = [R_fᵀ vp; R_fᵀ ω] (eps, epsdot: (6,) scratch arrays; lf, ldK, Ad: the law's outputs) and the law's
     force f̃ and couple m̃: returns (R_f, o, vp, ω, f̃, m̃, ∂f/∂ε̇ (6, 6))."""
     i = node[e]
     Ri = mload(R, i)
@@ -134,17 +135,18 @@ def viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, s
         eps[k + 3] = 0.0
         epsdot[k] = vt[k]
         epsdot[k + 3] = wt[k]
-    f, dK, Ad = law_at(K, C, k2, k3, sigma0, e0, sK, sC, sW, e, eps, epsdot)
-    return Rf, o, vp, wi, (f[0], f[1], f[2]), (f[3], f[4], f[5]), Ad
+    law_into(K, C, k2, k3, sigma0, e0, sK, sC, sW, e, eps, epsdot, lf, ldK, Ad)
+    return Rf, o, vp, wi, (lf[0], lf[1], lf[2]), (lf[3], lf[4], lf[5]), Ad
 
 
 @kernel
 def viscous_body_outputs(node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW, v, R, w, out):
     """Output rows (n, 18): f̃, m̃, R_f f̃, R_f m̃, ṽ = R_fᵀ vp, ω̃ = R_fᵀ ω."""
     eps, epsdot = np.empty(6), np.empty(6)
+    lf, ldK, lAd = np.empty(6), np.empty((6, 6)), np.empty((6, 6))
     for e in range(len(node)):
         Rf, o, vp, wi, ft, mt, Ad = viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC,
-                                                       sW, v, R, w, eps, epsdot)
+                                                       sW, v, R, w, eps, epsdot, lf, ldK, lAd)
         for k, vec3 in enumerate((ft, mt, mvec(Rf, ft), mvec(Rf, mt), mtvec(Rf, vp), mtvec(Rf, wi))):
             out[e, 3 * k] = vec3[0]
             out[e, 3 * k + 1] = vec3[1]
@@ -175,9 +177,10 @@ def viscous_body_equations(dcoef, node, o_local, Rh, K, C, k2, k3, sigma0, e0, s
     ∂f/∂θ = Bᵀ A C_θ - [F×; M× + o× F× - F× o×], ∂f/∂(v, ω) = Bᵀ A B (A = ∂f/∂ε̇),
     on (Δẋ, Δġ) by the chain rule of G8 (T_θ = dCoef G, T_ω)."""
     eps, epsdot = np.empty(6), np.empty(6)
+    lf, ldK, lAd = np.empty(6), np.empty((6, 6)), np.empty((6, 6))
     for e in range(len(node)):
         Rf, o, vp, wi, ft, mt, Ad = viscous_body_state(e, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC,
-                                                       sW, v, R, w, eps, epsdot)
+                                                       sW, v, R, w, eps, epsdot, lf, ldK, lAd)
         F = mvec(Rf, ft)
         M = mvec(Rf, mt)
         for k in range(3):

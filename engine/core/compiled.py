@@ -598,3 +598,52 @@ def history_row(y, yp, R_k, w_k, R_0, node_start, newest, y_out, yp_out):
         for k in range(3):
             y_out[s + k] = g[k]
             yp_out[s + k] = gd[k]
+
+
+# ---------------------------------------------------------------- output
+ORIENTATION_CODES = {"euler123": 0, "euler 123": 0, "euler313": 1, "euler 313": 1, "euler321": 2,
+                     "euler 321": 2, "orientation vector": 3, "vector": 3, "orientation matrix": 4,
+                     "matrix": 4}
+
+
+@kernel
+def node_motion_rows(x, R, v, w, nodes, code):
+    """The .mov columns of the nodes `nodes`: x, the orientation in the description `code`
+    (ORIENTATION_CODES: Euler 1-2-3, 3-1-3, 3-2-1 angles in degrees, as
+    engine/core/rotations.py extracts them (manual ch. 4.1); the rotation vector; the matrix
+    by rows), ẋ, ω; (m, 12) or (m, 18) for the matrix."""
+    width = 18 if code == 4 else 12
+    out = np.empty((len(nodes), width))
+    for k in range(len(nodes)):
+        i = nodes[k]
+        for j in range(3):
+            out[k, j] = x[i, j]
+            out[k, width - 6 + j] = v[i, j]
+            out[k, width - 3 + j] = w[i, j]
+        Ri = R[i]
+        if code == 0:
+            a = -np.arctan2(Ri[1, 2], Ri[2, 2])
+            ca, sa = np.cos(a), np.sin(a)
+            b = np.arctan2(Ri[0, 2], ca * Ri[2, 2] - sa * Ri[1, 2])
+            c = np.arctan2(ca * Ri[1, 0] + sa * Ri[2, 0], ca * Ri[1, 1] + sa * Ri[2, 1])
+            angles = (a, b, c)
+        elif code == 1:
+            angles = (np.arctan2(Ri[0, 2], -Ri[1, 2]), np.arccos(min(1.0, max(-1.0, Ri[2, 2]))),
+                      np.arctan2(Ri[2, 0], Ri[2, 1]))
+        elif code == 2:
+            angles = (np.arctan2(Ri[1, 0], Ri[0, 0]), -np.arcsin(min(1.0, max(-1.0, Ri[2, 0]))),
+                      np.arctan2(Ri[2, 1], Ri[2, 2]))
+        else:
+            angles = (0.0, 0.0, 0.0)
+        if code <= 2:
+            for j in range(3):
+                out[k, 3 + j] = np.degrees(angles[j])
+        elif code == 3:
+            th = log_rotvec(mload(R, i))
+            for j in range(3):
+                out[k, 3 + j] = th[j]
+        else:
+            for a in range(3):
+                for b in range(3):
+                    out[k, 3 + 3 * a + b] = Ri[a, b]
+    return out

@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.compiled import node_motion_rows, ORIENTATION_CODES
 from mbdae.solvers.linear import choose_linear_solver
 
 
@@ -29,6 +30,7 @@ class TextOutput:
         self.prefix = prefix
         self.fmt = " %." + str(int(precision)) + "e"
         self.files = {}
+        self.row_formats = {}           # columns -> "%8d %.6e ... \n"
         d = os.path.dirname(prefix)
         if d:
             os.makedirs(d, exist_ok=True)
@@ -45,8 +47,10 @@ class TextOutput:
             return
         f = self.file(ext)
         values = np.asarray(values, float).reshape(len(labels), -1)
-        fmt = "%8d" + self.fmt * values.shape[1] + "\n"
-        f.writelines(fmt % ((int(l),) + tuple(v)) for l, v in zip(labels, values))
+        fmt = self.row_formats.get(values.shape[1])
+        if fmt is None:
+            fmt = self.row_formats[values.shape[1]] = "%8d" + self.fmt * values.shape[1] + "\n"
+        f.writelines([fmt % ((l,) + tuple(v)) for l, v in zip(np.asarray(labels).astype(np.int64).tolist(), values.tolist())])
 
     def line(self, ext, text):
         self.file(ext).write(text + "\n")
@@ -95,7 +99,10 @@ class MBDynWriter:
         for d in dict.fromkeys(descs):
             sel = outmask & np.array([x == d for x in descs])
             if sel.any():
-                self.node_groups.append((d, nodes.labels[sel], sel))
+                code = ORIENTATION_CODES.get(d.lower())
+                if code is None:
+                    raise ValueError(f"unknown orientation description '{d}'")
+                self.node_groups.append((code, nodes.labels[sel], np.flatnonzero(sel)))
         self.dummy_groups = _dummy_groups(model, nodes)
         self.output_on = {}
 
@@ -109,9 +116,8 @@ class MBDynWriter:
         if not event.written:
             return
         kin = event.kinematics
-        for d, labels, sel in self.node_groups:
-            out.rows("mov", labels, np.concatenate(
-                [kin.x[sel], orientation_columns(kin.R[sel], d), kin.v[sel], kin.w[sel]], axis=1))
+        for code, labels, idx in self.node_groups:
+            out.rows("mov", labels, node_motion_rows(kin.x, kin.R, kin.v, kin.w, idx, code))
         self._dummy_rows(kin)
         self._element_rows(event.outputs)
         out.flush()

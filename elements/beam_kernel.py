@@ -95,6 +95,122 @@ def _combine(a, A, b, B):
 
 
 @kernel
+def _put(X, c0, top, bottom):
+    """X[0:3, c0:c0+3] = top, X[3:6, c0:c0+3] = bottom (a 6×3 block of a 6-row array)."""
+    for i in range(3):
+        for j in range(3):
+            X[i, c0 + j] = top[i][j]
+            X[3 + i, c0 + j] = bottom[i][j]
+
+
+@kernel
+def point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, W, N, dNs, RJ, D, Dv, L, F, M, ph,
+                   Gm, S, S2, phiJ, dphiJ, b, c_, bp, cp, gJ, dgJ, cc, expJ, kv, av, wJ, dwJ, xh, o, H, HE,
+                   Tth, wn, Tw, P, B, Y, jac):
+    """Evaluation point J's part of element e's matrix (see beam_equations), subtracted from
+    jac[e]: the point's loads (δF_J, δM_J) as 6×3 factors of θ_J, θ'_J, δp'_J (and of the
+    velocities), kept in the scratch arrays P (6, 6) and B (6, 15), expanded by node into the
+    point's columns Y (6, 6 NN), then mapped to the node rows."""
+    NN = nidx.shape[1]
+    NX = 3 * NN
+    I3 = eye3()
+    # section stiffness in the global frame and the 6×3 factors of θ_J, δp'_J
+    C11, C12 = _spatial(RJ, D, 0, 0), _spatial(RJ, D, 0, 3)
+    C21, C22 = _spatial(RJ, D, 3, 0), _spatial(RJ, D, 3, 3)
+    Lx, Fx = skew(L), skew(F)
+    TUt = msub(mmul(C11, Lx), Fx)                            # multiplies θ_J
+    TUb = msub(mmul(C21, Lx), skew(M))
+    if viscous:
+        V11, V12 = _spatial(RJ, Dv, 0, 0), _spatial(RJ, Dv, 0, 3)
+        V21, V22 = _spatial(RJ, Dv, 3, 0), _spatial(RJ, Dv, 3, 3)
+        ax, dwx = skew(av), skew(dwJ)
+        TUt = madd(madd(TUt, mmul(V11, ax)), mmul(V12, dwx))
+        TUb = madd(madd(TUb, mmul(V21, ax)), mmul(V22, dwx))
+        wJx = skew(wJ)
+        _put(B, 0, msub(C11, mmul(V11, wJx)), msub(C21, mmul(V21, wJx)))     # multiplies δp'_J
+        _put(B, 3, V11, V21)                                 # δṗ'_J
+        _put(B, 6, mmul(V11, Lx), mmul(V21, Lx))             # δω_J
+        _put(B, 9, V12, V22)                                 # δω'_J
+    else:
+        _put(B, 0, C11, C21)
+    # dΓ_J in the direction of the interpolated derivative (total: of φ'_J, incremental: g'_J)
+    if incremental:
+        MG = madd(mscale(-0.5 * cc * cc * vdot(gJ, dgJ), madd(I3, mscale(0.5, S))), mscale(0.5 * cc, skew(dgJ)))
+    else:
+        pd = vdot(phiJ, dphiJ)
+        A = skew(dphiJ)
+        MG = madd(madd(madd(mscale(bp * pd, S), mscale(b, A)), mscale(cp * pd, S2)),
+                  mscale(c_, madd(mmul(A, S), mmul(S, A))))
+    # [θ_J, θ'_J] ↦ loads: P = [TU Γ + Cr dΓ, Cr Γ]
+    _put(P, 0, madd(mmul(TUt, Gm), mmul(C12, MG)), madd(mmul(TUb, Gm), mmul(C22, MG)))
+    _put(P, 3, mmul(C12, Gm), mmul(C22, Gm))
+    if not incremental:
+        # the reference node's column: (TU + Cr k×) exp(φ_J) - P [Σ_k N_Jk H_k E_k; Σ_k dN_Jk H_k E_k]
+        SHt = SHb = mscale(0.0, I3)
+        for k in range(NN):
+            if k != ref:
+                HEk = mload(HE, k)
+                SHt = madd(SHt, mscale(N[J, k], HEk))
+                SHb = madd(SHb, mscale(dNs[e, J, k], HEk))
+        kx = skew(kv)
+        P0t = madd(TUt, mmul(C12, kx))
+        P0b = madd(TUb, mmul(C22, kx))
+        _put(B, 12, msub(mmul(P0t, expJ), madd(mmul(_block(P, 0, 0), SHt), mmul(_block(P, 0, 3), SHb))),
+             msub(mmul(P0b, expJ), madd(mmul(_block(P, 3, 0), SHt), mmul(_block(P, 3, 3), SHb))))
+    for k in range(NN):
+        n = nidx[e, k]
+        Nk, dk = N[J, k], dNs[e, J, k]
+        Tk = mload(Tth, k)
+        # Δẋ columns: δp'_J through Cx, -F_J×δp_J on the moment rows
+        Xt = mscale(dk, _block(B, 0, 0))
+        Xb = msub(mscale(dk, _block(B, 3, 0)), mscale(Nk, Fx))
+        # Δġ columns
+        if incremental:
+            Vt = mscale(dcoef, _combine(Nk, _block(P, 0, 0), dk, _block(P, 0, 3)))
+            Vb = mscale(dcoef, _combine(Nk, _block(P, 3, 0), dk, _block(P, 3, 3)))
+        elif k == ref:
+            Vt, Vb = mmul(_block(B, 0, 12), Tk), mmul(_block(B, 3, 12), Tk)
+        else:
+            HT = mmul(mload(H, k), Tk)
+            Vt = mmul(_combine(Nk, _block(P, 0, 0), dk, _block(P, 0, 3)), HT)
+            Vb = mmul(_combine(Nk, _block(P, 3, 0), dk, _block(P, 3, 3)), HT)
+        Ok = skew(vload(o, k))
+        if offsets:                                          # δy_k = δx_k - o_k×θ_k
+            OT = mmul(Ok, Tk)
+            Vt = msub(Vt, mmul(Xt, OT))
+            Vb = msub(Vb, mmul(Xb, OT))
+        Yxt, Yxb = mscale(dcoef, Xt), mscale(dcoef, Xb)
+        if viscous:
+            # velocity columns: δṗ'_J = Σ dN_Jk (δv_k - o_k×δω_k), δω_J = Σ N_Jk δω_k, δω'_J
+            Twk = mload(Tw, n)
+            Xvt, Xvb = mscale(dk, _block(B, 0, 3)), mscale(dk, _block(B, 3, 3))
+            Vt = madd(Vt, mmul(_combine(Nk, _block(B, 0, 6), dk, _block(B, 0, 9)), Twk))
+            Vb = madd(Vb, mmul(_combine(Nk, _block(B, 3, 6), dk, _block(B, 3, 9)), Twk))
+            if offsets:                                      # δẏ_k = δv_k - ω_k×(o_k×θ_k) - o_k×δω_k
+                Mo = madd(mmul(Ok, Twk), mmul(mmul(skew(vload(wn, n)), Ok), Tk))
+                Vt = msub(Vt, mmul(Xvt, Mo))
+                Vb = msub(Vb, mmul(Xvb, Mo))
+            Yxt, Yxb = madd(Yxt, Xvt), madd(Yxb, Xvb)
+        _put(Y, 3 * k, Yxt, Yxb)
+        _put(Y, NX + 3 * k, Vt, Vb)
+    # node rows: W_iJ [I, 0; (p_J - x_i)×, I] times the point's columns
+    for i in range(NN):
+        wi = W[i, J]
+        if wi == 0.0:
+            continue
+        a0, a1, a2 = vsub(ph, vload(xh, i))
+        r = 6 * i
+        for c in range(2 * NX):
+            y0, y1, y2 = Y[0, c], Y[1, c], Y[2, c]
+            jac[e, r, c] -= wi * y0
+            jac[e, r + 1, c] -= wi * y1
+            jac[e, r + 2, c] -= wi * y2
+            jac[e, r + 3, c] -= wi * (a1 * y2 - a2 * y1 + Y[3, c])
+            jac[e, r + 4, c] -= wi * (a2 * y0 - a0 * y2 + Y[4, c])
+            jac[e, r + 5, c] -= wi * (a0 * y1 - a1 * y0 + Y[5, c])
+
+
+@kernel
 def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f_local, Rh, Csec, R_prev,
                    eps0, kappa_ref, K, C, k2, k3, sigma0, e0, sK, sC, w, x, v, R, wn, g, G, Tw,
                    want_jac, want_out, res, jac, out_strain, out_rate, out_f, out_FM, out_R, out_p):
@@ -128,12 +244,15 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
     yh = np.empty((NN, 3))                    # reference line nodes y_k - x_ref
     o = np.zeros((NN, 3))                     # offsets R_k f̃_k
     phi = np.zeros((NN, 3))                   # total form: φ_k = log(R̄_k R̄_refᵀ)
-    E = np.empty((NN, 3, 3))
+    HE = np.empty((NN, 3, 3))                 # Γ(φ_k)⁻¹ R̄_k R̄_refᵀ
     H = np.empty((NN, 3, 3))                  # Γ(φ_k)⁻¹
     Tth = np.empty((NN, 3, 3))                # dCoef G_k
     sFQ = np.empty((NN, 6))                   # Σ_J W_kJ (F_J, M_J + p̂_J×F_J)
     eps = np.empty(6)
     epsd = np.zeros(6)
+    P = np.empty((6, 6))                      # per point: [TU Γ + Cr dΓ, Cr Γ]
+    B = np.empty((6, 15))                     # per point: 6×3 factors (point_jacobian)
+    Y = np.empty((6, 6 * NN))                 # per point: its loads' columns (point_jacobian)
     I3 = eye3()
     for e in range(ne):
         nr = nidx[e, ref]
@@ -162,8 +281,9 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
                 phik = log_small(Ek)
                 vstore(phi, k, phik)
                 if want_jac:
-                    mstore(E, k, Ek)
-                    mstore(H, k, gamma_inv(phik))
+                    Hk = gamma_inv(phik)
+                    mstore(H, k, Hk)
+                    mstore(HE, k, mmul(Hk, Ek))
         if want_jac:
             for r in range(6 * NN):
                 for c in range(6 * NN):
@@ -251,95 +371,10 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
                     out_p[e, J, c] = ph[c]
                     for d in range(3):
                         out_R[e, J, c, d] = RJ[c][d]
-            if not want_jac:
-                continue
-            # section stiffness in the global frame and the 6×3 factors of θ_J, δp'_J
-            C11, C12 = _spatial(RJ, D, 0, 0), _spatial(RJ, D, 0, 3)
-            C21, C22 = _spatial(RJ, D, 3, 0), _spatial(RJ, D, 3, 3)
-            Lx, Fx = skew(L), skew(F)
-            TUt = msub(mmul(C11, Lx), Fx)                        # multiplies θ_J
-            TUb = msub(mmul(C21, Lx), skew(M))
-            Cxt, Cxb = C11, C21                                  # multiply δp'_J
-            V11 = V12 = V21 = V22 = I3
-            if viscous:
-                V11, V12 = _spatial(RJ, Dv, 0, 0), _spatial(RJ, Dv, 0, 3)
-                V21, V22 = _spatial(RJ, Dv, 3, 0), _spatial(RJ, Dv, 3, 3)
-                ax, dwx = skew(av), skew(dwJ)
-                TUt = madd(madd(TUt, mmul(V11, ax)), mmul(V12, dwx))
-                TUb = madd(madd(TUb, mmul(V21, ax)), mmul(V22, dwx))
-                wJx = skew(wJ)
-                Cxt = msub(C11, mmul(V11, wJx))
-                Cxb = msub(C21, mmul(V21, wJx))
-            # dΓ_J in the direction of the interpolated derivative (total: of φ'_J, incremental: g'_J)
-            if incremental:
-                MG = madd(mscale(-0.5 * cc * cc * vdot(gJ, dgJ), madd(I3, mscale(0.5, S))),
-                          mscale(0.5 * cc, skew(dgJ)))
-            else:
-                pd = vdot(phiJ, dphiJ)
-                A = skew(dphiJ)
-                MG = madd(madd(madd(mscale(bp * pd, S), mscale(b, A)), mscale(cp * pd, S2)),
-                          mscale(c_, madd(mmul(A, S), mmul(S, A))))
-            # [θ_J, θ'_J] ↦ loads: PQ = [TU Γ + Cr dΓ, Cr Γ] (left and right 6×3 halves)
-            PQlt = madd(mmul(TUt, Gm), mmul(C12, MG))
-            PQlb = madd(mmul(TUb, Gm), mmul(C22, MG))
-            PQrt, PQrb = mmul(C12, Gm), mmul(C22, Gm)
-            Vrt = Vrb = I3
-            if not incremental:                                  # reference node column
-                SHt = SHb = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-                for k in range(NN):
-                    if k != ref:
-                        HE = mmul(mload(H, k), mload(E, k))
-                        SHt = madd(SHt, mscale(N[J, k], HE))
-                        SHb = madd(SHb, mscale(dNs[e, J, k], HE))
-                kx = skew(kv)
-                P0t = madd(TUt, mmul(C12, kx))
-                P0b = madd(TUb, mmul(C22, kx))
-                Vrt = msub(mmul(P0t, expJ), madd(mmul(PQlt, SHt), mmul(PQrt, SHb)))
-                Vrb = msub(mmul(P0b, expJ), madd(mmul(PQlb, SHt), mmul(PQrb, SHb)))
-            for k in range(NN):
-                n = nidx[e, k]
-                Nk, dk = N[J, k], dNs[e, J, k]
-                Tk = mload(Tth, k)
-                # Δẋ columns: δp'_J through Cx, -F_J×δp_J on the moment rows
-                Xt = mscale(dk, Cxt)
-                Xb = msub(mscale(dk, Cxb), mscale(Nk, Fx))
-                # Δġ columns
-                if incremental:
-                    Vt = mscale(dcoef, _combine(Nk, PQlt, dk, PQrt))
-                    Vb = mscale(dcoef, _combine(Nk, PQlb, dk, PQrb))
-                elif k == ref:
-                    Vt, Vb = mmul(Vrt, Tk), mmul(Vrb, Tk)
-                else:
-                    HT = mmul(mload(H, k), Tk)
-                    Vt = mmul(_combine(Nk, PQlt, dk, PQrt), HT)
-                    Vb = mmul(_combine(Nk, PQlb, dk, PQrb), HT)
-                Ok = skew(vload(o, k))
-                if offsets:                                      # δy_k = δx_k - o_k×θ_k
-                    OT = mmul(Ok, Tk)
-                    Vt = msub(Vt, mmul(Xt, OT))
-                    Vb = msub(Vb, mmul(Xb, OT))
-                Yxt, Yxb = mscale(dcoef, Xt), mscale(dcoef, Xb)
-                if viscous:
-                    # velocity columns: δṗ'_J = Σ dN_Jk (δv_k - o_k×δω_k), δω_J = Σ N_Jk δω_k, δω'_J
-                    Twk = mload(Tw, n)
-                    Xvt, Xvb = mscale(dk, V11), mscale(dk, V21)
-                    Vt = madd(Vt, mmul(_combine(Nk, mmul(V11, Lx), dk, V12), Twk))
-                    Vb = madd(Vb, mmul(_combine(Nk, mmul(V21, Lx), dk, V22), Twk))
-                    if offsets:                                  # δẏ_k = δv_k - ω_k×(o_k×θ_k) - o_k×δω_k
-                        Mo = madd(mmul(Ok, Twk), mmul(mmul(skew(vload(wn, n)), Ok), Tk))
-                        Vt = msub(Vt, mmul(Xvt, Mo))
-                        Vb = msub(Vb, mmul(Xvb, Mo))
-                    Yxt, Yxb = madd(Yxt, Xvt), madd(Yxb, Xvb)
-                # node rows: W_iJ [I, 0; (p_J - x_i)×, I] times the point's 6×3 columns
-                for i in range(NN):
-                    wi = W[i, J]
-                    if wi == 0.0:
-                        continue
-                    armx = skew(vsub(ph, vload(xh, i)))
-                    _sub_block(jac, e, 6 * i, 3 * k, Yxt, wi)
-                    _sub_block(jac, e, 6 * i + 3, 3 * k, madd(mmul(armx, Yxt), Yxb), wi)
-                    _sub_block(jac, e, 6 * i, NX + 3 * k, Vt, wi)
-                    _sub_block(jac, e, 6 * i + 3, NX + 3 * k, madd(mmul(armx, Vt), Vb), wi)
+            if want_jac:
+                point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, W, N, dNs, RJ, D, Dv,
+                               L, F, M, ph, Gm, S, S2, phiJ, dphiJ, b, c_, bp, cp, gJ, dgJ, cc, expJ, kv,
+                               av, wJ, dwJ, xh, o, H, HE, Tth, wn, Tw, P, B, Y, jac)
         # node k: -Σ_J W_kJ (F_J, M_J + (p_J - x_k)×F_J)
         for k in range(NN):
             sF = (sFQ[k, 0], sFQ[k, 1], sFQ[k, 2])

@@ -64,75 +64,6 @@ def beam3_node_shares(ne, length):
     return share
 
 
-# ---------------------------------------------------------------------- numpy rotation helpers
-# Batched numpy forms of the rotation vector and exp/Γ coefficients for elements/hbeam.py; the
-# beams of this module use their compiled forms (elements/beam_kernel.py: log_small, coefficients).
-
-# [2 sinφ n, 1 + 2 cos φ] = E.ravel() @ _AX_TRACE for a rotation matrix E (angle φ, axis n)
-_AX_TRACE = np.zeros((9, 4))
-_AX_TRACE[[7, 2, 3], [0, 1, 2]] = 1.0
-_AX_TRACE[[5, 6, 1], [0, 1, 2]] = -1.0
-_AX_TRACE[[0, 4, 8], 3] = 1.0
-# series in φ² (powers 0..3) of a = sinφ/φ, b = (1-cosφ)/φ², c = (φ-sinφ)/φ³ and of
-# (db/dφ)/φ, (dc/dφ)/φ; used below φ = 0.05 (truncation below 1e-16)
-_SERIES = np.array([[1.0, -1 / 6, 1 / 120, -1 / 5040],
-                    [1 / 2, -1 / 24, 1 / 720, -1 / 40320],
-                    [1 / 6, -1 / 120, 1 / 5040, -1 / 362880],
-                    [-1 / 12, 1 / 180, -1 / 6720, 1 / 453600],
-                    [-1 / 60, 1 / 1260, -1 / 60480, 1 / 4989600]]).T
-_SMALL2 = 0.05 ** 2
-
-
-def _log_rotvec(E):
-    """Rotation vector of E (…,3,3) (manual ch. 4.2) with few array operations; angles
-    beyond arccos(-0.9) go to rotations.log_rotvec (robust near π)."""
-    v = E.reshape(E.shape[:-2] + (9,)) @ _AX_TRACE
-    cphi = 0.5 * (v[..., 3] - 1.0)
-    if np.any(cphi < -0.9):
-        return rot.log_rotvec(E)
-    sn = 0.5 * v[..., 0:3]                                              # sin φ n
-    sphi = np.sqrt(np.einsum('...i,...i->...', sn, sn))
-    phi = np.arctan2(sphi, cphi)
-    p2 = phi * phi
-    k = np.where(phi < 0.05, 1.0 + p2 * (1 / 6 + p2 * (7 / 360 + p2 * (31 / 15120 + p2 * 127 / 604800))),
-                 phi / np.where(phi < 0.05, 1.0, sphi))                 # φ / sin φ
-    return sn * k[..., None]
-
-
-def _series(p2):
-    """_SERIES evaluated at φ² = p2 by Horner's rule, (…, 5)."""
-    x = p2[..., None]
-    return ((_SERIES[3] * x + _SERIES[2]) * x + _SERIES[1]) * x + _SERIES[0]
-
-
-def _coefficients(phi):
-    """a, b, c, (db/dφ)/φ, (dc/dφ)/φ of _SERIES as (…, 5)."""
-    p2 = np.einsum('...i,...i->...', phi, phi)
-    small = p2 < _SMALL2
-    if small.all():
-        return _series(p2)
-    q = np.sqrt(np.where(small, 1.0, p2))
-    sq, cq = np.sin(q), np.cos(q)
-    omc = 1.0 - cq
-    qms = q - sq
-    q2 = q * q
-    out = np.stack([sq / q, omc / q2, qms / (q2 * q), (q * sq - 2.0 * omc) / (q2 * q2),
-                    (omc * q - 3.0 * qms) / (q2 * q2 * q)], axis=-1)
-    if small.any():
-        out = np.where(small[..., None], _series(p2), out)
-    return out
-
-
-def _exp_gamma(phi):
-    """exp(φ×), Γ(φ) (manual eq. 4.8; δR Rᵀ = (Γ δφ)×) and what dΓ needs: φ×, φ×φ×, the
-    coefficients b = (1-cos φ)/φ², c = (φ-sin φ)/φ³ and (db/dφ)/φ, (dc/dφ)/φ."""
-    co = _coefficients(phi)[..., None, None]
-    a, b, c = co[..., 0, :, :], co[..., 1, :, :], co[..., 2, :, :]
-    S = rot.skew(phi)
-    S2 = S @ S
-    return I3 + a * S + b * S2, I3 + b * S + c * S2, (S, S2, b, c, co[..., 3, :, :], co[..., 4, :, :])
-
-
 # ---------------------------------------------------------------------- Model builder methods
 # (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
 # first argument is the model)
@@ -308,13 +239,13 @@ class _Beams(ElementFamily):
         self.incremental = modes.pop() == "incremental"
         self.laws = Laws([law for s in S for law in s.laws])
         self.viscous = self.laws.viscous
-        # initial configuration (total form, unit metric, no section frame): the kernel gives the
-        # interpolated frames R_int and (R_intᵀ p, R_intᵀ k) per unit ξ; from them the metric
-        # ds/dξ, the section frames R_sec = R_int C and the reference strains
         # empty arrays in the kernel's places of what a call does not use
         self._no_prev = np.zeros((0, NP, 3, 3))
         self._no_out = (np.zeros((0, NP, 6)),) * 4 + (np.zeros((0, NP, 3, 3)), np.zeros((0, NP, 3)))
         self._no_jac = np.zeros((0, 6 * NN, 6 * NN))
+        # initial configuration (total form, unit metric, no section frame): the kernel gives the
+        # interpolated frames R_int and (R_intᵀ p', R_intᵀ k) per unit ξ; from them the metric
+        # ds/dξ, the section frames R_sec = R_int C and the reference strains
         self.dNs = np.ascontiguousarray(np.broadcast_to(self.dN, (ne, NP, NN)))
         self.Csec = np.ascontiguousarray(np.broadcast_to(I3, (ne, NP, 3, 3)))
         self.eps0 = self.kappa0 = np.zeros((ne, NP, 3))

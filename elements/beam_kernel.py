@@ -11,47 +11,9 @@ import numpy as np
 from mbdae.engine.core.compiled import (kernel, vload, mload, vstore, mstore, vadd, vsub, vscale, vdot,
                                         vcross, zero3, eye3, skew, mvec, mtvec, mmul, mmult, madd, msub,
                                         mscale, log_rotvec, gamma_inv)
-from mbdae.engine.core.constitutive import law_at
-
-SMALL2 = 0.05 ** 2          # series branch of `coefficients` below φ = 0.05 (truncation < 1e-16)
-
-
-@kernel
-def coefficients(p2):
-    """a = sin φ/φ, b = (1 - cos φ)/φ², c = (φ - sin φ)/φ³ and (db/dφ)/φ, (dc/dφ)/φ at φ² = p2:
-    series in φ² (powers 0..3, Horner's rule) below φ = 0.05."""
-    if p2 < SMALL2:
-        x = p2
-        return ((((-1 / 5040) * x + 1 / 120) * x + (-1 / 6)) * x + 1.0,
-                (((-1 / 40320) * x + 1 / 720) * x + (-1 / 24)) * x + 1 / 2,
-                (((-1 / 362880) * x + 1 / 5040) * x + (-1 / 120)) * x + 1 / 6,
-                (((1 / 453600) * x + (-1 / 6720)) * x + 1 / 180) * x + (-1 / 12),
-                (((1 / 4989600) * x + (-1 / 60480)) * x + 1 / 1260) * x + (-1 / 60))
-    q = np.sqrt(p2)
-    sq, cq = np.sin(q), np.cos(q)
-    omc = 1.0 - cq
-    qms = q - sq
-    q2 = q * q
-    return (sq / q, omc / q2, qms / (q2 * q), (q * sq - 2.0 * omc) / (q2 * q2),
-            (omc * q - 3.0 * qms) / (q2 * q2 * q))
-
-
-@kernel
-def log_small(E):
-    """Rotation vector of E (manual ch. 4.2), sin φ n · φ/sin φ with a series below φ = 0.05;
-    angles beyond arccos(-0.9) by compiled.log_rotvec (robust near π)."""
-    cphi = 0.5 * ((E[0][0] + E[1][1] + E[2][2]) - 1.0)
-    if cphi < -0.9:
-        return log_rotvec(E)
-    sn = (0.5 * (E[2][1] - E[1][2]), 0.5 * (E[0][2] - E[2][0]), 0.5 * (E[1][0] - E[0][1]))
-    sphi = np.sqrt(vdot(sn, sn))
-    phi = np.arctan2(sphi, cphi)
-    if phi < 0.05:
-        p2 = phi * phi
-        k = 1.0 + p2 * (1 / 6 + p2 * (7 / 360 + p2 * (31 / 15120 + p2 * 127 / 604800)))
-    else:
-        k = phi / sphi
-    return vscale(k, sn)
+from mbdae.engine.core.constitutive import law_into
+from mbdae.elements.deformable_kernel import get_block, set_block
+from mbdae.elements.hbeam_kernel import screw_coefficients
 
 
 @kernel
@@ -68,24 +30,9 @@ def _mload2(A, e, k):
 
 
 @kernel
-def _block(D, r0, c0):
-    """D[r0:r0+3, c0:c0+3] of a 2-D array as a matrix."""
-    return ((D[r0, c0], D[r0, c0 + 1], D[r0, c0 + 2]), (D[r0 + 1, c0], D[r0 + 1, c0 + 1], D[r0 + 1, c0 + 2]),
-            (D[r0 + 2, c0], D[r0 + 2, c0 + 1], D[r0 + 2, c0 + 2]))
-
-
-@kernel
 def _spatial(R, D, r0, c0):
     """R D[r0:r0+3, c0:c0+3] Rᵀ (a 3×3 block of the section matrix in the global frame)."""
-    return mmult(mmul(R, _block(D, r0, c0)), R)
-
-
-@kernel
-def _sub_block(J, e, r0, c0, A, s):
-    """J[e, r0:r0+3, c0:c0+3] -= s A."""
-    for i in range(3):
-        for j in range(3):
-            J[e, r0 + i, c0 + j] -= s * A[i][j]
+    return mmult(mmul(R, get_block(D, r0, c0)), R)
 
 
 @kernel
@@ -97,20 +44,27 @@ def _combine(a, A, b, B):
 @kernel
 def _put(X, c0, top, bottom):
     """X[0:3, c0:c0+3] = top, X[3:6, c0:c0+3] = bottom (a 6×3 block of a 6-row array)."""
-    for i in range(3):
-        for j in range(3):
-            X[i, c0 + j] = top[i][j]
-            X[3 + i, c0 + j] = bottom[i][j]
+    set_block(X, 0, c0, top)
+    set_block(X, 3, c0, bottom)
 
 
 @kernel
-def point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, W, N, dNs, RJ, D, Dv, L, F, M, ph,
-                   Gm, S, S2, phiJ, dphiJ, b, c_, bp, cp, gJ, dgJ, cc, expJ, kv, av, wJ, dwJ, xh, o, H, HE,
-                   Tth, wn, Tw, P, B, Y, jac):
-    """Evaluation point J's part of element e's matrix (see beam_equations), subtracted from
-    jac[e]: the point's loads (δF_J, δM_J) as 6×3 factors of θ_J, θ'_J, δp'_J (and of the
-    velocities), kept in the scratch arrays P (6, 6) and B (6, 15), expanded by node into the
-    point's columns Y (6, 6 NN), then mapped to the node rows."""
+def _put_point(Y, J, c0, top, bottom):
+    """Y[J, 0:3, c0:c0+3] = top, Y[J, 3:6, c0:c0+3] = bottom."""
+    for i in range(3):
+        for j in range(3):
+            Y[J, i, c0 + j] = top[i][j]
+            Y[J, 3 + i, c0 + j] = bottom[i][j]
+
+
+@kernel
+def point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, N, dNs, RJ, D, Dv, L, F, M,
+                   Gm, S, S2, phiJ, dphiJ, b, c_, bp, cp, gJ, dgJ, cc, expJ, kv, av, wJ, dwJ, o, H, HE,
+                   Tth, wn, Tw, P, B, Y):
+    """Evaluation point J's columns of element e's matrix (see beam_equations): the point's
+    loads (δF_J, δM_J) as 6×3 factors of θ_J, θ'_J, δp'_J (and of the velocities), kept in the
+    scratch arrays P (6, 6) and B (6, 15), expanded by node into Y[J] (6, 6 NN) on the
+    Newton increments of the element's nodes (node_rows maps them to the node rows)."""
     NN = nidx.shape[1]
     NX = 3 * NN
     I3 = eye3()
@@ -155,25 +109,25 @@ def point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, W, N, 
         kx = skew(kv)
         P0t = madd(TUt, mmul(C12, kx))
         P0b = madd(TUb, mmul(C22, kx))
-        _put(B, 12, msub(mmul(P0t, expJ), madd(mmul(_block(P, 0, 0), SHt), mmul(_block(P, 0, 3), SHb))),
-             msub(mmul(P0b, expJ), madd(mmul(_block(P, 3, 0), SHt), mmul(_block(P, 3, 3), SHb))))
+        _put(B, 12, msub(mmul(P0t, expJ), madd(mmul(get_block(P, 0, 0), SHt), mmul(get_block(P, 0, 3), SHb))),
+             msub(mmul(P0b, expJ), madd(mmul(get_block(P, 3, 0), SHt), mmul(get_block(P, 3, 3), SHb))))
     for k in range(NN):
         n = nidx[e, k]
         Nk, dk = N[J, k], dNs[e, J, k]
         Tk = mload(Tth, k)
         # Δẋ columns: δp'_J through Cx, -F_J×δp_J on the moment rows
-        Xt = mscale(dk, _block(B, 0, 0))
-        Xb = msub(mscale(dk, _block(B, 3, 0)), mscale(Nk, Fx))
+        Xt = mscale(dk, get_block(B, 0, 0))
+        Xb = msub(mscale(dk, get_block(B, 3, 0)), mscale(Nk, Fx))
         # Δġ columns
         if incremental:
-            Vt = mscale(dcoef, _combine(Nk, _block(P, 0, 0), dk, _block(P, 0, 3)))
-            Vb = mscale(dcoef, _combine(Nk, _block(P, 3, 0), dk, _block(P, 3, 3)))
+            Vt = mscale(dcoef, _combine(Nk, get_block(P, 0, 0), dk, get_block(P, 0, 3)))
+            Vb = mscale(dcoef, _combine(Nk, get_block(P, 3, 0), dk, get_block(P, 3, 3)))
         elif k == ref:
-            Vt, Vb = mmul(_block(B, 0, 12), Tk), mmul(_block(B, 3, 12), Tk)
+            Vt, Vb = mmul(get_block(B, 0, 12), Tk), mmul(get_block(B, 3, 12), Tk)
         else:
             HT = mmul(mload(H, k), Tk)
-            Vt = mmul(_combine(Nk, _block(P, 0, 0), dk, _block(P, 0, 3)), HT)
-            Vb = mmul(_combine(Nk, _block(P, 3, 0), dk, _block(P, 3, 3)), HT)
+            Vt = mmul(_combine(Nk, get_block(P, 0, 0), dk, get_block(P, 0, 3)), HT)
+            Vb = mmul(_combine(Nk, get_block(P, 3, 0), dk, get_block(P, 3, 3)), HT)
         Ok = skew(vload(o, k))
         if offsets:                                          # δy_k = δx_k - o_k×θ_k
             OT = mmul(Ok, Tk)
@@ -183,31 +137,50 @@ def point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, W, N, 
         if viscous:
             # velocity columns: δṗ'_J = Σ dN_Jk (δv_k - o_k×δω_k), δω_J = Σ N_Jk δω_k, δω'_J
             Twk = mload(Tw, n)
-            Xvt, Xvb = mscale(dk, _block(B, 0, 3)), mscale(dk, _block(B, 3, 3))
-            Vt = madd(Vt, mmul(_combine(Nk, _block(B, 0, 6), dk, _block(B, 0, 9)), Twk))
-            Vb = madd(Vb, mmul(_combine(Nk, _block(B, 3, 6), dk, _block(B, 3, 9)), Twk))
+            Xvt, Xvb = mscale(dk, get_block(B, 0, 3)), mscale(dk, get_block(B, 3, 3))
+            Vt = madd(Vt, mmul(_combine(Nk, get_block(B, 0, 6), dk, get_block(B, 0, 9)), Twk))
+            Vb = madd(Vb, mmul(_combine(Nk, get_block(B, 3, 6), dk, get_block(B, 3, 9)), Twk))
             if offsets:                                      # δẏ_k = δv_k - ω_k×(o_k×θ_k) - o_k×δω_k
                 Mo = madd(mmul(Ok, Twk), mmul(mmul(skew(vload(wn, n)), Ok), Tk))
                 Vt = msub(Vt, mmul(Xvt, Mo))
                 Vb = msub(Vb, mmul(Xvb, Mo))
             Yxt, Yxb = madd(Yxt, Xvt), madd(Yxb, Xvb)
-        _put(Y, 3 * k, Yxt, Yxb)
-        _put(Y, NX + 3 * k, Vt, Vb)
-    # node rows: W_iJ [I, 0; (p_J - x_i)×, I] times the point's columns
+        _put_point(Y, J, 3 * k, Yxt, Yxb)
+        _put_point(Y, J, NX + 3 * k, Vt, Vb)
+
+
+@kernel
+def node_rows(e, W, pJ, xh, sFQ, dcoef, Y, jac):
+    """Element e's matrix from its points' columns Y (NP, 6, 6 NN): node i's rows
+    -Σ_J W_iJ [Y_J top; (p_J - x_i)× Y_J top + Y_J bottom] (pJ: the points p_J, xh: the nodes,
+    both relative to the reference node), and + (Σ_J W_iJ F_J) × δx_i on node i's moment rows."""
+    NN, NP = W.shape
     for i in range(NN):
-        wi = W[i, J]
-        if wi == 0.0:
-            continue
-        a0, a1, a2 = vsub(ph, vload(xh, i))
         r = 6 * i
-        for c in range(2 * NX):
-            y0, y1, y2 = Y[0, c], Y[1, c], Y[2, c]
-            jac[e, r, c] -= wi * y0
-            jac[e, r + 1, c] -= wi * y1
-            jac[e, r + 2, c] -= wi * y2
-            jac[e, r + 3, c] -= wi * (a1 * y2 - a2 * y1 + Y[3, c])
-            jac[e, r + 4, c] -= wi * (a2 * y0 - a0 * y2 + Y[4, c])
-            jac[e, r + 5, c] -= wi * (a0 * y1 - a1 * y0 + Y[5, c])
+        for c in range(6 * NN):
+            t0 = t1 = t2 = m0 = m1 = m2 = 0.0
+            for J in range(NP):
+                wi = W[i, J]
+                if wi == 0.0:
+                    continue
+                a0, a1, a2 = pJ[J, 0] - xh[i, 0], pJ[J, 1] - xh[i, 1], pJ[J, 2] - xh[i, 2]
+                y0, y1, y2 = Y[J, 0, c], Y[J, 1, c], Y[J, 2, c]
+                t0 += wi * y0
+                t1 += wi * y1
+                t2 += wi * y2
+                m0 += wi * (a1 * y2 - a2 * y1 + Y[J, 3, c])
+                m1 += wi * (a2 * y0 - a0 * y2 + Y[J, 4, c])
+                m2 += wi * (a0 * y1 - a1 * y0 + Y[J, 5, c])
+            jac[e, r, c] = -t0
+            jac[e, r + 1, c] = -t1
+            jac[e, r + 2, c] = -t2
+            jac[e, r + 3, c] = -m0
+            jac[e, r + 4, c] = -m1
+            jac[e, r + 5, c] = -m2
+        sFx = skew((sFQ[i, 0], sFQ[i, 1], sFQ[i, 2]))
+        for a in range(3):
+            for b in range(3):
+                jac[e, r + 3 + a, 3 * i + b] -= dcoef * sFx[a][b]
 
 
 @kernel
@@ -225,7 +198,7 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
     Kinematics (incremental False: total form, node frames R_k Rh_k, section frames
     exp(φ_J) R̄_r Csec_J; True: R(g_J) R_prev_J), strains ε = Rᵀp' - ε₀ and κ = Rᵀ Γ φ' - κ₀
     (incremental: + κ_prev, passed as kappa_ref), rates Rᵀ(ṗ' - ω×p'), Rᵀω' when `viscous`;
-    the section law is constitutive.law_at with law index e·NP + J (its arrays K … w).
+    the section law is constitutive.law_into with law index e·NP + J (its arrays K … w).
 
     Jacobian: the rotation field θ_J = Σ A_Jk θ_k, θ'_J = Σ B_Jk θ_k with A_Jk = N_Jk Γ_J H_k,
     B_Jk = (N_Jk dΓ_J + dN_Jk Γ_J) H_k (H_k = Γ(φ_k)⁻¹; incremental: G, dG and G(g_k)⁻¹, whose
@@ -248,11 +221,13 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
     H = np.empty((NN, 3, 3))                  # Γ(φ_k)⁻¹
     Tth = np.empty((NN, 3, 3))                # dCoef G_k
     sFQ = np.empty((NN, 6))                   # Σ_J W_kJ (F_J, M_J + p̂_J×F_J)
-    eps = np.empty(6)
+    eps = np.empty(6)                         # the law's inputs and outputs (law_into)
     epsd = np.zeros(6)
+    fl, D, Dv = np.empty(6), np.empty((6, 6)), np.empty((6, 6))
     P = np.empty((6, 6))                      # per point: [TU Γ + Cr dΓ, Cr Γ]
     B = np.empty((6, 15))                     # per point: 6×3 factors (point_jacobian)
-    Y = np.empty((6, 6 * NN))                 # per point: its loads' columns (point_jacobian)
+    Y = np.empty((NP, 6, 6 * NN))             # per point: its loads' columns (point_jacobian)
+    pJ = np.empty((NP, 3))                    # per point: p_J - x_ref
     I3 = eye3()
     for e in range(ne):
         nr = nidx[e, ref]
@@ -278,16 +253,12 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
                 if k == ref:
                     continue
                 Ek = mmult(mmul(mload(R, nidx[e, k]), _mload2(Rh, e, k)), Rr)
-                phik = log_small(Ek)
+                phik = log_rotvec(Ek)
                 vstore(phi, k, phik)
                 if want_jac:
                     Hk = gamma_inv(phik)
                     mstore(H, k, Hk)
                     mstore(HE, k, mmul(Hk, Ek))
-        if want_jac:
-            for r in range(6 * NN):
-                for c in range(6 * NN):
-                    jac[e, r, c] = 0.0
         for J in range(NP):
             # reference line: p̂_J = Σ N_Jk ŷ_k, p'_J = Σ dN_Jk ŷ_k
             ph, L = zero3(), zero3()
@@ -295,6 +266,7 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
                 yk = vload(yh, k)
                 ph = vadd(ph, vscale(N[J, k], yk))
                 L = vadd(L, vscale(dNs[e, J, k], yk))
+            vstore(pJ, J, ph)
             # section frame R_J, Γ_J and the curvature vector k_J = Γ_J φ'_J
             if incremental:
                 gJ, dgJ = zero3(), zero3()
@@ -319,7 +291,7 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
                         pk = vload(phi, k)
                         phiJ = vadd(phiJ, vscale(N[J, k], pk))
                         dphiJ = vadd(dphiJ, vscale(dNs[e, J, k], pk))
-                a, b, c_, bp, cp = coefficients(vdot(phiJ, phiJ))
+                a, b, c_, bp, cp = screw_coefficients(phiJ)
                 S = skew(phiJ)
                 S2 = mmul(S, S)
                 expJ = madd(madd(I3, mscale(a, S)), mscale(b, S2))
@@ -351,7 +323,7 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
             for c in range(3):
                 eps[c] = epsv[c]
                 eps[3 + c] = kap[c]
-            fl, D, Dv = law_at(K, C, k2, k3, sigma0, e0, sK, sC, w, e * NP + J, eps, epsd)
+            law_into(K, C, k2, k3, sigma0, e0, sK, sC, w, e * NP + J, eps, epsd, fl, D, Dv)
             F = mvec(RJ, (fl[0], fl[1], fl[2]))
             M = mvec(RJ, (fl[3], fl[4], fl[5]))
             Q = vadd(M, vcross(ph, F))
@@ -372,9 +344,9 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
                     for d in range(3):
                         out_R[e, J, c, d] = RJ[c][d]
             if want_jac:
-                point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, W, N, dNs, RJ, D, Dv,
-                               L, F, M, ph, Gm, S, S2, phiJ, dphiJ, b, c_, bp, cp, gJ, dgJ, cc, expJ, kv,
-                               av, wJ, dwJ, xh, o, H, HE, Tth, wn, Tw, P, B, Y, jac)
+                point_jacobian(incremental, viscous, offsets, dcoef, ref, e, J, nidx, N, dNs, RJ, D, Dv,
+                               L, F, M, Gm, S, S2, phiJ, dphiJ, b, c_, bp, cp, gJ, dgJ, cc, expJ, kv,
+                               av, wJ, dwJ, o, H, HE, Tth, wn, Tw, P, B, Y)
         # node k: -Σ_J W_kJ (F_J, M_J + (p_J - x_k)×F_J)
         for k in range(NN):
             sF = (sFQ[k, 0], sFQ[k, 1], sFQ[k, 2])
@@ -382,5 +354,5 @@ def beam_equations(incremental, viscous, offsets, dcoef, ref, nidx, W, N, dNs, f
             for c in range(3):
                 res[e, 6 * k + c] = -sF[c]
                 res[e, 6 * k + 3 + c] = mk[c]
-            if want_jac:                                         # + (Σ_J W_kJ F_J) × δx_k
-                _sub_block(jac, e, 6 * k + 3, 3 * k, skew(sF), dcoef)
+        if want_jac:
+            node_rows(e, W, pJ, xh, sFQ, dcoef, Y, jac)

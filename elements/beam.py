@@ -29,10 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.assembly import Pattern
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
 from mbdae.engine.core.constitutive import Laws
-from mbdae.elements.base import (ElementFamily, node_columns, StateCache, write_blocks, vec, mat,
+from mbdae.elements.base import (ElementFamily, node_columns, vec, mat,
                                  beam_list, random_rotation, random_nodes)
+from mbdae.elements.beam_kernel import beam_equations
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.drives import LinearDrive, SineDrive
 
@@ -61,91 +62,6 @@ def beam3_node_shares(ne, length):
     for k, w in enumerate((a, 1.0 - 2.0 * a, a)):
         share[k:2 * ne + k:2] += w * le
     return share
-
-
-def _mv(A, v):
-    """Batched A @ v (matmul: less overhead than einsum on these small stacks)."""
-    return (A @ v[..., None])[..., 0]
-
-
-# [2 sinφ n, 1 + 2 cos φ] = E.ravel() @ _AX_TRACE for a rotation matrix E (angle φ, axis n)
-_AX_TRACE = np.zeros((9, 4))
-_AX_TRACE[[7, 2, 3], [0, 1, 2]] = 1.0
-_AX_TRACE[[5, 6, 1], [0, 1, 2]] = -1.0
-_AX_TRACE[[0, 4, 8], 3] = 1.0
-# series in φ² (powers 0..3) of a = sinφ/φ, b = (1-cosφ)/φ², c = (φ-sinφ)/φ³ and of
-# (db/dφ)/φ, (dc/dφ)/φ; used below φ = 0.05 (truncation below 1e-16)
-_SERIES = np.array([[1.0, -1 / 6, 1 / 120, -1 / 5040],
-                    [1 / 2, -1 / 24, 1 / 720, -1 / 40320],
-                    [1 / 6, -1 / 120, 1 / 5040, -1 / 362880],
-                    [-1 / 12, 1 / 180, -1 / 6720, 1 / 453600],
-                    [-1 / 60, 1 / 1260, -1 / 60480, 1 / 4989600]]).T
-_SMALL2 = 0.05 ** 2
-
-
-def _log_rotvec(E):
-    """Rotation vector of E (…,3,3) (manual ch. 4.2) with few array operations; angles
-    beyond arccos(-0.9) go to rotations.log_rotvec (robust near π)."""
-    v = E.reshape(E.shape[:-2] + (9,)) @ _AX_TRACE
-    cphi = 0.5 * (v[..., 3] - 1.0)
-    if np.any(cphi < -0.9):
-        return rot.log_rotvec(E)
-    sn = 0.5 * v[..., 0:3]                                              # sin φ n
-    sphi = np.sqrt(np.einsum('...i,...i->...', sn, sn))
-    phi = np.arctan2(sphi, cphi)
-    p2 = phi * phi
-    k = np.where(phi < 0.05, 1.0 + p2 * (1 / 6 + p2 * (7 / 360 + p2 * (31 / 15120 + p2 * 127 / 604800))),
-                 phi / np.where(phi < 0.05, 1.0, sphi))                 # φ / sin φ
-    return sn * k[..., None]
-
-
-def _series(p2):
-    """_SERIES evaluated at φ² = p2 by Horner's rule, (…, 5)."""
-    x = p2[..., None]
-    return ((_SERIES[3] * x + _SERIES[2]) * x + _SERIES[1]) * x + _SERIES[0]
-
-
-def _coefficients(phi):
-    """a, b, c, (db/dφ)/φ, (dc/dφ)/φ of _SERIES as (…, 5)."""
-    p2 = np.einsum('...i,...i->...', phi, phi)
-    small = p2 < _SMALL2
-    if small.all():
-        return _series(p2)
-    q = np.sqrt(np.where(small, 1.0, p2))
-    sq, cq = np.sin(q), np.cos(q)
-    omc = 1.0 - cq
-    qms = q - sq
-    q2 = q * q
-    out = np.stack([sq / q, omc / q2, qms / (q2 * q), (q * sq - 2.0 * omc) / (q2 * q2),
-                    (omc * q - 3.0 * qms) / (q2 * q2 * q)], axis=-1)
-    if small.any():
-        out = np.where(small[..., None], _series(p2), out)
-    return out
-
-
-def _exp_gamma(phi):
-    """exp(φ×), Γ(φ) (manual eq. 4.8; δR Rᵀ = (Γ δφ)×) and what dΓ needs: φ×, φ×φ×, the
-    coefficients b = (1-cos φ)/φ², c = (φ-sin φ)/φ³ and (db/dφ)/φ, (dc/dφ)/φ."""
-    co = _coefficients(phi)[..., None, None]
-    a, b, c = co[..., 0, :, :], co[..., 1, :, :], co[..., 2, :, :]
-    S = rot.skew(phi)
-    S2 = S @ S
-    return I3 + a * S + b * S2, I3 + b * S + c * S2, (S, S2, b, c, co[..., 3, :, :], co[..., 4, :, :])
-
-
-def _gamma_derivative(parts, phi, d):
-    """d/dτ Γ(φ + τ d) at τ = 0 (…,3,3), from the parts returned by _exp_gamma."""
-    S, S2, b, c, bp, cp = parts
-    pd = np.einsum('...i,...i->...', phi, d)[..., None, None]
-    A = rot.skew(d)
-    return (bp * pd) * S + b * A + (cp * pd) * S2 + c * (A @ S + S @ A)
-
-
-def _cayley_G_derivative(g, c, d):
-    """d/dτ G(g + τ d) for G = c (I + ½ g×), c = 4/(4 + g·g) (rotations.cayley_G)."""
-    gd = np.einsum('...i,...i->...', g, d)
-    e = lambda v: v[..., None, None]
-    return e(-0.5 * c * c * gd) * (I3 + 0.5 * rot.skew(g)) + e(0.5 * c) * rot.skew(d)
 
 
 # ---------------------------------------------------------------------- Model builder methods
@@ -256,8 +172,7 @@ def beam2_incremental_sample(model, rng):
 
 
 def _plain_linear_laws(m, rng):
-    """Only plain linear section laws (elastic and viscoelastic, no drive, no prestrain): the
-    beams' direct matrix-product path."""
+    """Only plain linear section laws (elastic and viscoelastic, no drive, no prestrain)."""
     K = rng.normal(size=(6, 6))
     C = rng.normal(size=(6, 6))
     laws = [cl.beam_section(10.0, 5.0, 6.0, 2.0, 3.0, 4.0), cl.linear_viscoelastic(6, K @ K.T + np.eye(6), C @ C.T)]
@@ -281,17 +196,16 @@ SAMPLES = {"beam3": [beam3_sample, beam3_incremental_sample, beam3_plain_sample]
 class _Beams(ElementFamily):
     """Shared implementation; subclasses fix the node count, points and shape functions.
 
-    Evaluation is batched over all instances with a fixed number of numpy calls: node
-    quantities are interpolated by one matrix product with the per-instance rows
-    [N(ξ_J); dN/ds(ξ_J)]; the Jacobian is built per evaluation point as 6 × 6NN section-load
-    variations (per-node 3×3 factors expanded by the shape functions) and mapped to the node
-    rows by one (6NN × 6NP)(6NP × 6NN) product per element.  The state of the last residual
-    evaluation is kept and reused by a Jacobian evaluation at the same node poses and time
-    (Newton tests the residual before building J); commit() drops it."""
+    Evaluation is one call of the compiled kernel elements/beam_kernel.py:beam_equations over
+    all instances (residual, Jacobian and, for outputs, private data and the incremental
+    form's commit, the section quantities at the evaluation points).  The family holds only
+    the fixed data: node indices, offsets, node and section frames, shape functions and the
+    reference strains of the initial configuration."""
     # Beams3 and Beams2 define: NN nodes, evaluation points XI, the reference node REF, the
     # (NN, NP) finite-volume weights W of the point actions on each node, and shape(ξ) →
     # (N(ξ), dN/dξ)
     output_file = "act"
+    OUTPUTS = ("strain", "rate", "f", "FM", "R", "ph")
 
     def __init__(self, specs, nodes):
         super().__init__(specs, nodes)
@@ -315,49 +229,34 @@ class _Beams(ElementFamily):
                              else s.node_orientations[k] for k in range(NN)] for s in S],
                            float).reshape(ne, NN, 3, 3)
         self.has_offsets = bool(np.any(self.f))
-        self.has_Rh = not np.array_equal(self.Rh, np.broadcast_to(I3, self.Rh.shape))
         N, dN = zip(*(self.shape(x) for x in self.XI))
         self.N = np.array(N)            # (NP, NN)
         self.dN = np.array(dN)          # d/dξ
-        self.sub = np.array([k for k in range(NN) if k != self.REF])     # nodes other than the reference
-        self.Wt = np.ascontiguousarray(self.W)
+        self.Wt = np.ascontiguousarray(self.W, dtype=float)
         modes = {s.interpolation for s in S}
         if not modes <= {"total", "incremental"} or len(modes) != 1:
             raise ValueError(f"{self.name}: interpolation must be 'total' or 'incremental', one per family")
         self.incremental = modes.pop() == "incremental"
         self.laws = Laws([law for s in S for law in s.laws])
         self.viscous = self.laws.viscous
-        lw = self.laws
-        # linear laws without drives: f = K e + C ė + σ0 evaluated here with matrix products
-        self.plain_law = (not lw.nonlinear and lw.prestrain.empty and lw.sK is None and lw.sC is None
-                          and lw.w is None)
-        if self.plain_law:
-            self.K = lw.K.reshape(ne, NP, 6, 6)
-            self.Cv = lw.C.reshape(ne, NP, 6, 6)
-            self.sigma0 = lw.sigma0.reshape(ne, NP, 6)
-            self.has_sigma0 = bool(np.any(self.sigma0))
-        # initial configuration: metric ds/dξ, section frames, reference strains
-        x0, R0 = nodes.x0[self.nidx], nodes.R0[self.nidx]
-        self.Csec = self.S = None
-        self.incremental, incremental = False, self.incremental      # the initial geometry: total form
-        S0 = np.concatenate([np.broadcast_to(self.N, (ne, NP, NN)), np.broadcast_to(self.dN, (ne, NP, NN))], axis=1)
-        geo = self._geometry(x0, R0, None, S0)
-        self.incremental = incremental
-        dsdxi = np.linalg.norm(geo["L"], axis=-1)
-        if np.any(dsdxi <= 1e-12 * (1.0 + np.abs(x0).max())):
+        # empty arrays in the kernel's places of what a call does not use
+        self._no_prev = np.zeros((0, NP, 3, 3))
+        self._no_out = (np.zeros((0, NP, 6)),) * 4 + (np.zeros((0, NP, 3, 3)), np.zeros((0, NP, 3)))
+        self._no_jac = np.zeros((0, 6 * NN, 6 * NN))
+        # initial configuration (total form, unit metric, no section frame): the kernel gives the
+        # interpolated frames R_int and (R_intᵀ p', R_intᵀ k) per unit ξ; from them the metric
+        # ds/dξ, the section frames R_sec = R_int C and the reference strains
+        self.dNs = np.ascontiguousarray(np.broadcast_to(self.dN, (ne, NP, NN)))
+        self.Csec = np.ascontiguousarray(np.broadcast_to(I3, (ne, NP, 3, 3)))
+        self.eps0 = self.kappa0 = np.zeros((ne, NP, 3))
+        ref = self._points(False, nodes.x0, nodes.x0, nodes.R0, nodes.x0, nodes.x0, nodes.R0,
+                           None, None, zero_laws=True)
+        strain, Rint = ref["strain"], ref["R"]
+        dsdxi = np.linalg.norm(strain[..., 0:3], axis=-1)
+        if np.any(dsdxi <= 1e-12 * (1.0 + np.abs(nodes.x0[self.nidx]).max())):
             raise ValueError(f"{self.name}: degenerate reference line (zero length at an evaluation point)")
         self.dsinv = 1.0 / dsdxi                                        # (ne, NP)
-        self.dNs = self.dN * self.dsinv[..., None]                      # dN/ds (ne, NP, NN)
-        self.S = np.concatenate([S0[:, :NP], self.dNs], axis=1)         # (ne, 2 NP, NN)
-        self.S_sub = np.ascontiguousarray(self.S[:, :, self.sub])
-        SJ = self.S.reshape(ne, 2, NP, NN).swapaxes(1, 2)               # (ne, NP, [N, dN], NN)
-        self.S_spread = np.ascontiguousarray(np.broadcast_to(
-            SJ[:, :, :, None, :, None], (ne, NP, 2, 3, NN, 3))).reshape(ne, NP, 2, 3, 3 * NN)
-        self.I_expanded = self._expand(np.broadcast_to(I3, (ne, NN, 3, 3)))
-        self.N_expanded = np.ascontiguousarray(self.I_expanded[0, :, 0:3])   # [N_Jk I]_k (NP, 3, 3NN)
-        self.dN_expanded = np.ascontiguousarray(self.I_expanded[:, :, 3:6])  # [dN_Jk I]_k (ne, NP, 3, 3NN)
-        self.MW = np.einsum('ij,ab->iajb', self.W, np.eye(6))           # W_iJ I6 as (NN, 6, NP, 6)
-        Rint = geo["R"]
+        self.dNs = np.ascontiguousarray(self.dN * self.dsinv[..., None])  # dN/ds (ne, NP, NN)
         Rsec = Rint.copy()
         for i, s in enumerate(S):
             if s.section_orientations is not None:
@@ -365,17 +264,15 @@ class _Beams(ElementFamily):
                     if s.section_orientations[J] is not None:
                         Rsec[i, J] = np.asarray(s.section_orientations[J], float).reshape(3, 3)
         Csec = np.swapaxes(Rint, -1, -2) @ Rsec                          # R_sec = R_int C
-        self.Csec = None if np.allclose(Csec, I3, rtol=0.0, atol=1e-15) else Csec
-        eps0 = rot.mattvec(Rsec, geo["L"] * self.dsinv[..., None])
-        kappa0 = rot.mattvec(Rsec, geo["k"] * self.dsinv[..., None])
-        # strain = (Rᵀ p', Rᵀ k) - strain_ref; the incremental form adds κ of the last step instead
-        # (State arrays: section frames R_prev and curvatures kappa_prev of the last converged step)
+        if not np.allclose(Csec, I3, rtol=0.0, atol=1e-15):
+            self.Csec = np.ascontiguousarray(Csec)
+        # strain = (Rᵀ p', Rᵀ k) - (ε₀, κ₀); the incremental form adds κ of the last step instead
+        # of subtracting κ₀ (State arrays: section frames R_prev and curvatures kappa_prev of the
+        # last converged step)
+        self.eps0 = np.ascontiguousarray(rot.mattvec(self.Csec, strain[..., 0:3]) * self.dsinv[..., None])
+        self.kappa0 = np.ascontiguousarray(rot.mattvec(self.Csec, strain[..., 3:6]) * self.dsinv[..., None])
         self.has_state = self.incremental
-        self.eps0 = eps0
         self.R_sec0 = Rsec
-        if not self.incremental:
-            self.strain_ref = np.concatenate([eps0, kappa0], axis=-1)
-        self._cache = StateCache()
 
     def initial_state(self):
         if not self.incremental:
@@ -394,238 +291,75 @@ class _Beams(ElementFamily):
         p.add_jac(self.rows, np.concatenate([ix.reshape(ne, 3 * NN), ig.reshape(ne, 3 * NN)], axis=-1))
         return p
 
-    # ------------------------------------------------------------------ kinematics
-    def _geometry(self, x, R, g, S, R_prev=None):
-        """Interpolated geometry at the evaluation points from node poses x (ne,NN,3),
-        R (ne,NN,3,3), with S = [N; dN/ds] (ne, 2NP, NN); incremental form: node rotation
-        increments g (ne,NN,3).  Positions are relative to the reference node (xh, ph)."""
-        NP = self.NP
-        xr = x[:, self.REF, None]
-        xh = x - xr
-        if self.has_offsets:
-            o = _mv(R, self.f)                                          # R_k f̃_k
-            yh = xh + o
-        else:
-            o = None
-            yh = xh
-        py = S @ yh
-        out = dict(xh=xh, o=o, ph=py[:, :NP], L=py[:, NP:])
-        if not self.incremental:
-            Rb = R @ self.Rh if self.has_Rh else R                      # R̄_k
-            Rr = Rb[:, self.REF]
-            E = Rb[:, self.sub] @ np.swapaxes(Rr, -1, -2)[:, None]      # R̄_k R̄_rᵀ, k ≠ r
-            phi = _log_rotvec(E)
-            pj = self.S_sub @ phi if S is self.S else S[:, :, self.sub] @ phi
-            phiJ, dphiJ = pj[:, :NP], pj[:, NP:]
-            expJ, G, parts = _exp_gamma(phiJ)
-            RJ = expJ @ Rr[:, None]
-            if self.Csec is not None:
-                RJ = RJ @ self.Csec
-            out.update(E=E, phi=phi, phiJ=phiJ, dphiJ=dphiJ, expJ=expJ, G=G, parts=parts,
-                       k=_mv(G, dphiJ))
-        else:
-            gj = S @ g
-            gJ, dgJ = gj[:, :NP], gj[:, NP:]
-            c = 4.0 / (4.0 + np.einsum('...i,...i->...', gJ, gJ))
-            Sg = rot.skew(gJ)
-            ce = c[..., None, None]
-            RJ = (I3 + ce * (Sg + 0.5 * Sg @ Sg)) @ R_prev
-            G = ce * (I3 + 0.5 * Sg)
-            out.update(g=g, gJ=gJ, dgJ=dgJ, cJ=c, G=G, k=_mv(G, dgJ))
-        out["R"] = RJ
-        return out
-
-    def _state(self, ctx):
-        kin = ctx.kin
-        nidx = self.nidx
-        x, R = kin.x[nidx], kin.R[nidx]
-        key = [x, R]
-        if self.viscous:
-            key += [kin.v[nidx], kin.w[nidx]]
-        if self.incremental:
-            arrays = self.state_arrays(ctx)
-            key += [arrays["R_prev"], arrays["kappa_prev"], kin.g[nidx]]
-        return self._cache.get(ctx.t, key, self._compute_state)
-
-    def _compute_state(self, t, key):
-        x, R = key[0], key[1]
-        ne, NP = self.ne, self.NP
-        if self.incremental:
-            R_prev, kappa_prev, g = key[-3:]
-            strain_ref = np.concatenate([self.eps0, -kappa_prev], axis=-1)
-            st = self._geometry(x, R, g, self.S, R_prev)
-        else:
-            strain_ref = self.strain_ref
-            st = self._geometry(x, R, None, self.S)
-        RJ, L = st["R"], st["L"]
-        RJt = np.swapaxes(RJ, -1, -2)
-        strain = np.swapaxes(RJt @ np.stack([L, st["k"]], axis=-1), -1, -2).reshape(ne, NP, 6) - strain_ref
-        if self.viscous:
-            v, w = key[2], key[3]
-            yd = v + rot.cross(w, st["o"]) if self.has_offsets else v
-            q = self.S @ np.concatenate([yd, w], axis=-1)               # (ne, 2NP, 6)
-            Ld, wJ, dwJ = q[:, NP:, 0:3], q[:, :NP, 3:6], q[:, NP:, 3:6]
-            a = Ld - rot.cross(wJ, L)                                   # ṗ' - ω×p'
-            rate = np.swapaxes(RJt @ np.stack([a, dwJ], axis=-1), -1, -2).reshape(ne, NP, 6)
-            st.update(w=w, wJ=wJ, dwJ=dwJ, a=a)
-        else:
-            rate = np.zeros((ne, NP, 6))
-        if self.plain_law:
-            fl = _mv(self.K, strain)
-            if self.viscous:
-                fl += _mv(self.Cv, rate)
-            if self.has_sigma0:
-                fl += self.sigma0
-            D, Dv = self.K, self.Cv
-        else:
-            fl, D, Dv = self.laws.evaluate(strain.reshape(ne * NP, 6), rate.reshape(ne * NP, 6), t)
-            fl, D, Dv = fl.reshape(ne, NP, 6), D.reshape(ne, NP, 6, 6), Dv.reshape(ne, NP, 6, 6)
-        FM = np.swapaxes(RJ @ np.swapaxes(fl.reshape(ne, NP, 2, 3), -1, -2), -1, -2)   # (ne,NP,2,3): F, M
-        F = FM[:, :, 0]
-        # node k load: Σ_J W_kJ (F_J, M_J + (p_J - x_k)×F_J) = (ΣWF, ΣW(M + p̂×F) - x̂_k×ΣWF)
-        FQ = np.concatenate([F, FM[:, :, 1] + rot.cross(st["ph"], F)], axis=-1)
-        sFQ = self.Wt @ FQ                                              # (ne, NN, 6)
-        sF = sFQ[..., 0:3]
-        res = -sFQ
-        res[..., 3:6] += rot.cross(st["xh"], sF)
-        st.update(strain=strain, rate=rate, f=fl, D=D, Dv=Dv, FM=FM, sF=sF,
-                  res=res.reshape(ne, 6 * self.NN))
-        return st
-
     # ------------------------------------------------------------------ residual and Jacobian
     def evaluate(self, ctx, res_views, jac_views):
-        want_jac = jac_views is not None
-        st = self._state(ctx)
-        res = [st["res"]]
-        if not want_jac:
-            write_blocks(res_views, res)
-            return
-        write_blocks(res_views, res)
-        write_blocks(jac_views, self._jacobian(ctx, st))
-
-    @staticmethod
-    def _spatial(RJ, D):
-        """C = R D Rᵀ with R = diag(R_J, R_J), returned as its 6×3 halves [C11; C21], [C12; C22]
-        (one 6×6 product per point: fewer, larger matrix products are faster than 3×3 blocks)."""
-        ne, NP = D.shape[:2]
-        R6 = np.zeros((ne, NP, 6, 6))
-        R6[..., 0:3, 0:3] = RJ
-        R6[..., 3:6, 3:6] = RJ
-        C = R6 @ D @ np.swapaxes(R6, -1, -2)
-        return C[..., 0:3], C[..., 3:6]
-
-    def _expand(self, M):
-        """Per-node 3×3 matrices M_k (ne,NN,3,3) → (ne,NP,6,3NN): rows [N_Jk M_k; dN_Jk M_k],
-        columns by node k (one product with the shape functions spread over (2, 3, 3NN))."""
-        ne, NN, NP = self.ne, self.NN, self.NP
-        Mc = np.swapaxes(M, 1, 2).reshape(ne, 1, 1, 3, 3 * NN)
-        return (self.S_spread * Mc).reshape(ne, NP, 6, 3 * NN)
-
-    def _by_node(self, X, M):
-        """Column blocks X_Jk (ne,NP,6,3NN) times per-node M_k (ne,NN,3,3), same layout."""
-        ne, NN, NP = self.ne, self.NN, self.NP
-        Xk = np.swapaxes(X.reshape(ne, NP, 6, NN, 3), 2, 3)
-        return np.swapaxes(Xk @ M[:, None], 2, 3).reshape(ne, NP, 6, 3 * NN)
-
-    def _jacobian(self, ctx, st):
-        """Element matrix on the Newton increments, rows (node i: force, moment), columns
-        (Δẋ_k for all k, then Δġ_k for all k).
-
-        Rotation field: θ(ξ_J) = Σ A_Jk θ_k, θ'(ξ_J) = Σ B_Jk θ_k with A_Jk = N_Jk Γ_J H_k,
-        B_Jk = (N_Jk dΓ_J + dN_Jk Γ_J) H_k (H_k = Γ(φ_k)⁻¹; incremental: G, dG, G(g_k)⁻¹); the
-        total form's reference node gets exp(φ_J) - Σ_k A_Jk E_k (and k_J× exp(φ_J) - Σ_k B_Jk E_k).
-        Section loads: δF_J = -F_J×θ_J + C11(δp'_J + p'_J×θ_J) + C12 θ'_J, δM_J likewise with
-        C21, C22 (C = R D Rᵀ; viscous terms from δε̇, δκ̇ with C^v = R D_v Rᵀ).  Node i rows:
-        Σ_J W_iJ [δF_J; δM_J + (p_J - x_i)×δF_J - F_J×(δp_J - δx_i)], one 18×12 by 12×18
-        product per element.  The node chain rule (G8: dCoef on Δẋ, T_θ = dCoef G on Δġ, T_ω on
-        the velocity part) is applied to the per-node factors H_k before expansion."""
-        ne, NN, NP = self.ne, self.NN, self.NP
-        dc = ctx.dcoef
+        """One compiled call (beam_kernel.beam_equations) over all beams."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
         kin = ctx.kin
-        RJ, L, FM = st["R"], st["L"], st["FM"]
-        Cl, Cr = self._spatial(RJ, st["D"])
-        FMx = rot.skew(FM).reshape(ne, NP, 6, 3)                        # [F×; M×]
-        TU = Cl @ rot.skew(L) - FMx                                     # multiplies θ_J
-        if self.viscous:
-            Clv, Crv = self._spatial(RJ, st["Dv"])
-            TU = TU + Clv @ rot.skew(st["a"]) + Crv @ rot.skew(st["dwJ"])
-            Cx = Cl - Clv @ rot.skew(st["wJ"])                          # multiplies δp'_J
-        else:
-            Cx = Cl
-        G = st["G"]
-        Tth = kin.Tth[self.nidx]                                        # (ne, NN, 3, 3)
-        if self.incremental:
-            MG = _cayley_G_derivative(st["gJ"], st["cJ"], st["dgJ"])
-            HT = dc * self.I_expanded                                   # G(g_k)⁻¹ T_θk = dCoef I
-        else:
-            MG = _gamma_derivative(st["parts"], st["phiJ"], st["dphiJ"])
-            H = rot.gamma_inv(st["phi"])                                # (ne, NN-1, 3, 3)
-            Hf = np.zeros((ne, NN, 3, 3))
-            Hf[:, self.sub] = H @ Tth[:, self.sub]
-            HT = self._expand(Hf)
-        PQ = np.concatenate([TU @ G + Cr @ MG, Cr @ G], axis=-1)       # (ne, NP, 6, 6)
-        V = PQ @ HT                                                     # Δġ columns (ne, NP, 6, 3NN)
+        R_prev, kappa_ref = self._reference(ctx)
+        beam_equations(self.incremental, self.viscous, self.has_offsets, float(kin.dcoef), self.REF, self.nidx,
+                       self.Wt, self.N, self.dNs, self.f, self.Rh, self.Csec, R_prev, self.eps0, kappa_ref,
+                       *self.laws.arrays, *self.laws.time_values(ctx.t), kin.x, kin.v, kin.R, kin.w, kin.g,
+                       kin.G, kin.Tw, want_jac, False, res_views[0], jac[0], *self._no_out)
+
+    def _reference(self, ctx):
+        """(R_prev, the curvature the kernel subtracts or adds): the State arrays of the
+        incremental form, the initial curvature κ₀ of the total form."""
         if not self.incremental:
-            r = self.REF
-            HE = (H @ st["E"]).reshape(ne, NN - 1, 9)
-            SHE = (self.S_sub @ HE).reshape(ne, 2, NP, 3, 3).swapaxes(1, 2).reshape(ne, NP, 6, 3)
-            P0 = TU + Cr @ rot.skew(st["k"])
-            V[..., 3 * r:3 * r + 3] = (P0 @ st["expJ"] - PQ @ SHE) @ Tth[:, None, r]
-        # Δẋ columns: δp'_J = Σ dN_Jk δx_k through Cx, -F_J × δp_J on the moment rows
-        X = Cx @ self.dN_expanded                                       # (ne, NP, 6, 3NN)
-        X[:, :, 3:6] -= FMx[:, :, 0:3] @ self.N_expanded
-        if self.has_offsets:                                            # δy_k = δx_k - O_k θ_k
-            O = rot.skew(st["o"])
-            V -= self._by_node(X, O @ Tth)
-        Xc = dc * X
-        if self.viscous:
-            # velocity columns: δṗ'_J = Σ dN_Jk (δv_k - O_k δω_k), δω_J = Σ N_Jk δω_k, δω'_J
-            Tw = kin.Tw[self.nidx]
-            Xv = Clv @ self.dN_expanded
-            PQv = np.concatenate([Clv @ rot.skew(L), Crv], axis=-1)
-            V += PQv @ self._expand(Tw)
-            if self.has_offsets:                                        # δṗ_k = -ω_k×(o_k×θ_k) - o_k×δω_k
-                V -= self._by_node(Xv, O @ Tw + rot.skew(st["w"]) @ O @ Tth)
-            Xc += Xv
-        Y = np.concatenate([Xc, V], axis=-1).reshape(ne, NP * 6, NN * 6)
-        # node rows: W_iJ [[I, 0], [(p_J - x_i)×, I]]
-        Mb = np.empty((ne, NN, 6, NP, 6))
-        Mb[...] = self.MW
-        arm = rot.skew(st["ph"][:, None] - st["xh"][:, :, None])        # (ne, NN, NP, 3, 3)
-        Mb[:, :, 3:6, :, 0:3] = self.W[None, :, None, :, None] * np.swapaxes(arm, 2, 3)
-        J = -(Mb.reshape(ne, NN * 6, NP * 6) @ Y)
-        Jd = J.reshape(ne, NN, 6, 2, NN, 3)
-        sFx = dc * rot.skew(st["sF"])
-        for k in range(NN):                                             # + (Σ_J W_kJ F_J) × δx_k
-            Jd[:, k, 3:6, 0, k] -= sFx[:, k]
-        return [J]
+            return self._no_prev, self.kappa0
+        arrays = self.state_arrays(ctx)
+        return arrays["R_prev"], arrays["kappa_prev"]
+
+    def _points(self, incremental, x, v, R, w, g, G, R_prev, kappa_ref, t=0.0, zero_laws=False):
+        """The kernel's section quantities at the evaluation points (OUTPUTS, each (ne, NP, …)):
+        strains and rates (section frame), the law's loads f, the loads (F, M) in the global
+        frame, the section frame and the reference line point relative to the reference node.
+        zero_laws: the laws' time values all zero (no drive evaluated; f = 0)."""
+        ne, NN, NP = self.ne, self.NN, self.NP
+        out = tuple(np.empty((ne, NP) + tail) for tail in ((6,), (6,), (6,), (6,), (3, 3), (3,)))
+        if zero_laws:
+            n = self.laws.n
+            times = (np.zeros((n, 6)), np.zeros(n), np.zeros(n), np.zeros(n))
+        else:
+            times = self.laws.time_values(t)
+        beam_equations(incremental, self.viscous and not zero_laws, self.has_offsets, 0.0, self.REF, self.nidx,
+                       self.Wt, self.N, self.dNs, self.f, self.Rh, self.Csec,
+                       self._no_prev if R_prev is None else R_prev, self.eps0,
+                       self.kappa0 if kappa_ref is None else kappa_ref, *self.laws.arrays, *times,
+                       x, v, R, w, g, G, G, False, True, np.empty((ne, 6 * NN)), self._no_jac, *out)
+        return dict(zip(self.OUTPUTS, out))
+
+    def _state(self, ctx):
+        """The section quantities at ctx (see _points; engine/core/privdata.py reads them)."""
+        kin = ctx.kin
+        R_prev, kappa_ref = self._reference(ctx)
+        return self._points(self.incremental, kin.x, kin.v, kin.R, kin.w, kin.g, kin.G, R_prev, kappa_ref,
+                            ctx.t)
 
     def commit(self, ctx, arrays):
         """After a converged step or phase, before the nodes' increments are reset (G3): the
         incremental form's new section frames and curvatures (MBDyn's AfterConvergence)."""
         if not self.incremental:
             return arrays
-        kin = ctx.kin
-        g = self._geometry(kin.x[self.nidx], kin.R[self.nidx], kin.g[self.nidx], self.S, arrays["R_prev"])
-        return {"R_prev": g["R"], "kappa_prev": rot.mattvec(g["R"], g["k"]) + arrays["kappa_prev"]}
+        st = self._state(ctx)
+        return {"R_prev": st["R"], "kappa_prev": np.ascontiguousarray(st["strain"][..., 3:6])}
 
     # ------------------------------------------------------------------ output
     def output_groups(self, ctx):
         """.act rows: for each evaluation point the internal force and moment in the section frame."""
-        g = self._state(ctx)
-        vals = g["f"].reshape(self.ne, 6 * self.NP)
+        vals = self._state(ctx)["f"].reshape(self.ne, 6 * self.NP)
         out = np.array([s.output for s in self.specs], bool)
         return [(self.labels[out], vals[out])]
 
     def section_loads(self, ctx):
         """(F, M) at the evaluation points in the global frame, (ne, NP, 3) each."""
-        g = self._state(ctx)
-        return g["FM"][:, :, 0], g["FM"][:, :, 1]
+        FM = self._state(ctx)["FM"]
+        return FM[..., 0:3], FM[..., 3:6]
 
     def strains(self, ctx):
         """Generalized strains (ε, κ) and rates at the evaluation points, section frame (ne, NP, 6)."""
-        g = self._state(ctx)
-        return g["strain"], g["rate"]
+        st = self._state(ctx)
+        return st["strain"], st["rate"]
 
 
 class Beams3(_Beams):

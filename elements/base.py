@@ -1,5 +1,7 @@
-"""Shared pieces of element families: the family interface and the chain rule from the
-perturbations (δx, θ, δv, δω) of a node to its Newton increments (Δẋ, Δġ) (G8)."""
+"""Shared pieces of element families: the family interface, spec argument helpers, check
+samples and the node row/column layout of one- and two-node elements.  The chain rule from
+the perturbations (δx, θ, δv, δω) of a node to its Newton increments (Δẋ, Δġ) (G8) is done
+inside each family's compiled kernel (e.g. elements/deformable_kernel.chain_rule12)."""
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
@@ -161,15 +163,6 @@ class ElementFamily:
         return res
 
 
-def write_blocks(views, values):
-    """views[k][...] = values[k] for every block (values broadcast to the block's shape);
-    nothing when views is None (no Jacobian wanted)."""
-    if views is None:
-        return
-    for view, value in zip(views, values, strict=True):
-        view[...] = value
-
-
 def node_columns(nodes, idx):
     """Global x and g column/row indices of node indices idx (-1 → ground, all -1)."""
     idx = np.asarray(idx)
@@ -194,87 +187,3 @@ def two_node_pattern(nodes, n1, n2):
     p.add_res(rows)
     p.add_jac(rows, rows)
     return p
-
-
-class StateCache:
-    """A family's per-evaluation state kept for one iterate: Newton evaluates the residual
-    and then the Jacobian at the same time and node arrays (`key`), which then share it."""
-
-    def __init__(self):
-        self.entry = None
-
-    def get(self, t, key, compute):
-        c = self.entry
-        if c is not None and c[0] == t and all(np.array_equal(a, b) for a, b in zip(c[1], key)):
-            return c[2]
-        state = compute(t, key)
-        self.entry = (t, key, state)
-        return state
-
-    def clear(self):
-        self.entry = None
-
-
-def chain(kin, idx, dF_dx=None, dF_dth=None, dF_dv=None, dF_dw=None):
-    """Jacobian blocks on a node's (Δẋ, Δġ) columns from partials on (x, θ, v, ω) (G8):
-    J_x = ∂f/∂v + dCoef ∂f/∂x,  J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω."""
-    safe = idx          # a ground index (-1) picks some node's maps; the pattern discards them
-    Jx = 0.0
-    Jg = 0.0
-    if dF_dx is not None:
-        Jx = Jx + kin.dcoef * dF_dx
-    if dF_dv is not None:
-        Jx = Jx + dF_dv
-    if dF_dth is not None:
-        Jg = Jg + dF_dth @ kin.Tth[safe]
-    if dF_dw is not None:
-        Jg = Jg + dF_dw @ kin.Tw[safe]
-    return Jx, Jg
-
-
-def distance_geometric_stiffness(u, dist, f1, f2, lam):
-    """Σ λ ∂B/∂(x1, θ1, x2, θ2) for B = [-u, -f1×u, u, f2×u], u = d/‖d‖, d = x2+f2-x1-f1
-    (shared by the distance joint, eq. 9.33, and the rod, eq. 9.246).  Returns (K, P·Dd)."""
-    ne = len(u)
-    I3 = np.eye(3)
-    ls = np.asarray(lam, float).reshape(ne, 1, 1)
-    P = (I3 - np.einsum('ni,nj->nij', u, u)) / dist[:, None, None]
-    f1x, f2x, ux = rot.skew(f1), rot.skew(f2), rot.skew(u)
-    Dd = np.zeros((ne, 3, 12))
-    Dd[:, :, 0:3] = -I3
-    Dd[:, :, 3:6] = f1x
-    Dd[:, :, 6:9] = I3
-    Dd[:, :, 9:12] = -f2x
-    PD = P @ Dd
-    K = np.zeros((ne, 12, 12))
-    K[:, 0:3] -= ls * PD
-    K[:, 6:9] += ls * PD
-    K[:, 3:6] -= ls * (f1x @ PD)
-    K[:, 3:6, 3:6] -= ls * (ux @ f1x)
-    K[:, 9:12] += ls * (f2x @ PD)
-    K[:, 9:12, 9:12] += ls * (ux @ f2x)
-    return K, PD, Dd
-
-
-def chain12(kin, n1, n2, ground1, dF_dq=None, dF_dV=None):
-    """Chain rule for blocks on the 12 columns (x1, θ1, x2, θ2) of a two-node element:
-    J_x = ∂f/∂v + dCoef ∂f/∂x,  J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω.  `ground1` is kept for the
-    callers' symmetry; node-1 columns of ground instances are discarded by the pattern."""
-    # a ground node 1 (index -1) picks some node's maps: harmless, because the pattern
-    # discards the ground's columns (node_columns gives -1)
-    dc = kin.dcoef
-    if dF_dq is not None:
-        J = dc * dF_dq
-        J[..., 3:6] = dF_dq[..., 3:6] @ kin.Tth[n1]
-        J[..., 9:12] = dF_dq[..., 9:12] @ kin.Tth[n2]
-        if dF_dV is None:
-            return J
-        J[..., 0:3] += dF_dV[..., 0:3]
-        J[..., 6:9] += dF_dV[..., 6:9]
-        J[..., 3:6] += dF_dV[..., 3:6] @ kin.Tw[n1]
-        J[..., 9:12] += dF_dV[..., 9:12] @ kin.Tw[n2]
-        return J
-    J = dF_dV.copy()
-    J[..., 3:6] = dF_dV[..., 3:6] @ kin.Tw[n1]
-    J[..., 9:12] = dF_dV[..., 9:12] @ kin.Tw[n2]
-    return J

@@ -8,11 +8,10 @@ section's 6-D quantities is a pair (top, bottom) of 3×3 matrices.  Per-node val
 element in hand (at most three nodes) sit in small scratch arrays allocated once per call."""
 import numpy as np
 
-from mbdae.engine.core.compiled import (kernel, vload, mload, vstore, mstore, vadd, vsub, vscale, vdot,
+from mbdae.engine.core.compiled import (kernel, get_block, set_block, vload, mload, vstore, mstore, vadd, vsub, vscale, vdot,
                                         vcross, zero3, eye3, skew, mvec, mtvec, mmul, mmult, madd, msub,
                                         mscale, log_rotvec, gamma_inv)
 from mbdae.engine.core.constitutive import law_into
-from mbdae.elements.deformable_kernel import get_block, set_block
 from mbdae.elements.hbeam_kernel import screw_coefficients
 
 

@@ -1,71 +1,19 @@
 """The compiled kernel of the deformable joints (elements/deformable.py, manual §9.2.2-9.2.5):
-strains, law, node loads and the exact Jacobian of every instance in one call, and the
-block helpers of two-node kernels (3×3 blocks of scratch arrays, the chain rule on the
-Newton increments) that elements/hbeam_kernel.py shares.
+strains, law, node loads and the exact Jacobian of every instance in one call.
 
 Per instance, with the notation of elements/deformable.py's docstring: ε = [d̃; θ],
 ε̇ = [d̃̇; ω̄]; virtual strain map B = ∂ε̇/∂(v1, ω1, v2, ω2), C = ∂ε/∂(x1, θ1, x2, θ2),
 Cr = ∂ε̇/∂(x1, θ1, x2, θ2) (6×12); law f(ε, ε̇) on the components [c0, c0 + dim) the type
-uses (1-, 3- or 6-D `law_at`); node loads Bᵀ f; position partials Bᵀ(A C + Aᵈ Cr) + K
+uses (1-, 3- or 6-D `law_into`); node loads Bᵀ f; position partials Bᵀ(A C + Aᵈ Cr) + K
 (K the geometric stiffness at fixed f), velocity partials Bᵀ Aᵈ B."""
 import numpy as np
 
-from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vnorm, vcross,
+from mbdae.engine.core.compiled import (kernel, set_block, add_block, chain_rule12, vload, mload, vadd, vsub, vscale, vnorm, vcross,
                                         eye3, skew, outer, mvec, mtvec, mmul, mtmul, mmult, mtrans, madd,
                                         msub, mscale, mdiag, exp_rotvec, log_rotvec, gamma_inv)
 from mbdae.engine.core.constitutive import law_into
 
 SMALL_HALF_TANGENT = 1e-3     # series branch of τ(s) = tan(s/4)/s
-
-
-# ---------------------------------------------------------------- block helpers
-@kernel
-def get_block(M, r0, c0):
-    """M[r0:r0+3, c0:c0+3] as a matrix (tuple)."""
-    return ((M[r0, c0], M[r0, c0 + 1], M[r0, c0 + 2]),
-            (M[r0 + 1, c0], M[r0 + 1, c0 + 1], M[r0 + 1, c0 + 2]),
-            (M[r0 + 2, c0], M[r0 + 2, c0 + 1], M[r0 + 2, c0 + 2]))
-
-
-@kernel
-def set_block(M, r0, c0, A):
-    """M[r0:r0+3, c0:c0+3] = A."""
-    for a in range(3):
-        for b in range(3):
-            M[r0 + a, c0 + b] = A[a][b]
-
-
-@kernel
-def add_block(M, r0, c0, A, s):
-    """M[r0:r0+3, c0:c0+3] += s A."""
-    for a in range(3):
-        for b in range(3):
-            M[r0 + a, c0 + b] += s * A[a][b]
-
-
-@kernel
-def chain_rule12(J, dq, dV, with_dV, dcoef, G1, G2, Tw1, Tw2):
-    """J (12, 12) on the Newton increments (Δẋ1, Δġ1, Δẋ2, Δġ2) from the partials dq on
-    (x1, θ1, x2, θ2) and, when with_dV, dV on (v1, ω1, v2, ω2) (G8, elements/base.chain12):
-    J_x = dCoef ∂f/∂x + ∂f/∂v, J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω with T_θ = dCoef G."""
-    T1 = mscale(dcoef, G1)
-    T2 = mscale(dcoef, G2)
-    for j in range(12):
-        q1 = mtvec(T1, (dq[j, 3], dq[j, 4], dq[j, 5]))
-        q2 = mtvec(T2, (dq[j, 9], dq[j, 10], dq[j, 11]))
-        for k in range(3):
-            J[j, k] = dcoef * dq[j, k]
-            J[j, 6 + k] = dcoef * dq[j, 6 + k]
-            J[j, 3 + k] = q1[k]
-            J[j, 9 + k] = q2[k]
-        if with_dV:
-            u1 = mtvec(Tw1, (dV[j, 3], dV[j, 4], dV[j, 5]))
-            u2 = mtvec(Tw2, (dV[j, 9], dV[j, 10], dV[j, 11]))
-            for k in range(3):
-                J[j, k] += dV[j, k]
-                J[j, 6 + k] += dV[j, 6 + k]
-                J[j, 3 + k] += u1[k]
-                J[j, 9 + k] += u2[k]
 
 
 # ---------------------------------------------------------------- deformable joints

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
-from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vscale, vcross, zero3, skew, mvec, mmul,
-                                        madd, mscale, mdiag)
+from mbdae.engine.core.compiled import (kernel, set_row3, set_block, vload, mload, vadd, vscale, vcross,
+                                        zero3, skew, mvec, mmul, madd, mscale, mdiag)
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.elements.base import ElementFamily, two_node_columns, vec, vector_drive, random_nodes
@@ -173,38 +173,22 @@ def applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R):
 
 
 @kernel
-def _put_row(out, e, r0, v):
-    """out[e, r0:r0+3] = v."""
-    out[e, r0] = v[0]
-    out[e, r0 + 1] = v[1]
-    out[e, r0 + 2] = v[2]
-
-
-@kernel
-def _put_block(out, e, r0, c0, A):
-    """out[e, r0:r0+3, c0:c0+3] = A."""
-    for a in range(3):
-        for b in range(3):
-            out[e, r0 + a, c0 + b] = A[a][b]
-
-
-@kernel
 def force_output_rows(n1, n2, is_force, follower, o1_local, o2_local, P_local, x, R, labels, out):
     """.frc row of every instance into out (n, 14): force: node 1, P, x1 + o1 [, node 2, -P,
     x2 + o2]; couple: node 1, P [, node 2, -P] (the columns after a row's width are unset)."""
     for e in range(len(n1)):
         P, o1, o2 = applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R)
         out[e, 0] = labels[n1[e]]
-        _put_row(out, e, 1, P)
+        set_row3(out, e, 1, P)
         c = 4
         if is_force[e]:
-            _put_row(out, e, 4, vadd(vload(x, n1[e]), o1))
+            set_row3(out, e, 4, vadd(vload(x, n1[e]), o1))
             c = 7
         if n2[e] >= 0:
             out[e, c] = labels[n2[e]]
-            _put_row(out, e, c + 1, vscale(-1.0, P))
+            set_row3(out, e, c + 1, vscale(-1.0, P))
             if is_force[e]:
-                _put_row(out, e, c + 4, vadd(vload(x, n2[e]), o2))
+                set_row3(out, e, c + 4, vadd(vload(x, n2[e]), o2))
 
 
 @kernel
@@ -220,14 +204,14 @@ def force_loads(dcoef, n1, n2, is_force, follower, o1_local, o2_local, P_local, 
         P, o1, o2 = applied_load(e, n1, n2, follower, o1_local, o2_local, P_local, R)
         force = is_force[e]
         has2 = n2[e] >= 0
-        _put_row(r, e, 0, vscale(-1.0, P) if force else zero3())
-        _put_row(r, e, 3, vscale(-1.0, vcross(o1, P) if force else P))
+        set_row3(r, e, 0, vscale(-1.0, P) if force else zero3())
+        set_row3(r, e, 3, vscale(-1.0, vcross(o1, P) if force else P))
         if has2:
-            _put_row(r, e, 6, P if force else zero3())
-            _put_row(r, e, 9, vcross(o2, P) if force else P)
+            set_row3(r, e, 6, P if force else zero3())
+            set_row3(r, e, 9, vcross(o2, P) if force else P)
         else:
-            _put_row(r, e, 6, zero3())
-            _put_row(r, e, 9, zero3())
+            set_row3(r, e, 6, zero3())
+            set_row3(r, e, 9, zero3())
         if not want_jac:
             continue
         Px = skew(P)
@@ -247,14 +231,14 @@ def force_loads(dcoef, n1, n2, is_force, follower, o1_local, o2_local, P_local, 
             else:
                 A3 = DP
         T1 = mscale(dcoef, mload(G, n1[e]))
-        _put_block(j, e, 0, 0, mmul(A0, T1))
-        _put_block(j, e, 3, 0, mmul(A1, T1))
-        _put_block(j, e, 6, 0, mmul(A2, T1))
-        _put_block(j, e, 9, 0, mmul(A3, T1))
-        _put_block(j, e, 0, 3, Z)
-        _put_block(j, e, 3, 3, Z)
-        _put_block(j, e, 6, 3, Z)
-        _put_block(j, e, 9, 3, mmul(B3, mscale(dcoef, mload(G, n2[e]))) if has2 else Z)
+        set_block(j[e], 0, 0, mmul(A0, T1))
+        set_block(j[e], 3, 0, mmul(A1, T1))
+        set_block(j[e], 6, 0, mmul(A2, T1))
+        set_block(j[e], 9, 0, mmul(A3, T1))
+        set_block(j[e], 0, 3, Z)
+        set_block(j[e], 3, 3, Z)
+        set_block(j[e], 6, 3, Z)
+        set_block(j[e], 9, 3, mmul(B3, mscale(dcoef, mload(G, n2[e]))) if has2 else Z)
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

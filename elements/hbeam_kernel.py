@@ -7,11 +7,10 @@ Variations are 3×12 matrices on the node perturbations (δx₁, θ₁, δx₂, 
 multiply the 6×12 strain maps in scratch arrays allocated once per call."""
 import numpy as np
 
-from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vdot, vcross, skew, outer,
+from mbdae.engine.core.compiled import (kernel, get_block, set_block, chain_rule12, vload, mload, vadd, vsub, vscale, vdot, vcross, skew, outer,
                                         mvec, mtvec, mmul, mtmul, mtrans, madd, msub, mscale, mdiag, eye3, eye_plus,
                                         log_rotvec, gamma_inv)
 from mbdae.engine.core.constitutive import law_into
-from mbdae.elements.deformable_kernel import get_block, set_block, chain_rule12
 
 SMALL_SCREW2 = 0.05 ** 2      # φ² below which the coefficients come from their series
 # series in φ² (powers 0..3) of a = sin φ/φ, b = (1 - cos φ)/φ², c = (φ - sin φ)/φ³ and of

@@ -19,7 +19,7 @@ full 15-row layout (inverse dynamics, engine/drivers/inverse_terms.py)."""
 import numba
 import numpy as np
 
-from mbdae.engine.core.compiled import (kernel, vload, mload, mstore, vstore, vadd, vsub, vscale, vdot,
+from mbdae.engine.core.compiled import (kernel, add_block, set_row3, vload, mload, mstore, vstore, vadd, vsub, vscale, vdot,
                                         vnorm, vcross, zero3, eye3, skew, outer, mvec, mtvec, mmul, mmult,
                                         mtrans, msub, mscale, exp_rotvec, log_rotvec, gamma, gamma_inv)
 from mbdae.engine.core.state import IA_POSITION, IA_VELOCITY, DERIVATIVES
@@ -37,26 +37,10 @@ def position_level(r):
 
 
 @kernel
-def _add_block(K, r0, c0, A, s):
-    """K[r0:r0+3, c0:c0+3] += s A."""
-    for i in range(3):
-        for j in range(3):
-            K[r0 + i, c0 + j] += s * A[i][j]
-
-
-@kernel
-def _set_row(out, k, c0, v):
-    """out[k, c0:c0+3] = v."""
-    out[k, c0] = v[0]
-    out[k, c0 + 1] = v[1]
-    out[k, c0 + 2] = v[2]
-
-
-@kernel
 def _set_row12(out, k, blocks):
     """out[k, 0:12] = the four 3-blocks."""
     for b in range(4):
-        _set_row(out, k, 3 * b, blocks[b])
+        set_row3(out, k, 3 * b, blocks[b])
 
 
 @kernel
@@ -201,17 +185,17 @@ def geometric_stiffness(K, used, lam, R1, R2, a1, a2, geo):
     Fx = skew(mtvec(Et, (Fl0, Fl1, Fl2)))
     f2x = skew(f2)
     Fxf2x = mmul(Fx, f2x)
-    _add_block(K, 0, 3, Fx, 1.0)
-    _add_block(K, 3, 3, mmul(skew(b1), Fx), 1.0)
-    _add_block(K, 3, 6, Fx, 1.0)
-    _add_block(K, 3, 9, Fxf2x, -1.0)
-    _add_block(K, 3, 0, Fx, -1.0)
-    _add_block(K, 6, 3, Fx, -1.0)
-    _add_block(K, 9, 9, Fxf2x, 1.0)
-    _add_block(K, 9, 3, mmul(f2x, Fx), -1.0)
+    add_block(K, 0, 3, Fx, 1.0)
+    add_block(K, 3, 3, mmul(skew(b1), Fx), 1.0)
+    add_block(K, 3, 6, Fx, 1.0)
+    add_block(K, 3, 9, Fxf2x, -1.0)
+    add_block(K, 3, 0, Fx, -1.0)
+    add_block(K, 6, 3, Fx, -1.0)
+    add_block(K, 9, 9, Fxf2x, 1.0)
+    add_block(K, 9, 3, mmul(f2x, Fx), -1.0)
     Mx = skew(mtvec(Ert, (Ml0, Ml1, Ml2)))
-    _add_block(K, 3, 3, Mx, 1.0)
-    _add_block(K, 9, 3, Mx, -1.0)
+    add_block(K, 3, 3, Mx, 1.0)
+    add_block(K, 9, 3, Mx, -1.0)
     for k in range(nu):
         r = used[k]
         if r == 12 or r == 13:
@@ -219,10 +203,10 @@ def geometric_stiffness(K, used, lam, R1, R2, a1, a2, geo):
             e2x = skew(mvec(R2, a2[r - 12]))
             A11 = mmul(e2x, e1x)
             A12 = mmul(e1x, e2x)
-            _add_block(K, 3, 3, A11, lam[k])
-            _add_block(K, 3, 9, A12, -lam[k])
-            _add_block(K, 9, 3, A11, -lam[k])
-            _add_block(K, 9, 9, A12, lam[k])
+            add_block(K, 3, 3, A11, lam[k])
+            add_block(K, 3, 9, A12, -lam[k])
+            add_block(K, 9, 3, A11, -lam[k])
+            add_block(K, 9, 9, A12, lam[k])
         elif r == 14:
             distance_stiffness(K, u, dist, f1, f2, lam[k])
 
@@ -309,10 +293,10 @@ def joint_group(mode, dcoef, used, inst, n1, n2, mult, load_mult, f1_local, f2_l
             j_diag[e, k, 0, 0] = 0.0
             if position_level(r):
                 # C_x on Δẋ, C_θ G on Δġ (the dCoef of T_θ cancels the row's 1/dCoef)
-                _set_row(j_c[e], k, 0, _row(C, k, 0))
-                _set_row(j_c[e], k, 3, mtvec(Gr1, _row(C, k, 3)))
-                _set_row(j_c[e], k, 6, _row(C, k, 6))
-                _set_row(j_c[e], k, 9, mtvec(Gr2, _row(C, k, 9)))
+                set_row3(j_c[e], k, 0, _row(C, k, 0))
+                set_row3(j_c[e], k, 3, mtvec(Gr1, _row(C, k, 3)))
+                set_row3(j_c[e], k, 6, _row(C, k, 6))
+                set_row3(j_c[e], k, 9, mtvec(Gr2, _row(C, k, 9)))
             elif mode == IA_POSITION:
                 for j in range(12):
                     j_c[e, k, j] = 0.0
@@ -320,10 +304,10 @@ def joint_group(mode, dcoef, used, inst, n1, n2, mult, load_mult, f1_local, f2_l
                 continue
             else:
                 # velocity-level rows: dCoef C_x + Cv_v on Δẋ, C_θ T_θ + Cv_ω T_ω on Δġ
-                _set_row(j_c[e], k, 0, vadd(vscale(dcoef, _row(C, k, 0)), _row(Cv, k, 0)))
-                _set_row(j_c[e], k, 6, vadd(vscale(dcoef, _row(C, k, 6)), _row(Cv, k, 6)))
-                _set_row(j_c[e], k, 3, vadd(vscale(dcoef, mtvec(G1, _row(C, k, 3))), mtvec(Tw1, _row(Cv, k, 3))))
-                _set_row(j_c[e], k, 9, vadd(vscale(dcoef, mtvec(G2, _row(C, k, 9))), mtvec(Tw2, _row(Cv, k, 9))))
+                set_row3(j_c[e], k, 0, vadd(vscale(dcoef, _row(C, k, 0)), _row(Cv, k, 0)))
+                set_row3(j_c[e], k, 6, vadd(vscale(dcoef, _row(C, k, 6)), _row(Cv, k, 6)))
+                set_row3(j_c[e], k, 3, vadd(vscale(dcoef, mtvec(G1, _row(C, k, 3))), mtvec(Tw1, _row(Cv, k, 3))))
+                set_row3(j_c[e], k, 9, vadd(vscale(dcoef, mtvec(G2, _row(C, k, 9))), mtvec(Tw2, _row(Cv, k, 9))))
             if mode == DERIVATIVES:
                 for j in range(12):
                     j_c[e, k, j] /= dcoef
@@ -331,10 +315,10 @@ def joint_group(mode, dcoef, used, inst, n1, n2, mult, load_mult, f1_local, f2_l
         # the x columns, K_θ T_θ (T_θ = dCoef G) on the g columns
         geometric_stiffness(K, used, laml, R1, R2, A1, A2, geo)
         for j in range(12):
-            _set_row(j_k[e], j, 0, vscale(dcoef, _row(K, j, 0)))
-            _set_row(j_k[e], j, 6, vscale(dcoef, _row(K, j, 6)))
-            _set_row(j_k[e], j, 3, vscale(dcoef, mtvec(G1, _row(K, j, 3))))
-            _set_row(j_k[e], j, 9, vscale(dcoef, mtvec(G2, _row(K, j, 9))))
+            set_row3(j_k[e], j, 0, vscale(dcoef, _row(K, j, 0)))
+            set_row3(j_k[e], j, 6, vscale(dcoef, _row(K, j, 6)))
+            set_row3(j_k[e], j, 3, vscale(dcoef, mtvec(G1, _row(K, j, 3))))
+            set_row3(j_k[e], j, 9, vscale(dcoef, mtvec(G2, _row(K, j, 9))))
 
 
 @kernel
@@ -399,9 +383,9 @@ def distance_stiffness(K, u, dist, f1, f2, lam):
     PD = (mscale(-1.0, P), mmul(P, f1x), P, mscale(-1.0, mmul(P, f2x)))
     for blk in range(4):
         A = PD[blk]
-        _add_block(K, 0, 3 * blk, A, -lam)
-        _add_block(K, 6, 3 * blk, A, lam)
-        _add_block(K, 3, 3 * blk, mmul(f1x, A), -lam)
-        _add_block(K, 9, 3 * blk, mmul(f2x, A), lam)
-    _add_block(K, 3, 3, mmul(ux, f1x), -lam)
-    _add_block(K, 9, 9, mmul(ux, f2x), lam)
+        add_block(K, 0, 3 * blk, A, -lam)
+        add_block(K, 6, 3 * blk, A, lam)
+        add_block(K, 3, 3 * blk, mmul(f1x, A), -lam)
+        add_block(K, 9, 3 * blk, mmul(f2x, A), lam)
+    add_block(K, 3, 3, mmul(ux, f1x), -lam)
+    add_block(K, 9, 9, mmul(ux, f2x), lam)

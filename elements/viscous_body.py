@@ -13,8 +13,8 @@ import numpy as np
 
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
-from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vcross, skew, mvec, mtvec, mmul, mtrans,
-                                        madd, msub, mscale)
+from mbdae.engine.core.compiled import (kernel, get_block, set_block, vload, mload, vadd, vcross, skew, mvec,
+                                        mtvec, mmul, mtrans, madd, msub, mscale)
 from mbdae.engine.core.constitutive import law_into
 from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
 from mbdae.engine.core.drives import LinearDrive
@@ -154,21 +154,6 @@ def viscous_body_outputs(node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW
 
 
 @kernel
-def _block(A, r0, c0):
-    """A[r0:r0+3, c0:c0+3] of a 2-D array as a matrix."""
-    return ((A[r0, c0], A[r0, c0 + 1], A[r0, c0 + 2]), (A[r0 + 1, c0], A[r0 + 1, c0 + 1], A[r0 + 1, c0 + 2]),
-            (A[r0 + 2, c0], A[r0 + 2, c0 + 1], A[r0 + 2, c0 + 2]))
-
-
-@kernel
-def _put_block(out, e, r0, c0, A):
-    """out[e, r0:r0+3, c0:c0+3] = A."""
-    for a in range(3):
-        for b in range(3):
-            out[e, r0 + a, c0 + b] = A[a][b]
-
-
-@kernel
 def viscous_body_equations(dcoef, node, o_local, Rh, K, C, k2, k3, sigma0, e0, sK, sC, sW, v, R, w, G, Tw,
                            want_jac, r, j):
     """Residual [F; o×F + M] (F = R_f f̃, M = R_f m̃) on the node's (x, g) rows and its exact
@@ -194,8 +179,8 @@ def viscous_body_equations(dcoef, node, o_local, Rh, K, C, k2, k3, sigma0, e0, s
         ox = skew(o)
         Rft = mtrans(Rf)
         # Q = Bᵀ A, Bᵀ = [R_f, 0; o× R_f, R_f]
-        RA11, RA12 = mmul(Rf, _block(Ad, 0, 0)), mmul(Rf, _block(Ad, 0, 3))
-        RA21, RA22 = mmul(Rf, _block(Ad, 3, 0)), mmul(Rf, _block(Ad, 3, 3))
+        RA11, RA12 = mmul(Rf, get_block(Ad, 0, 0)), mmul(Rf, get_block(Ad, 0, 3))
+        RA21, RA22 = mmul(Rf, get_block(Ad, 3, 0)), mmul(Rf, get_block(Ad, 3, 3))
         Q11, Q12 = RA11, RA12
         Q21, Q22 = madd(mmul(ox, RA11), RA21), madd(mmul(ox, RA12), RA22)
         Ct = mmul(Rft, msub(skew(vp), mmul(skew(wi), ox)))
@@ -209,10 +194,10 @@ def viscous_body_equations(dcoef, node, o_local, Rh, K, C, k2, k3, sigma0, e0, s
         W1b = madd(mscale(-1.0, mmul(V1b, ox)), mmul(Q22, Rft))
         Tth = mscale(dcoef, mload(G, i))
         Twi = mload(Tw, i)
-        _put_block(j, e, 0, 0, V1t)
-        _put_block(j, e, 3, 0, V1b)
-        _put_block(j, e, 0, 3, madd(mmul(Kt, Tth), mmul(W1t, Twi)))
-        _put_block(j, e, 3, 3, madd(mmul(Kb, Tth), mmul(W1b, Twi)))
+        set_block(j[e], 0, 0, V1t)
+        set_block(j[e], 3, 0, V1b)
+        set_block(j[e], 0, 3, madd(mmul(Kt, Tth), mmul(W1t, Twi)))
+        set_block(j[e], 3, 3, madd(mmul(Kb, Tth), mmul(W1b, Twi)))
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

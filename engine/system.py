@@ -12,7 +12,7 @@ run: the families' changing arrays live in `State.families[family.state_key]`, f
 `initial_state` and replaced by `commit` after each converged step or phase."""
 import numpy as np
 
-from mbdae.engine.core.assembly import SparseAssembler, DIFFERENTIAL, ALGEBRAIC, DIMENSIONS, DIM
+from mbdae.engine.core.assembly import SparseAssembler, ALGEBRAIC, DIMENSIONS, DIM
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
 from mbdae.engine.core.state import State, Context
 from mbdae.engine.core.compiled import scatter, history_row, newton_update

@@ -72,7 +72,6 @@ def load_klu():
         except (OSError, AttributeError):
             continue
         ints = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
-        reals = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
         common = ctypes.POINTER(KLUCommon)
         lib.klu_l_defaults.argtypes = [common]
         lib.klu_l_analyze.argtypes = [_long, ints, ints, common]

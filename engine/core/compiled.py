@@ -600,6 +600,64 @@ def history_row(y, yp, R_k, w_k, R_0, node_start, newest, y_out, yp_out):
             yp_out[s + k] = gd[k]
 
 
+# ---------------------------------------------------------------- 3×3 blocks of larger arrays
+@kernel
+def get_block(M, r0, c0):
+    """M[r0:r0+3, c0:c0+3] as a matrix (tuple)."""
+    return ((M[r0, c0], M[r0, c0 + 1], M[r0, c0 + 2]),
+            (M[r0 + 1, c0], M[r0 + 1, c0 + 1], M[r0 + 1, c0 + 2]),
+            (M[r0 + 2, c0], M[r0 + 2, c0 + 1], M[r0 + 2, c0 + 2]))
+
+
+@kernel
+def set_block(M, r0, c0, A):
+    """M[r0:r0+3, c0:c0+3] = A."""
+    for a in range(3):
+        for b in range(3):
+            M[r0 + a, c0 + b] = A[a][b]
+
+
+@kernel
+def add_block(M, r0, c0, A, s):
+    """M[r0:r0+3, c0:c0+3] += s A."""
+    for a in range(3):
+        for b in range(3):
+            M[r0 + a, c0 + b] += s * A[a][b]
+
+
+@kernel
+def set_row3(M, r, c0, v):
+    """M[r, c0:c0+3] = v."""
+    M[r, c0] = v[0]
+    M[r, c0 + 1] = v[1]
+    M[r, c0 + 2] = v[2]
+
+
+@kernel
+def chain_rule12(J, dq, dV, with_dV, dcoef, G1, G2, Tw1, Tw2):
+    """J (12, 12) on the Newton increments (Δẋ1, Δġ1, Δẋ2, Δġ2) from the partials dq on
+    (x1, θ1, x2, θ2) and, when with_dV, dV on (v1, ω1, v2, ω2) (G8):
+    J_x = dCoef ∂f/∂x + ∂f/∂v, J_g = ∂f/∂θ T_θ + ∂f/∂ω T_ω with T_θ = dCoef G."""
+    T1 = mscale(dcoef, G1)
+    T2 = mscale(dcoef, G2)
+    for j in range(12):
+        q1 = mtvec(T1, (dq[j, 3], dq[j, 4], dq[j, 5]))
+        q2 = mtvec(T2, (dq[j, 9], dq[j, 10], dq[j, 11]))
+        for k in range(3):
+            J[j, k] = dcoef * dq[j, k]
+            J[j, 6 + k] = dcoef * dq[j, 6 + k]
+            J[j, 3 + k] = q1[k]
+            J[j, 9 + k] = q2[k]
+        if with_dV:
+            u1 = mtvec(Tw1, (dV[j, 3], dV[j, 4], dV[j, 5]))
+            u2 = mtvec(Tw2, (dV[j, 9], dV[j, 10], dV[j, 11]))
+            for k in range(3):
+                J[j, k] += dV[j, k]
+                J[j, 6 + k] += dV[j, 6 + k]
+                J[j, 3 + k] += u1[k]
+                J[j, 9 + k] += u2[k]
+
+
 # ---------------------------------------------------------------- output
 ORIENTATION_CODES = {"euler123": 0, "euler 123": 0, "euler313": 1, "euler 313": 1, "euler321": 2,
                      "euler 321": 2, "orientation vector": 3, "vector": 3, "orientation matrix": 4,

@@ -84,7 +84,10 @@ class System:
             self.res_len.append(len(r))
             self.jac_len.append(len(jr))
         rr = np.concatenate(rows_r)
-        self.res_rows = np.where(rr >= 0, rr, self.n)          # discarded entries → slot n
+        # the buffer entries that reach the system (a pattern's discarded entries, row -1 or
+        # masked, stay in the buffers so that blocks keep their shapes, but are not scattered)
+        self.res_src = np.flatnonzero(rr >= 0)
+        self.res_rows = rr[self.res_src]
         self._res_buffer = np.zeros(len(rr))
         self._jac_buffer = np.zeros(sum(self.jac_len))
         self._res_views, self._jac_views = [], []
@@ -102,6 +105,8 @@ class System:
             self._jac_views.append(views)
         self.assembler = SparseAssembler(self.n, np.concatenate(rows_j), np.concatenate(cols_j))
         self.jac_pattern_size = len(self.assembler.map)
+        self.jac_src = np.flatnonzero(self.assembler.map < self.assembler.nnz)
+        self.jac_dst = self.assembler.map[self.jac_src]
         # families with a step-start action (driven elements' activation hints)
         self.step_starters = [fam for fam in self.families if getattr(fam, "has_step_start", False)]
         # rows the System divides by dCoef in a regular step (MBDyn's φ/dCoef): position-level
@@ -204,8 +209,8 @@ class System:
                     view[...] = 0.0
                 continue
             fam.evaluate(ctx, res_views, jac_views if want_jac else None)
-        f, fabs, data = scatter(self.res_rows, self._res_buffer, self.n, want_abs, self.assembler.map,
-                                self._jac_buffer, self.assembler.nnz, want_jac)
+        f, fabs, data = scatter(self.res_src, self.res_rows, self._res_buffer, self.n, want_abs, self.jac_src,
+                                self.jac_dst, self._jac_buffer, self.assembler.nnz, want_jac)
         J = self.assembler.matrix_from_data(data) if want_jac else None
         return f, (fabs if want_abs else None), J
 

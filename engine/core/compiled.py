@@ -530,22 +530,24 @@ def node_kinematics(y, yp, R_ref, start, dcoef, x, v, R, w, g, gd, G, Tw):
 
 
 @kernel
-def scatter(res_rows, res_values, n, want_abs, jac_map, jac_values, nnz, want_jac):
-    """The System's assembly: f_i = Σ_e f_e, f̃_i = Σ_e |f_e| over the residual entries whose
-    row is i (rows ≥ n: discarded), and the CSC values of the fixed pattern (map ≥ nnz:
-    discarded).  Returns (f, f̃ or an empty array, CSC values or an empty array)."""
-    f = np.zeros(n + 1)
-    for k in range(len(res_rows)):
-        f[res_rows[k]] += res_values[k]
-    fabs = np.zeros(n + 1 if want_abs else 0)
-    if want_abs:
-        for k in range(len(res_rows)):
-            fabs[res_rows[k]] += abs(res_values[k])
-    data = np.zeros(nnz + 1 if want_jac else 0)
+def scatter(res_src, res_rows, res_values, n, want_abs, jac_src, jac_dst, jac_values, nnz, want_jac):
+    """The System's assembly: f_i = Σ_e f_e and f̃_i = Σ_e |f_e| over the residual entries
+    res_src of the buffer, entry k going to row res_rows[k], and the CSC values of the fixed
+    pattern from the Jacobian entries jac_src, entry k going to position jac_dst[k] (the
+    entries a pattern discards are not in these lists).  Returns (f, f̃ or an empty array,
+    CSC values or an empty array)."""
+    f = np.zeros(n)
+    fabs = np.zeros(n if want_abs else 0)
+    for k in range(len(res_src)):
+        value = res_values[res_src[k]]
+        f[res_rows[k]] += value
+        if want_abs:
+            fabs[res_rows[k]] += abs(value)
+    data = np.zeros(nnz if want_jac else 0)
     if want_jac:
-        for k in range(len(jac_map)):
-            data[jac_map[k]] += jac_values[k]
-    return f[:n], fabs[:n], data[:nnz]
+        for k in range(len(jac_src)):
+            data[jac_dst[k]] += jac_values[jac_src[k]]
+    return f, fabs, data
 
 
 @kernel

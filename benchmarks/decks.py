@@ -12,7 +12,8 @@ model and the same integrator family, see below):
   EA = 1e7 N, GA = 4e6 N, GJ = 800 N m², EI = 1000 N m², 1 kg/m lumped on the nodes by
   finite volumes, tip force 100 N along −y), with `linear solver: umfpack` as MBDyn's own
   beam deck (tests/beam/b100) asks and the `norm` test at 1e-4 N (the round-off floor of
-  the force rows grows with NE: 1.1e-5 N at NE = 100).
+  the force rows grows with NE: 1.1e-5 N at NE = 100), `derivatives tolerance: 1e-4` as
+  the chain.
 
 Exudyn (pip install exudyn) runs the chain as rigid bodies with spherical joints and its
 generalized-α integrator at ρ∞ = 0.6 (MBDyn's `ms` is a two-step method with the same
@@ -94,7 +95,7 @@ def beam_deck(ne, final_time=1.0):
     s = np.linspace(0.0, L, nn)
     share = beam3_node_shares(ne, L)
     lines = [HEADER.format(final_time=final_time, tolerance="1.e-4",
-                           extra="    linear solver: umfpack;\n"),
+                           extra="    derivatives tolerance: 1.e-4;\n    linear solver: umfpack;\n"),
              "begin: control data;",
              f"    structural nodes: {nn};", f"    rigid bodies: {nn};", f"    beams: {ne};",
              "    joints: 1;", "    forces: 1;", "    default output: none;", "end: control data;", "",

@@ -48,7 +48,8 @@ def run_one(case, name, rho, h, **settings):
         prob = InitialValueProblem(case.build(), final_time=case.final_time, time_step=h, method=name,
                                    rho=rho, **opts)
         r = prob.run()
-        row["observed"] = np.asarray(case.observe(r), float)
+        observed = case.observe(r)
+        row["observed"] = components_of(observed) if isinstance(observed, dict) else np.asarray(observed, float)
         if case.monitors is not None:
             row["series"] = (np.asarray(r.t), {k: np.asarray(v, float) for k, v in case.monitors(r).items()})
         row.update(steps=r.stats["steps"], newton_iterations=r.stats["newton_iterations"],
@@ -229,3 +230,109 @@ def plot_series(rows, prefix, title=""):
                 ax.plot(t, series[name], "-" if i % 2 == 0 else "--", label=f"{key[0]} ρ∞={key[1]:g} h={r['h']:.3g}")
         paths.append(_finish(fig, ax, "time (s)", name, title, f"{prefix}_{name.replace(' ', '_')}.png"))
     return paths
+
+
+# ------------------------------------------------------------------ observed orders per component
+COMPONENTS = ("positions", "velocities", "multipliers")
+
+
+def components_of(observed):
+    """{component: vector} from a case's observation (a bare vector counts as positions)."""
+    if isinstance(observed, dict):
+        return {k: np.asarray(v, float).ravel() for k, v in observed.items()}
+    return {"positions": np.asarray(observed, float).ravel()}
+
+
+@dataclass
+class OrderFit:
+    """Least-squares line log e = p log h + c over the steps, and how well it holds: the
+    points within `band` (in units of log 2, i.e. a factor 2^band) of the line, and the
+    local slopes between consecutive steps."""
+    order: float
+    on_line: int
+    local: list
+    errors: list
+
+    @property
+    def asymptotic(self):
+        return self.on_line >= 3 and len(self.errors) >= 3
+
+
+def fit_order(steps, errors, band=0.1):
+    h, e = np.log2(np.asarray(steps, float)), np.log2(np.asarray(errors, float))
+    ok = np.isfinite(e)
+    if ok.sum() < 2:
+        return OrderFit(np.nan, 0, [], list(errors))
+    p, c = np.polyfit(h[ok], e[ok], 1)
+    on_line = int(np.sum(np.abs(e[ok] - (p * h[ok] + c)) <= band))
+    local = list(np.diff(e) / np.diff(h))
+    return OrderFit(float(p), on_line, local, list(errors))
+
+
+def order_study(case, methods, steps, tolerance_factor=10.0, **settings):
+    """Observed order of every (method, ρ∞) per component (positions, velocities,
+    multipliers) over `steps` (as given: the order study is not an equal-work comparison).
+    The case's `settings` must hold a tight Newton tolerance; to show that it never limits
+    the error, the finest step is run again with the tolerance × `tolerance_factor` (looser:
+    a tighter one hits round-off in the residual) and the largest relative change of any
+    component's error is reported (`tolerance_effect`): when even a 10× looser tolerance
+    leaves the error unchanged, the study's tolerance is far below it.  Every run
+    keeps its step (min_time_step = h): a step that fails is a failure, not a smaller step."""
+    ref = components_of(case.reference)
+    steps = sorted(steps, reverse=True)
+    out = []
+    for name, rho in methods:
+        method = make_method(name, rho)
+        errs = {k: [] for k in ref}
+        failure = ""
+        for h in steps:
+            row = run_one(case, name, rho, h, **dict(settings, min_time_step=h))
+            failure = failure or row["failure"]
+            got = components_of(row["observed"]) if "observed" in row else {}
+            for k in ref:
+                errs[k].append(float(np.max(np.abs(got[k] - ref[k]))) if k in got else np.nan)
+        effect = np.nan
+        if not failure:
+            tol = dict(case.settings, **settings).get("tolerance", 1e-6) * tolerance_factor
+            row = run_one(case, name, rho, steps[-1], **dict(settings, tolerance=tol, min_time_step=steps[-1]))
+            if "observed" in row:
+                got = components_of(row["observed"])
+                effect = max(abs(float(np.max(np.abs(got[k] - ref[k]))) - errs[k][-1]) / errs[k][-1]
+                             for k in ref if errs[k][-1] > 0)
+        out.append(dict(method=method.name, rho=rho, steps=list(steps), failure=failure,
+                        predicted=dict(zip(COMPONENTS, method.constrained_orders)),
+                        fits={k: fit_order(steps, v) for k, v in errs.items()}, tolerance_effect=effect))
+    return out
+
+
+def order_agrees(row, component, slack=0.15):
+    """The observed order of `component` equals the predicted one within `slack` on at
+    least three steps on the fitted line; a component the theory does not predict (None)
+    agrees when it simply is not claimed."""
+    want = row["predicted"].get(component)
+    fit = row["fits"].get(component)
+    if want is None or fit is None:
+        return True
+    return fit.asymptotic and abs(fit.order - want) <= slack
+
+
+def order_table_markdown(rows, title=""):
+    """One line per method: predicted and observed orders per component, points on the
+    fitted line, and the effect of a 10× looser Newton tolerance on the finest error."""
+    comps = [c for c in COMPONENTS if any(c in r["fits"] for r in rows)]
+    head = " | ".join(f"{c} (pred./obs., on line)" for c in comps)
+    lines = ([f"## {title}", ""] if title else []) + [
+        f"| method | ρ∞ | {head} | finest errors | tol. ×10 effect | agrees | note |",
+        "|---|---|" + "---|" * len(comps) + "---|---|---|---|"]
+    for r in rows:
+        cells, agree = [], True
+        for c in comps:
+            f = r["fits"][c]
+            want = r["predicted"].get(c)
+            cells.append(f"{'—' if want is None else want} / {f.order:.2f} ({f.on_line}/{len(f.errors)})")
+            agree &= order_agrees(r, c)
+        finest = ", ".join(f"{r['fits'][c].errors[-1]:.1e}" for c in comps)
+        lines.append(f"| {r['method']} | {r['rho']:g} | " + " | ".join(cells) +
+                     f" | {finest} | {r['tolerance_effect']:.1e} | {'yes' if agree and not r['failure'] else 'NO'} "
+                     f"| {r['failure']} |")
+    return "\n".join(lines) + "\n"

@@ -33,6 +33,21 @@ class Method:
         """Order on nonlinear problems (multistep methods: their order)."""
         return self.order
 
+    @property
+    def damps_infinity(self):
+        """|R(∞)| < 1: the method damps the error modes of the multipliers (ρ∞ < 1)."""
+        return getattr(self, "rho", 0.0) < 1.0
+
+    @property
+    def constrained_orders(self):
+        """Predicted global orders on index-3 multibody DAEs (position constraints, MBDyn's
+        direct formulation) for (positions, velocities, multipliers); None where the theory
+        gives no convergence.  Multistep methods strictly stable at infinity keep their order
+        in every component (BDF: Lötstedt & Petzold 1986; Hairer & Wanner 1996 §VII.3); at
+        ρ∞ = 1 the multiplier errors are not damped and need not converge."""
+        p = self.order
+        return (p, p, p if self.damps_infinity else None)
+
     def corrector_extra(self, yps, h, memory=None):
         """Additional known part of the corrector (methods with intermediate vectors), or None."""
         return None
@@ -73,6 +88,7 @@ class Method:
 class CrankNicolson(Method):
     """Trapezoidal rule, ρ∞ = 1: y_n = y_{n-1} + h/2 (ẏ_n + ẏ_{n-1})."""
     name = "crank nicolson"
+    rho = 1.0
 
     def coefficients(self, h, h_prev, memory=None):
         return Coefficients(np.array([1.0]), 0.5 * h, np.array([0.5 * h]))

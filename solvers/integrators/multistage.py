@@ -71,6 +71,29 @@ class Multistage(Method):
         """Order on nonlinear problems: the Runge-Kutta order conditions the tableau meets."""
         return runge_kutta_order(*self.butcher_tableau())
 
+    @property
+    def stage_order(self):
+        """Largest q with Σ_j a_ij c_j^(k-1) = c_i^k / k for k ≤ q at every stage (C(q))."""
+        a, b, c = self.butcher_tableau()
+        q = 0
+        for k in range(1, 6):
+            if np.max(np.abs(a @ c ** (k - 1) - c ** k / k)) > 1e-10:
+                break
+            q = k
+        return q
+
+    @property
+    def constrained_orders(self):
+        """On index-3 DAEs a stiffly accurate Runge-Kutta method is limited by its stage
+        order q, not its classical order (Hairer, Lubich & Roche 1989; Hairer & Wanner 1996
+        §VII.4, where Radau IIA gives O(h^(2s-1)), O(h^s), O(h^(s-1)) in positions, velocities,
+        multipliers): velocities O(h^q), multipliers O(h^(q-1)), positions O(h^q).  Every
+        method here has an explicit first stage and one diagonal γ, hence q = 2 (Kennedy &
+        Carpenter 2016): (2, 2, 1), whatever its order on ODEs.  ρ∞ = 1 (all-trapezoidal
+        MSSTC) leaves the multiplier errors undamped."""
+        q = min(self.stage_order, self.nonlinear_order)
+        return (q, q, q - 1 if self.damps_infinity else None)
+
 
 def runge_kutta_order(a, b, c, tol=1e-10):
     """Highest p ≤ 5 such that the tableau meets every order condition (Butcher trees) up to p."""

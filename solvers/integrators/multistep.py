@@ -55,6 +55,14 @@ class Hope(MultistepMS):
     def accepted(self, hist, memory=None):
         return not (memory is None or memory)
 
+    @property
+    def constrained_orders(self):
+        """Positions and velocities 2; multipliers 1: every other step is Crank-Nicolson
+        (ρ = 1), whose step leaves the multiplier error undamped, and the alternation does not
+        cancel the O(h) part of its local multiplier error (measured: tests/test_constrained_orders.py,
+        the same in an independent textbook discretization)."""
+        return (2, 2, 1 if self.rho < 1.0 else None)
+
 
 # ------------------------------------------------------------------ three- and four-step methods
 class MultistepMS3(Method):

@@ -52,6 +52,17 @@ class ThirdOrder(Method):
                                   (2 + 3 * th) / (6 * (1 + th)), 1 - th * th * (3 + 2 * th),
                                   th * th * (3 + 2 * th), th * (1 + th) ** 2, th * th * (1 + th))
 
+    @property
+    def constrained_orders(self):
+        """Index-3 orders (positions, velocities, multipliers).  Ad hoc form = 2-stage Radau
+        IIA: (2s-1, s, s-1) = (3, 2, 1) (Hairer, Lubich & Roche 1989).  Tunable form: the
+        interior point is the cubic Hermite interpolant (stage order 3), so (3, 3, 2) for
+        ρ∞ < 1; at ρ∞ = 1 (θ = -1/2, |R(∞)| = 1) positions and velocities drop to 2 and the
+        multipliers need not converge."""
+        if self.ad_hoc:
+            return (3, 2, 1)
+        return (3, 3, 2) if self.rho < 1.0 else (2, 2, None)
+
     def jacobian_multipliers(self, h):
         """[[jx11, jx12], [jx21, jx22]]: ∂(y_n, y_θ)/∂(ẏ_n, ẏ_θ) (the chain rule of the two formulas)."""
         c = self.parameters()

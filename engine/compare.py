@@ -258,15 +258,24 @@ class OrderFit:
         return self.on_line >= 3 and len(self.errors) >= 3
 
 
-def fit_order(steps, errors, band=0.1):
+def fit_order(steps, errors, band=0.1, least=3):
+    """The asymptotic range is the fine end: the longest run of the finest steps (at least
+    `least`) whose errors lie within `band` of their own least-squares line gives the order;
+    if none does, the finest `least` points are fitted and fewer than `least` count as on
+    the line.  `steps` are in decreasing order."""
     h, e = np.log2(np.asarray(steps, float)), np.log2(np.asarray(errors, float))
-    ok = np.isfinite(e)
-    if ok.sum() < 2:
-        return OrderFit(np.nan, 0, [], list(errors))
-    p, c = np.polyfit(h[ok], e[ok], 1)
-    on_line = int(np.sum(np.abs(e[ok] - (p * h[ok] + c)) <= band))
     local = list(np.diff(e) / np.diff(h))
-    return OrderFit(float(p), on_line, local, list(errors))
+    if not np.all(np.isfinite(e)) or len(e) < 2:
+        return OrderFit(np.nan, 0, local, list(errors))
+    best = None
+    for start in range(len(e) - min(least, len(e)), -1, -1):
+        p, c = np.polyfit(h[start:], e[start:], 1)
+        on_line = int(np.sum(np.abs(e[start:] - (p * h[start:] + c)) <= band))
+        if on_line == len(e) - start or best is None:
+            best = (float(p), on_line)
+        if on_line < len(e) - start:
+            break
+    return OrderFit(best[0], best[1], local, list(errors))
 
 
 def order_study(case, methods, steps, tolerance_factor=10.0, **settings):

@@ -125,3 +125,17 @@ def test_compare_command_measures_orders_per_component(tmp_path, capsys):
     assert "| ms | 0.6 | 2 / 2.00 (3/3) | 2 / 2.00 (3/3) | 2 / 2.00 (3/3)" in out
     assert "| dirk33 | 0 | 2 / 2.0" in out and "| 1 / 1.0" in out
     assert os.path.getsize(prefix + "_orders.md") > 200
+
+
+def test_no_extra_step_from_accumulated_time_rounding():
+    """12 000 steps of 2.5e-6 add up to 3.5e-15 less than 0.03; that remainder used to be
+    taken as a last step, whose dCoef ~ 1e-15 turned the multipliers into ~1e11 (found by the
+    Andrews order study).  The run ends after exactly 12 000 steps with the right pin force."""
+    from mbdae.engine.drivers.ivp import InitialValueProblem
+    p = InitialValueProblem(constrained.pendulum_model(), final_time=0.03, time_step=2.5e-6, method="ms", rho=0.6,
+                            tolerance=1e-10)
+    r = p.run()
+    assert p.stats["steps"] == 12000
+    assert abs(r.t[-1] - 0.03) < 1e-12
+    F_ref = constrained.pendulum_reference(0.03)["multipliers"]
+    assert np.linalg.norm(r.joint(2)[0][-1, :2] - F_ref) < 1e-2 * np.linalg.norm(F_ref)

@@ -55,8 +55,8 @@ def parse_methods(items, rhos):
     for item in items:
         name, _, rho = item.partition(":")
         name = name.replace("_", " ")
-        make_method(name, 0.0)                         # unknown names fail here, clearly
-        key = make_method(name, 0.0).name
+        probe = float(rho) if rho else (rhos or [0.6])[0]
+        key = make_method(name, probe).name             # unknown names fail here, clearly
         if rho:
             out.append((name, float(rho)))
         elif key in FIXED_RHO:

@@ -101,7 +101,7 @@ PENDULUM_STEPS = (0.005, 0.0025, 0.00125, 0.000625)
 def test_observed_orders_on_the_pendulum(name, rho, pendulum_case):
     """Positions, velocities and multipliers each converge at the predicted order, on at
     least three steps on the fitted line, with the Newton tolerance (1e-11, norm) far below
-    the error: even 10× looser changes the finest error by less than 1e-3 of itself.  Short form
+    the error: even 10× looser changes the finest error by less than 1 % of itself.  Short form
     (CI): three steps, the methods of SHORT; MBDAE_LONG=1: four steps, every method."""
     steps = PENDULUM_STEPS if LONG else PENDULUM_STEPS[:3]
     row, = order_study(pendulum_case, [(name, rho)], steps)
@@ -110,7 +110,7 @@ def test_observed_orders_on_the_pendulum(name, rho, pendulum_case):
     for component in ("positions", "velocities", "multipliers"):
         assert order_agrees(row, component), (component, row["fits"][component], row["predicted"])
     if row["predicted"]["multipliers"] is not None:     # ρ∞ = 1: undamped multiplier noise
-        assert row["tolerance_effect"] < 1e-3, row["tolerance_effect"]
+        assert row["tolerance_effect"] < 1e-2, row["tolerance_effect"]
 
 
 def test_compare_command_measures_orders_per_component(tmp_path, capsys):
@@ -139,3 +139,29 @@ def test_no_extra_step_from_accumulated_time_rounding():
     assert abs(r.t[-1] - 0.03) < 1e-12
     F_ref = constrained.pendulum_reference(0.03)["multipliers"]
     assert np.linalg.norm(r.joint(2)[0][-1, :2] - F_ref) < 1e-2 * np.linalg.norm(F_ref)
+
+
+@pytest.mark.parametrize("name,rho", [pytest.param("ms", 0.6, id="ms-0.6")] +
+                         [pytest.param(n, r, id=f"{n}-{r:g}", marks=pytest.mark.slow)
+                          for n, r in (("dirk54", 0.0), ("bathe", 0.6), ("hope", 0.4))])
+def test_observed_orders_on_the_slider_crank(name, rho):
+    """The slider-crank against its reduced 1-DOF reference.  The multistage methods' and
+    hope's multipliers settle at order 1 only below h ≈ 6e-4 (local slopes 0.68 → 0.97 for
+    DIRK54 from 2.5e-3 to 1.56e-4), so their long form runs down to 1.56e-4."""
+    steps = (0.0025, 0.00125, 0.000625) if name == "ms" else (0.000625, 0.0003125, 0.00015625)
+    row, = order_study(constrained.slider_crank(), [(name, rho)], steps)
+    print(order_table_markdown([row]))
+    assert not row["failure"], row["failure"]
+    for component in ("positions", "velocities", "multipliers"):
+        assert order_agrees(row, component), (component, row["fits"][component], row["predicted"])
+    assert row["tolerance_effect"] < 1e-2
+
+
+@pytest.mark.slow
+def test_observed_orders_on_andrews_squeezer():
+    """ms, ρ∞ = 0.6 on Andrews' squeezer against the IVP test set's q, q̇ and λ at 0.03 s."""
+    row, = order_study(constrained.andrews(), [("ms", 0.6)], (2e-5, 1e-5, 5e-6))
+    print(order_table_markdown([row]))
+    assert not row["failure"], row["failure"]
+    for component in ("positions", "velocities", "multipliers"):
+        assert order_agrees(row, component), (component, row["fits"][component], row["predicted"])

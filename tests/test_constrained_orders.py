@@ -24,6 +24,8 @@ import textbook_dae as textbook  # noqa: E402
 from mbdae.engine.compare import order_study, order_agrees, run_one, components_of, order_table_markdown  # noqa: E402
 from mbdae.solvers.integrators import make_method  # noqa: E402
 from mbdae.solvers.integrators.multistep import ms_coefficients  # noqa: E402
+from mbdae.engine.drivers.ivp import InitialValueProblem  # noqa: E402
+from mbdae.cli import main as cli_main  # noqa: E402
 
 LONG = os.environ.get("MBDAE_LONG") == "1"
 
@@ -116,7 +118,6 @@ def test_observed_orders_on_the_pendulum(name, rho, pendulum_case):
 def test_compare_command_measures_orders_per_component(tmp_path, capsys):
     """`mbdae compare case.py:NAME --orders --check`: the order table per component, written
     and printed; exit 0 when every observed order agrees with the predicted one."""
-    from mbdae.cli import main as cli_main
     target = os.path.join(HERE, "..", "cases", "integrators", "constrained.py") + ":pendulum"
     prefix = str(tmp_path / "pend")
     assert cli_main(["compare", target, "--orders", "--check", "--methods", "ms:0.6", "dirk33",
@@ -131,7 +132,6 @@ def test_no_extra_step_from_accumulated_time_rounding():
     """12 000 steps of 2.5e-6 add up to 3.5e-15 less than 0.03; that remainder used to be
     taken as a last step, whose dCoef ~ 1e-15 turned the multipliers into ~1e11 (found by the
     Andrews order study).  The run ends after exactly 12 000 steps with the right pin force."""
-    from mbdae.engine.drivers.ivp import InitialValueProblem
     p = InitialValueProblem(constrained.pendulum_model(), final_time=0.03, time_step=2.5e-6, method="ms", rho=0.6,
                             tolerance=1e-10)
     r = p.run()

@@ -17,7 +17,7 @@ from types import ModuleType
 
 from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
-                            joints, regularization, abstract_nodes, genel, parameters, driven)
+                            joints, regularization, abstract_nodes, genel, parameters, driven, solid)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ ENTRIES = (
     Entry("viscous_body", viscous_body),
     Entry("beam", beam),
     Entry("hbeam", hbeam),
+    Entry("solid", solid),
     Entry("joints", joints),
     Entry("regularization", regularization),
     Entry("abstract_nodes", abstract_nodes),

@@ -7,7 +7,7 @@ node frame unless the argument name says `absolute`.  Drives are objects of
 mbdae.engine.core.drives (scalar) or mbdae.engine.core.tpldrive.VectorDrive (vectors); a plain
 number or 3-vector is taken as a constant.
 """
-from mbdae.engine.core.nodes import NodeSpec, DummyNodeSpec
+from mbdae.engine.core.nodes import NodeSpec, DummyNodeSpec, NODE_KINDS
 from mbdae.engine.core.privdata import ElementDrive, ModelNamespace
 from mbdae.elements.base import vec, mat, scalar_drive
 from mbdae.elements.registry import ENTRIES
@@ -31,9 +31,12 @@ class Model:
     def structural_node(self, label, kind="dynamic", position=None, orientation=None,
                         velocity=None, angular_velocity=None, output=True,
                         orientation_description="euler123", assembly_stiffness=None):
-        """Static (6 unknowns) or dynamic (12 unknowns) structural node (manual §8.1.1-2)."""
-        if kind not in ("static", "dynamic"):
-            raise ValueError(f"structural node {label}: kind must be 'static' or 'dynamic', not {kind!r}")
+        """Static (6 unknowns) or dynamic (12 unknowns) structural node (manual §8.1.1-2), or
+        a displacement-only node of the solid elements (theory manual §12.0.6): `static
+        displacement` (x, 3 unknowns) or `dynamic displacement` (x and β, 6 unknowns), whose
+        orientation and angular velocity are not used."""
+        if kind not in NODE_KINDS:
+            raise ValueError(f"structural node {label}: kind must be one of {', '.join(NODE_KINDS)}, not {kind!r}")
         self.nodes.append(NodeSpec(label, kind, vec(position), mat(orientation), vec(velocity),
                                    vec(angular_velocity), output, orientation_description,
                                    assembly_stiffness))

@@ -161,8 +161,7 @@ class System:
                 families[fam.state_key] = fam.commit(ctx, fam.state_arrays(ctx))
             state.families = families
         state.R_ref = kin.R
-        state.y[self.nodes.ig] = 0.0
-        state.yp[self.nodes.ig] = kin.w
+        self.nodes.reset_rotations(state.y, state.yp, kin.w)
 
     def update(self, state, dx, dcoef):
         """Newton update (G1): differential unknowns ẏ += Δ, y += dCoef Δ; algebraic y += Δ."""
@@ -175,9 +174,9 @@ class System:
         K = len(points)
         ys, yps = np.empty((K, self.n)), np.empty((K, self.n))
         R_ref = points[0].R
-        start = self.nodes.start
+        gstart = self.nodes.gstart
         for k, P in enumerate(points):
-            history_row(P.y, P.yp, P.R, P.w, R_ref, start, k == 0, ys[k], yps[k])
+            history_row(P.y, P.yp, P.R, P.w, R_ref, gstart, k == 0, ys[k], yps[k])
         return ys, yps
 
     def family_with(self, capability):

@@ -47,7 +47,7 @@ class History:
     def after(self, system, state, method=None):
         """The history once the committed `state` (g = 0, so R = R_ref and ω = ġ) is
         accepted: its point first, and `method`'s memory advanced by its `accepted`."""
-        w = state.yp[system.nodes.ig].copy()
+        w = system.nodes.omega_of(state.yp)
         point = HistoryPoint(state.t, state.y.copy(), state.yp.copy(), state.R_ref.copy(), w, state.families)
         new = History(self.size, self.algebraic_predictor, [point] + self.points, self.memory)
         if method is not None:

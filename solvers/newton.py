@@ -11,6 +11,7 @@ import numpy as np
 from mbdae.solvers.convergence import residual_error, solution_error, SimulationDiverged
 from mbdae.solvers.linear import make_linear_solver, SingularMatrix
 from mbdae.engine.core.compiled import all_finite
+from mbdae.engine.core.state import InvalidConfiguration
 
 
 @dataclass
@@ -70,7 +71,16 @@ class NewtonRaphson:
     def solve(self, system, state, dcoef, mode="regular", ia=None, tolerance=None,
               max_iterations=None, test=None, bias=None):
         """Iterate until the residual test passes; `bias` is subtracted from f (used by the
-        derivatives phase).  Returns (iterations, error, converged on the solution test)."""
+        derivatives phase).  Returns (iterations, error, converged on the solution test).
+        An element that cannot be evaluated at an iterate (InvalidConfiguration, e.g. an
+        inverted solid element) ends the solve as a diverged one, with its message."""
+        try:
+            return self._solve(system, state, dcoef, mode, ia, tolerance, max_iterations, test, bias)
+        except InvalidConfiguration as e:
+            self.invalidate()
+            raise SimulationDiverged(str(e)) from None
+
+    def _solve(self, system, state, dcoef, mode, ia, tolerance, max_iterations, test, bias):
         s = self.settings
         tol = s.tolerance if tolerance is None else tolerance
         maxit = s.max_iterations if max_iterations is None else max_iterations

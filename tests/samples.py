@@ -42,8 +42,13 @@ def randomize_state(system, rng, t=0.37, g_scale=0.2):
     st = system.initial_state(t)
     st.y[:] = rng.normal(size=system.n)
     st.yp[:] = rng.normal(size=system.n)
-    st.y[system.nodes.ig] = g_scale * rng.normal(size=(system.nodes.n, 3))
-    st.R_ref = np.array([rand_R(rng) for _ in range(system.nodes.n)])
+    nodes = system.nodes
+    st.y[nodes.ig_rot] = g_scale * rng.normal(size=(len(nodes.rot), 3))
+    st.R_ref = np.array([rand_R(rng) if r else np.eye(3) for r in nodes.rotating])
+    # displacement nodes (solid elements) stay near their reference positions: a random
+    # position would invert the elements
+    disp = np.flatnonzero(~nodes.rotating)
+    st.y[nodes.ix[disp]] = nodes.x0[disp] + 0.05 * rng.normal(size=(len(disp), 3))
     return st
 
 
@@ -54,6 +59,6 @@ def rigid_motion(st, nodes, Q, c, v0, w0):
     xq = rot.matvec(Q, st.y[nodes.ix]) + c
     st2.y[nodes.ix] = xq
     st2.yp[nodes.ix] = rot.matvec(Q, st.yp[nodes.ix]) + v0 + rot.cross(w0, xq)
-    st2.R_ref = Q @ st.R_ref
-    st2.yp[nodes.ig] = rot.matvec(Q, st.yp[nodes.ig]) + w0
+    st2.R_ref = np.where(nodes.rotating[:, None, None], Q @ st.R_ref, st.R_ref)
+    st2.yp[nodes.ig_rot] = rot.matvec(Q, st.yp[nodes.ig_rot]) + w0
     return st2

@@ -509,17 +509,28 @@ def log_rotvec(R):
 
 
 @kernel
-def node_kinematics(y, yp, R_ref, start, dcoef, x, v, R, w, g, gd, G, Tw):
+def node_kinematics(y, yp, R_ref, start, gstart, dcoef, x, v, R, w, g, gd, G, Tw):
     """Node kinematics at an iterate (G3, G8): x, ẋ from the unknowns, R = R(g) R_ref,
     ω = G(g) ġ, and the Newton-increment map T_ω = G + dCoef ∂(G ġ)/∂g, for the nodes whose
-    unknowns start at `start` (x at start..start+2, g at start+3..start+5)."""
+    unknowns start at `start` (x at start..start+2) with g at gstart..gstart+2; a node
+    without rotation unknowns (gstart = -1, displacement nodes) keeps R = R_ref, ω = 0 and
+    G = T_ω = I."""
     for i in range(len(start)):
         s = start[i]
-        xi = (y[s], y[s + 1], y[s + 2])
-        gi = (y[s + 3], y[s + 4], y[s + 5])
-        gdi = (yp[s + 3], yp[s + 4], yp[s + 5])
-        vstore(x, i, xi)
+        vstore(x, i, (y[s], y[s + 1], y[s + 2]))
         vstore(v, i, (yp[s], yp[s + 1], yp[s + 2]))
+        q = gstart[i]
+        if q < 0:
+            gi = (0.0, 0.0, 0.0)
+            vstore(g, i, gi)
+            vstore(gd, i, gi)
+            vstore(w, i, gi)
+            mstore(R, i, mload(R_ref, i))
+            mstore(G, i, eye3())
+            mstore(Tw, i, eye3())
+            continue
+        gi = (y[q], y[q + 1], y[q + 2])
+        gdi = (yp[q], yp[q + 1], yp[q + 2])
         vstore(g, i, gi)
         vstore(gd, i, gdi)
         Rg, Gi = cayley_R_G(gi)
@@ -578,16 +589,18 @@ def newton_update(y, yp, dx, dcoef, is_alg):
 
 
 @kernel
-def history_row(y, yp, R_k, w_k, R_0, node_start, newest, y_out, yp_out):
+def history_row(y, yp, R_k, w_k, R_0, gstart, newest, y_out, yp_out):
     """A committed point's unknowns with its rotation slots about the newest orientation R_0
     (G3), written into y_out, yp_out: the newest point has g = 0, ġ = ω; an older one
     g = cayley⁻¹(R_k R_0ᵀ) = 4 ax(R_k R_0ᵀ)/(1 + tr(R_k R_0ᵀ)) and ġ = G(g)⁻¹ ω_k with
-    G(g)⁻¹ = I - ½ g× + ¼ g gᵀ, per node."""
+    G(g)⁻¹ = I - ½ g× + ¼ g gᵀ, per node whose rotation slots start at gstart (-1: none)."""
     for i in range(len(y)):
         y_out[i] = y[i]
         yp_out[i] = yp[i]
-    for i in range(len(node_start)):
-        s = node_start[i] + 3
+    for i in range(len(gstart)):
+        s = gstart[i]
+        if s < 0:
+            continue
         w = vload(w_k, i)
         if newest:
             g = (0.0, 0.0, 0.0)

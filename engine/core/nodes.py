@@ -1,4 +1,8 @@
-"""Structural nodes (manual §8.1): static (x, g) and dynamic (x, g, β, γ) nodes.
+"""Structural nodes (manual §8.1): static (x, g) and dynamic (x, g, β, γ) nodes, and the
+displacement-only nodes of the solid elements (theory manual §12.0.6): static displacement
+(x) and dynamic displacement (x, β) nodes.  A displacement node has no rotation unknowns:
+its orientation stays the identity, ω = 0, and the rotation rows and columns other
+families write for it fall on index -1, which the assembly discards.
 
 Rotation unknowns are incremental Gibbs-Rodrigues parameters g about a reference
 orientation R_ref committed after each converged step (G3): R = R(g) R_ref with R_ref
@@ -21,7 +25,7 @@ I3 = np.eye(3)
 @dataclass
 class NodeSpec:
     label: int
-    kind: str                  # "static" | "dynamic"
+    kind: str                  # "static" | "dynamic" | "static displacement" | "dynamic displacement"
     x: np.ndarray
     R: np.ndarray
     v: np.ndarray
@@ -42,6 +46,9 @@ class DummyNodeSpec:
     orientation_description: str = "euler123"
 
 
+NODE_KINDS = ("static", "dynamic", "static displacement", "dynamic displacement")
+
+
 class Kinematics:
     """Node kinematics at the current iterate, shared by all element families: x, ẋ, g, ġ
     (n, 3), R = R(g) R_ref, G(g), ω = G ġ and the Newton-increment maps T_θ = dCoef G and
@@ -53,7 +60,7 @@ class Kinematics:
         self.g, self.gd = np.empty((n, 3)), np.empty((n, 3))
         self.R, self.G, self.Tw = np.empty((n, 3, 3)), np.empty((n, 3, 3)), np.empty((n, 3, 3))
         self.dcoef = dcoef
-        node_kinematics(y, yp, R_ref, nodes.start, float(dcoef), self.x, self.v, self.R, self.w,
+        node_kinematics(y, yp, R_ref, nodes.start, nodes.gstart, float(dcoef), self.x, self.v, self.R, self.w,
                         self.g, self.gd, self.G, self.Tw)
 
     @property
@@ -74,19 +81,30 @@ class StructuralNodes:
         if len(set(self.labels.tolist())) != n:
             raise ValueError("duplicate structural node labels")
         self.index_of = {int(l): i for i, l in enumerate(self.labels)}
-        self.dynamic = np.array([s.kind == "dynamic" for s in self.specs], bool)
+        kinds = [s.kind for s in self.specs]
+        for s in self.specs:
+            if s.kind not in NODE_KINDS:
+                raise ValueError(f"structural node {s.label}: kind must be one of {NODE_KINDS}, not {s.kind!r}")
+        self.rotating = np.array([not k.endswith("displacement") for k in kinds], bool)
+        self.dynamic = np.array([k.startswith("dynamic") for k in kinds], bool)     # owns momenta
         self.x0 = np.array([s.x for s in self.specs], float).reshape(n, 3)
-        self.R0 = np.array([s.R for s in self.specs], float).reshape(n, 3, 3)
+        self.R0 = np.array([s.R if r else I3 for s, r in zip(self.specs, self.rotating)], float).reshape(n, 3, 3)
         self.v0 = np.array([s.v for s in self.specs], float).reshape(n, 3)
-        self.w0 = np.array([s.w for s in self.specs], float).reshape(n, 3)
-        self.ndof = np.where(self.dynamic, 12, 6)
+        self.w0 = np.array([s.w if r else np.zeros(3) for s, r in zip(self.specs, self.rotating)],
+                           float).reshape(n, 3)
+        # unknowns per node: x (3), g (3, rotating), β (3, dynamic), γ (3, dynamic and rotating)
+        self.ndof = 3 * (1 + self.rotating.astype(np.int64)) * (1 + self.dynamic.astype(np.int64))
         self.start = np.concatenate([[0], np.cumsum(self.ndof)[:-1]]).astype(np.int64)
         self.total = int(self.ndof.sum())
         self.ix = self.start[:, None] + np.arange(3)
-        self.ig = self.ix + 3
-        self.ib = np.where(self.dynamic[:, None], self.ix + 6, -1)
-        self.ic = np.where(self.dynamic[:, None], self.ix + 9, -1)
+        self.gstart = np.where(self.rotating, self.start + 3, -1).astype(np.int64)
+        self.ig = np.where(self.rotating[:, None], self.ix + 3, -1)
+        self.ib = np.where(self.dynamic[:, None], self.ix + np.where(self.rotating, 6, 3)[:, None], -1)
+        self.ic = np.where((self.dynamic & self.rotating)[:, None], self.ix + 9, -1)
+        self.rot = np.flatnonzero(self.rotating)
+        self.ig_rot = self.ig[self.rot]
         self.dyn = np.flatnonzero(self.dynamic)
+        self.dyn_rot = np.flatnonzero(self.dynamic & self.rotating)
         self._ib_dyn, self._ic_dyn = self.ib[self.dyn], self.ic[self.dyn]
         self._all_dynamic = bool(self.dynamic.all())
         self.wx = np.ones(n)
@@ -101,27 +119,38 @@ class StructuralNodes:
         except KeyError:
             raise KeyError(f"structural node {label} is not defined") from None
 
+    def omega_of(self, yp):
+        """Angular velocities (n, 3) from ẏ at a committed state (g = 0, so ω = ġ; zero for
+        displacement nodes)."""
+        w = np.zeros((self.n, 3))
+        w[self.rot] = yp[self.ig_rot]
+        return w
+
+    def reset_rotations(self, y, yp, w):
+        """A committed state's rotation slots (G3): g = 0 and ġ = ω (w: (n, 3))."""
+        y[self.ig_rot] = 0.0
+        yp[self.ig_rot] = w[self.rot]
+
     # ------------------------------------------------------------------ layout
     def dof_info(self):
         kind = np.full(self.total, DIFFERENTIAL)
         dim = np.empty(self.total, np.int64)
         dim[self.ix] = DIM["force"]
-        dim[self.ig] = DIM["moment"]
-        d = self.dyn
+        dim[self.ig_rot] = DIM["moment"]
+        d, dr = self.dyn, self.dyn_rot
         dim[self.ib[d]] = DIM["momentum"]
-        dim[self.ic[d]] = DIM["angular momentum"]
+        dim[self.ic[dr]] = DIM["angular momentum"]
         labels = np.repeat(self.labels, self.ndof)
         names = np.empty(self.total, dtype=object)
-        for rows, word in ((self.ix, "force"), (self.ig, "moment"), (self.ib[d], "momentum"),
-                           (self.ic[d], "angular momentum")):
+        for rows, word in ((self.ix, "force"), (self.ig_rot, "moment"), (self.ib[d], "momentum"),
+                           (self.ic[dr], "angular momentum")):
             names[rows] = np.array([f"{word} x", f"{word} y", f"{word} z"], dtype=object)
         return kind, dim, labels, list(names)
 
     def initial_state(self, y, yp):
         y[self.ix] = self.x0
         yp[self.ix] = self.v0
-        y[self.ig] = 0.0
-        yp[self.ig] = self.w0
+        self.reset_rotations(y, yp, self.w0)
         return self.R0.copy()
 
     # ------------------------------------------------------------------ pattern
@@ -212,19 +241,20 @@ def node_equations(mode, dcoef, dyn, ib, ic, y, yp, x, v, w, g, Tw, ia_x, ia_v, 
     for a in range(len(dyn)):
         i = dyn[a]
         b0, c0 = ib[a, 0], ic[a, 0]
+        rotating = c0 >= 0           # displacement nodes: no γ, no moment row (discarded)
         for k in range(3):
             if mode == IA_VELOCITY:
                 r_b[a, k] = yp[b0 + k]
-                r_c[a, k] = yp[c0 + k]
+                r_c[a, k] = yp[c0 + k] if rotating else 0.0
             else:
                 r_b[a, k] = y[b0 + k]
-                r_c[a, k] = y[c0 + k]
+                r_c[a, k] = y[c0 + k] if rotating else 0.0
         if not assembly:
             # force row β̇, moment row γ̇ + ẋ×β
             vxb = vcross(vload(v, i), (y[b0], y[b0 + 1], y[b0 + 2]))
             for k in range(3):
                 r_x[i, k] = yp[b0 + k]
-                r_g[i, k] = yp[c0 + k] + vxb[k]
+                r_g[i, k] = (yp[c0 + k] if rotating else 0.0) + vxb[k]
         if not want_jac:
             continue
         diag = 1.0 if assembly else dcoef

@@ -212,9 +212,9 @@ class ModelNamespace:
             return nan, nan
         betad = np.zeros((nodes.n, 3))
         gammad = np.zeros((nodes.n, 3))
-        d = nodes.dyn
+        d, dr = nodes.dyn, nodes.dyn_rot
         betad[d] = ctx.yp[nodes.ib[d]]
-        gammad[d] = ctx.yp[nodes.ic[d]]
+        gammad[dr] = ctx.yp[nodes.ic[dr]]
         return bodies.node_accelerations(ctx.kin, betad, gammad)
 
     # ------------------------------------------------------------------ elements

@@ -21,6 +21,12 @@ def _copy_tree(value):
     return value
 
 
+class InvalidConfiguration(ArithmeticError):
+    """An element met a configuration it cannot evaluate (e.g. a solid element with
+    det F <= 0); the message names the element and the time.  Newton treats it as a
+    diverged iteration, so a step may be retried with a smaller time step."""
+
+
 @dataclass
 class State:
     """t, y, ẏ, the committed node reference orientations, the families' internal arrays

@@ -202,6 +202,8 @@ class InverseDynamicsProblem:
         if self.joints is None:
             raise ValueError("inverse dynamics needs joints that prescribe the motion")
         nodes = sysm.nodes
+        if not nodes.rotating.all():
+            raise ValueError("inverse dynamics: displacement-only structural nodes are not supported")
         self.nn = nodes.n
         self.n = 6 * nodes.n
         self.perm = np.concatenate([nodes.ix, nodes.ig], axis=1).reshape(-1)

@@ -156,19 +156,18 @@ class InitialValueProblem:
         nodes = sysm.nodes
         x_in = st.y[nodes.ix].copy()
         v_in = st.yp[nodes.ix].copy()
-        w_in = st.yp[nodes.ig].copy()
+        w_in = nodes.omega_of(st.yp)
         ia = st.copy()
         ia.yp[:] = 0.0
         self._assembly_subproblem(ia, "positions", 1.0, "ia_position", (x_in, None, None))
         ia.yp[:] = 0.0
         ia.yp[nodes.ix] = v_in
-        ia.yp[nodes.ig] = w_in
+        nodes.reset_rotations(ia.y, ia.yp, w_in)
         self._assembly_subproblem(ia, "velocities", 0.0, "ia_velocity", (None, v_in, w_in))
         st.y[nodes.ix] = ia.y[nodes.ix]
         st.yp[nodes.ix] = ia.yp[nodes.ix]
         st.R_ref = ia.R_ref
-        st.y[nodes.ig] = 0.0
-        st.yp[nodes.ig] = ia.yp[nodes.ig]
+        nodes.reset_rotations(st.y, st.yp, nodes.omega_of(ia.yp))
 
     def _assembly_subproblem(self, ia, what, dcoef, mode, targets):
         """One Newton solve of the initial assembly; multipliers start from zero."""
@@ -193,7 +192,7 @@ class InitialValueProblem:
             return
         beta, gamma = bodies.node_momenta(sysm.kinematics(st))
         st.y[nodes.ib[nodes.dyn]] = beta[nodes.dyn]
-        st.y[nodes.ic[nodes.dyn]] = gamma[nodes.dyn]
+        st.y[nodes.ic[nodes.dyn_rot]] = gamma[nodes.dyn_rot]
 
     def derivatives(self, st):
         """Consistent ẏ (accelerations, momentum rates) and multipliers at t0 (manual §6.2.1).
@@ -213,7 +212,7 @@ class InitialValueProblem:
         base = st.copy()
         keep = np.zeros(self.system.n, bool)
         keep[nodes.ix] = True
-        keep[nodes.ig] = True
+        keep[nodes.ig_rot] = True
         last = None
         for c in tries:
             trial = base.copy()
@@ -296,9 +295,9 @@ class InitialValueProblem:
             return nan, nan.copy()
         betad = np.zeros((nodes.n, 3))
         gammad = np.zeros((nodes.n, 3))
-        d = nodes.dyn
+        d, dr = nodes.dyn, nodes.dyn_rot
         betad[d] = st.yp[nodes.ib[d]]
-        gammad[d] = st.yp[nodes.ic[d]]
+        gammad[dr] = st.yp[nodes.ic[dr]]
         return bodies.node_accelerations(kin, betad, gammad)
 
     # ------------------------------------------------------------------ driver

@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from mbdae.elements.driven import Hint
+from mbdae.elements.solid_shapes import SOLID_SHAPES, SURFACE_SHAPES
 from mbdae.elements.registry import element_cards
 from mbdae.engine.core.drives import ConstDrive, constant_value
 from mbdae.engine.io.mbdyn.args import Args
@@ -47,7 +48,9 @@ ELEMENT_HEADS = table([
     ("hbeam", ("a beam label", True, "beams")), ("genel", ("a genel label", True, "genels")),
     ("joint regularization", ("a joint label", False, "joint regularizations")),
     ("driven", ("a driven element label", False, None)),
-])
+] + [(shape, ("a solid label", True, "solids")) for shape in SOLID_SHAPES]
+  + [(f"{kind}{shape}", ("a surface load label", True, "surface loads"))
+     for kind in ("pressure", "traction") for shape in SURFACE_SHAPES])
 FAMILY_CARDS = table(element_cards().items())
 JOINT_TYPES = {k: reader for k, reader in FAMILY_CARDS.items() if k not in ELEMENT_HEADS}
 

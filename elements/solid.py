@@ -364,6 +364,13 @@ class Solids(ElementFamily):
         """(shape name, (ne, N) structural node indices in MBDyn's order)."""
         return self.shape.name, self.conn
 
+    def node_momenta(self, kin):
+        """(β, γ) per structural node: Σ_e M u̇ (eq. 12.56) and no moment of momentum (the
+        consistent initial momenta)."""
+        beta = np.zeros((self.nodes.n, 3))
+        np.add.at(beta, self.conn.ravel(), np.einsum("eab,ebi->eai", self.Me, kin.v[self.conn]).reshape(-1, 3))
+        return beta, np.zeros((self.nodes.n, 3))
+
     def kinetic_energy(self, ctx):
         """½ Σ u̇ᵀ M u̇ (the private datum "E")."""
         v = ctx.kin.v[self.conn]
@@ -380,3 +387,54 @@ class Solids(ElementFamily):
 
 def _linear_shape(corners, space):
     return ShapeFunctions(tuple(np.asarray(corners, float).T), space)
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head is read (`<shape>: <label>`):
+# `reader` is the deck reader, `args` the cursor over the card's remaining arguments, `word`
+# the label's word.  The reader and the Model are used duck-typed (no engine.io import here).
+
+def read_solid(reader, model, args, label, word, shape):
+    """`<shape>: <label>, [static,] [lumped mass,] <N structural nodes>, [<Np hydraulic
+    nodes>,] <N nodal densities>, <law>, {<law> | same} ...` with one 6-D (7-D for u/p-c
+    shapes) law per integration point (input manual "Solid elements")."""
+    sh = solid_shape(shape)
+    static = args.is_keyword("static")
+    lumped = args.is_keyword("lumped mass")
+    nodes = []
+    for k in range(sh.n_nodes):
+        nw = args.peek()
+        info = reader.structural_node(args, f"structural node {k + 1} of {shape} {label}")
+        if info.label in nodes:
+            raise nw.error(f"{shape} {label}: node {info.label} appears twice")
+        nodes.append(info.label)
+    pressure = [args.label(f"hydraulic node {q + 1} of {shape} {label}") for q in range(sh.n_pressure)]
+    density = [args.real(f"the density at node {k + 1}") for k in range(sh.n_nodes)]
+    dim = 7 if sh.upc else 6
+    laws = []
+    for g in range(len(sh.rule[1])):
+        lw = args.peek()
+        if g > 0 and args.is_keyword("same"):
+            laws.append(laws[-1])
+            continue
+        law = reader.read_law(args, dim)
+        if not isinstance(law, SolidLaw):
+            raise lw.error(f"{shape} {label}: law {g + 1} is not a solid constitutive law")
+        laws.append(law)
+    if args.is_keyword("output"):
+        reader.read_output_flag(args, "solids")
+    try:
+        model.solid(label, shape, nodes, laws, density, pressure, lumped, static, where=word.where())
+    except ValueError as e:
+        raise word.error(str(e)) from None
+
+
+def _card(shape):
+    def read(reader, model, args, label, word):
+        read_solid(reader, model, args, label, word, shape)
+    read.__name__ = f"read_{shape}"
+    return read
+
+
+CARDS = {shape: _card(shape) for shape in SOLID_SHAPES}

@@ -198,7 +198,7 @@ class InverseDynamicsProblem:
         self.system = System(_all_dynamic(model, lists))
         sysm = self.system
         self.joints = sysm.family_with("reactions")
-        self.bodies = sysm.family_with("node_momenta")
+        self.bodies = sysm.family_with("node_accelerations")
         if self.joints is None:
             raise ValueError("inverse dynamics needs joints that prescribe the motion")
         nodes = sysm.nodes

@@ -139,7 +139,8 @@ class InitialValueProblem:
         self.observers = list(observers)
         # the families the driver reads (found by what they offer, not by class)
         self.joints = self.system.family_with("reactions")
-        self.bodies = self.system.family_with("node_momenta")
+        self.bodies = self.system.family_with("node_accelerations")
+        self.momentum_families = [f for f in self.system.families if hasattr(f, "node_momenta")]
         if s.output_prefix and not any(getattr(o, "prefix", None) == s.output_prefix for o in self.observers):
             raise ValueError("output_prefix: the driver writes no files itself; run the model with "
                              "mbdae.run(model, output_prefix=...) or attach an MBDyn writer observer")
@@ -184,13 +185,18 @@ class InitialValueProblem:
         self.log(f"# Initial assembly: {what} in {it} iterations, error {err:.6g}")
 
     def set_momenta(self, st):
-        """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities."""
+        """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities: the
+        sum over the families that carry mass (rigid bodies, solid elements: β = M u̇)."""
         sysm = self.system
-        bodies = self.bodies
         nodes = sysm.nodes
-        if bodies is None or len(nodes.dyn) == 0:
+        if not self.momentum_families or len(nodes.dyn) == 0:
             return
-        beta, gamma = bodies.node_momenta(sysm.kinematics(st))
+        kin = sysm.kinematics(st)
+        beta, gamma = np.zeros((nodes.n, 3)), np.zeros((nodes.n, 3))
+        for fam in self.momentum_families:
+            b, g = fam.node_momenta(kin)
+            beta += b
+            gamma += g
         st.y[nodes.ib[nodes.dyn]] = beta[nodes.dyn]
         st.y[nodes.ic[nodes.dyn_rot]] = gamma[nodes.dyn_rot]
 

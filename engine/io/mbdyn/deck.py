@@ -176,7 +176,8 @@ class DeckReader(Directives, ProblemCards, ControlCards, NodeCards, ElementCards
         self.drives = {}                   # drive callers
         self.postponed = []
         self.tpl_drives = {}               # template drive callers: label -> (dim, drive)
-        self.laws = {}                     # constitutive laws: label -> (dim, law or None)
+        self.laws = {}                     # constitutive laws: (dim, label) -> law (MBDyn's per-dimension labels)
+        self.solid_views = {}              # id of a 6-D constitutive.Law -> (law, its solid_laws.SolidLaw)
         self.nodes = {}                    # structural nodes (and dummies): label -> NodeInfo
         self.element_labels = {}           # family -> set of labels
         self.declared = {}                 # control-data counters

@@ -203,18 +203,22 @@ class Directives:
         args.expect_end()
 
     def dir_constitutive_law(self, card):
-        """`constitutive law: label, [name,] dim, <law>` (manual §2.4.1); dimension 1, 3 or 6."""
+        """`constitutive law: label, [name, "...",] dim, <law>` (manual §2.4.1); dimension 1, 3, 6
+        or 7 (7: the u/p-c solid laws); each dimension has its own labels, as in MBDyn."""
         args = Args(self, card)
         word = args.peek()
         label = args.label("a constitutive law label")
         args.optional_name()
         dim_word = args.peek()
         dim = args.integer("the dimension of the law")
-        if label in self.laws:
-            raise word.error(f"constitutive law {label} is already defined")
-        if dim not in (1, 3, 6):
-            raise dim_word.error(not_supported(f"{dim}-D constitutive laws (mbdae has 1, 3 and 6)"))
-        self.laws[label] = (dim, self.read_law(args, dim))
+        if dim == 9:
+            raise dim_word.error(not_supported("9-D constitutive laws (MBDyn's deformation-gradient laws "
+                                               "of solid elements: mooney rivlin elastic, mfront finite strain)"))
+        if dim not in (1, 3, 6, 7):
+            raise dim_word.error(not_supported(f"{dim}-D constitutive laws (mbdae has 1, 3, 6 and 7)"))
+        if (dim, label) in self.laws:
+            raise word.error(f"constitutive law {label} is already defined as a {dim}-D law")
+        self.laws[(dim, label)] = self.read_any_law(args, dim)
         args.expect_end()
 
     def dir_scalar_function(self, card):

@@ -29,10 +29,11 @@ LINEAR_ELASTIC = 0          # S = D ε                      params: D (36, row-m
 LINEAR_VISCOELASTIC = 1     # S = D ε + Dv ε̇*              params: D (36), Dv (36)
 NEO_HOOKEAN = 2             # Kübler's compressible Neo-Hookean (+ β D ε̇*)   params: μ, λ, β
 MOONEY_RIVLIN = 3           # Bathe's Mooney–Rivlin         params: C1, C2, κ, 1/κ
-MOONEY_RIVLIN_UPC = 4       # its u/p-c form (7-D)          params: C1, C2, κ, 1/κ
+MOONEY_RIVLIN_UPC = 4       # its u/p-c form (7-D)          params: C1, C2, κ (0 if infinite), 1/κ
 HOOKEAN_UPC = 5             # Hooke's law, u/p-c (7-D)      params: μ, γ = λ/κ, 1/κ
 BILINEAR_HARDENING = 6      # J2 plasticity, linear isotropic hardening (small strain on G)
-BILINEAR_HARDENING_UPC = 7  # its u/p-c form (7-D)          params: E, ν, E_T, σ_y0, μ, κ, 1/κ, E_P
+BILINEAR_HARDENING_UPC = 7  # its u/p-c form (7-D)          params: E, ν, E_T, σ_y0, μ, κ (0 if infinite),
+                            #                                       1/κ, E_P
 MAXWELL = 8                 # generalized Maxwell           params: E0, n, C (36), (E1, η1) × n
 
 MAXWELL_MAX_BRANCHES = 8    # Maxwell branches of one law (6 internal values each)
@@ -212,7 +213,8 @@ def mooney_rivlin_elastic(C1, C2, kappa, upc=False):
     if math.isinf(kappa) and not upc:
         raise ValueError("mooney rivlin elastic: nu must be less than 0.5 for a 6-D law; use a 7-D (u/p-c) law")
     code = MOONEY_RIVLIN_UPC if upc else MOONEY_RIVLIN
-    return SolidLaw("mooney rivlin elastic", code, _params([C1, C2, kappa, 1.0 / kappa]), upc=upc)
+    finite = 0.0 if math.isinf(kappa) else kappa          # no inf in the law table
+    return SolidLaw("mooney rivlin elastic", code, _params([C1, C2, finite, 1.0 / kappa]), upc=upc)
 
 
 def bilinear_isotropic_hardening(E, nu, ET, sigmayv, upc=False):
@@ -234,7 +236,7 @@ def bilinear_isotropic_hardening(E, nu, ET, sigmayv, upc=False):
         raise ValueError(f"{what}: sigmayv must be greater than zero")
     mu = E / (2.0 * (1.0 + nu))
     inv_kappa = 3.0 * (1.0 - 2.0 * nu) / E
-    kappa = math.inf if inv_kappa == 0.0 else 1.0 / inv_kappa
+    kappa = 0.0 if inv_kappa == 0.0 else 1.0 / inv_kappa   # κ = inf (ν = 1/2, 7-D only) kept out of the table
     EP = E * ET / (E - ET)
     code = BILINEAR_HARDENING_UPC if upc else BILINEAR_HARDENING
     h0 = np.zeros(N_PLASTIC_HISTORY)

@@ -67,7 +67,7 @@ class Laws:
         the solid-element names and for 7-D, else a constitutive.Law; `reference` aliases."""
         if args.is_keyword("reference"):
             return self.law_reference(args, dim)
-        if dim == 7 or args.peek_keyword() in SOLID_LAWS:
+        if dim == 7 or (dim == 6 and args.peek_keyword() in SOLID_LAWS):
             return self.read_solid_law(args, dim)
         return self.read_law(args, dim)
 
@@ -202,7 +202,8 @@ class Laws:
                 E, nu, ET, sy = (self.law_keyword(args, k) for k in ("E", "nu", "ET", "sigmayv"))
                 return sl.bilinear_isotropic_hardening(E, nu, ET, sy, upc)
             E0 = self.law_keyword(args, "E0")
-            if kw == normalize("linear viscoelastic maxwell 1"):
+            one = kw == normalize("linear viscoelastic maxwell 1")
+            if one:
                 branches = [(self.law_keyword(args, "E1"), self.law_keyword(args, "eta1"))]
             else:
                 nw = args.peek()
@@ -213,7 +214,8 @@ class Laws:
                 branches = [(self.law_keyword(args, "E1"), self.law_keyword(args, "eta1")) for _ in range(n)]
             args.expect_keyword("C")
             C = self.read_mat6(args)
-            return sl.linear_viscoelastic_maxwell(E0, branches, C, name=" ".join(name.text.split()))
+            name_text = "linear viscoelastic maxwell " + ("1" if one else "n")
+            return sl.linear_viscoelastic_maxwell(E0, branches, C, name=name_text)
         except ValueError as e:
             raise name.error(str(e)) from None
 

@@ -529,19 +529,25 @@ def test_bad_law_cards_name_file_line_and_word(tmp_path, card, needle, message):
 
 
 def test_references_check_dimension_and_use(tmp_path):
-    """A 7-D reference to a label that only exists in 6-D, a beam-style (read_law) use of a
-    solid law, and elastic and viscoelastic laws mixed in one element are errors at the word."""
+    """A 7-D reference to a label that only exists in 6-D, a solid law in 1-D or 3-D, and elastic
+    and viscoelastic laws mixed in one element are errors at the word; read_law (MBDyn's
+    GetConstLaw6D) gives solid laws as they are, read_solid_law the SolidLaw of a linear law."""
     reader = read_laws(tmp_path, """\
 constitutive law: 1, 6, hookean linear elastic isotropic, E, 5., nu, .3;
 constitutive law: 2, 6, hookean linear viscoelastic isotropic, E, 5., nu, .3, beta, .1;
+constitutive law: 3, 6, linear elastic generic, diag, 1., 2., 3., 4., 5., 6.;
 """)
     with pytest.raises(DeckError, match=r"constitutive law 1 is not defined as a 7-D law \(it is 6-D\) \(at '1'\)"):
         reader.read_solid_law(card_args(reader, "x: reference, 1;"), 7)
-    with pytest.raises(DeckError, match=r"constitutive law 1 \(hookean linear elastic isotropic\) is a law of "
-                                        r"solid elements \(at '1'\)"):
-        reader.read_law(card_args(reader, "x: reference, 1;"), 6)
-    with pytest.raises(DeckError, match=r"'neo hookean elastic' is a constitutive law of solid elements"):
-        reader.read_law(card_args(reader, "x: neo hookean elastic, E, 1., nu, .3;"), 6)
+    assert reader.read_law(card_args(reader, "x: reference, 1;"), 6) is reader.laws[(6, 1)]
+    assert reader.read_law(card_args(reader, "x: neo hookean elastic, E, 1., nu, .3;"), 6).code == sl.NEO_HOOKEAN
+    generic = reader.read_law(card_args(reader, "x: reference, 3;"), 6)
+    assert not isinstance(generic, sl.SolidLaw)
+    view = reader.read_solid_law(card_args(reader, "x: reference, 3;"), 6)
+    assert view is reader.read_solid_law(card_args(reader, "x: reference, 3;"), 6)
+    assert np.allclose(view.params[:36].reshape(6, 6), np.diag(np.arange(1.0, 7.0)))
+    with pytest.raises(DeckError, match=r"'neo hookean elastic' is not a 1-D constitutive law \(a law of solid"):
+        reader.read_law(card_args(reader, "x: neo hookean elastic, E, 1., nu, .3;"), 1)
     with pytest.raises(DeckError, match=r"must have the same type \(elastic or viscoelastic\) \(at 'reference'\)"):
         reader.read_solid_laws(card_args(reader, "x: reference, 1, reference, 2;"), 6, 2)
     with pytest.raises(DeckError, match=r"not supported yet: linear elastic law with prestress"):

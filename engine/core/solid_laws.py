@@ -284,8 +284,9 @@ def maxwell_isotropic_matrix(nu):
 
 
 def law_table(laws):
-    """(codes (m,), params (m, N_PARAMS), upc (m,), n_history (m,), history0 (m, N_HISTORY
-    or 1)) of the distinct laws in `laws` (by identity), and the index of each law into it."""
+    """(codes (m,), params (m, N_PARAMS), upc (m,), n_history (m,), history0 (m, w)) of the
+    distinct laws in `laws` (by identity), and the index of each law into it; w, the width of
+    the internal state, is the largest n_history of these laws (≤ N_HISTORY), at least 1."""
     distinct, index, where = [], [], {}
     for law in laws:
         k = where.get(id(law))
@@ -300,7 +301,7 @@ def law_table(laws):
         params[k, :len(law.params)] = law.params
     upc = np.array([law.upc for law in distinct], bool)
     n_history = np.array([law.n_history for law in distinct], np.int64)
-    width = max(1, N_HISTORY)
+    width = max(1, int(n_history.max(initial=0)))
     history0 = np.zeros((m, width))
     for k, law in enumerate(distinct):
         history0[k, :len(law.history0)] = law.history0

@@ -218,7 +218,7 @@ class Directives:
             raise dim_word.error(not_supported(f"{dim}-D constitutive laws (mbdae has 1, 3, 6 and 7)"))
         if (dim, label) in self.laws:
             raise word.error(f"constitutive law {label} is already defined as a {dim}-D law")
-        self.laws[(dim, label)] = self.read_any_law(args, dim)
+        self.laws[(dim, label)] = self.read_law(args, dim)
         args.expect_end()
 
     def dir_scalar_function(self, card):

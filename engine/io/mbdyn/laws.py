@@ -62,35 +62,28 @@ class Laws:
             return name.error(not_supported(f"{shown(name.text)} (constitutive law)"))
         return name.error(f"syntax error: unknown constitutive law '{name.text}'")
 
-    def read_any_law(self, args, dim):
-        """The law of a `constitutive law:` card of dimension 1, 3, 6 or 7: a solid law for
-        the solid-element names and for 7-D, else a constitutive.Law; `reference` aliases."""
+    def read_law(self, args, dim):
+        """A constitutive law of dimension 1, 3, 6 or 7 (input manual §2.10), as MBDyn's
+        GetConstLaw<dim>D: `reference, <label>` gives the law of that label as it is; the
+        solid-element laws (6-D, and every 7-D law) are read by read_solid_law as a
+        solid_laws.SolidLaw; the others as a constitutive.Law: `linear elastic [isotropic], k`,
+        `linear elastic generic, K`, `linear viscous [isotropic | generic], C`, `linear
+        viscoelastic [isotropic | generic], K, {C | proportional, r}`, `linear time variant
+        viscoelastic generic, K, sK, {C | proportional, r}, {same | sC}`, `cubic elastic generic,
+        k1, k2, k3` (1-D and 3-D, as MBDyn), `drive caller wrapper, w, <law>`; then [, prestress,
+        <Entity>] [, prestrain, <TplDriveCaller>].  The scalars, matrices and vectors are those
+        of the dimension (scalar, Mat3x3/Vec3, Mat6x6/Vec6).  The element decides whether a law
+        suits it (a solid law in a beam does not)."""
         if args.is_keyword("reference"):
             return self.law_reference(args, dim)
-        if dim == 7 or (dim == 6 and args.peek_keyword() in SOLID_LAWS):
+        name = args.peek()
+        if dim == 7 or (dim == 6 and name is not None and name.keyword in SOLID_LAWS):
             return self.read_solid_law(args, dim)
-        return self.read_law(args, dim)
-
-    def read_law(self, args, dim):
-        """A constitutive law of dimension 1, 3 or 6 (input manual §2.10), as a constitutive.Law:
-        `linear elastic [isotropic], k`, `linear elastic generic, K`, `linear viscous [isotropic |
-        generic], C`, `linear viscoelastic [isotropic | generic], K, {C | proportional, r}`,
-        `linear time variant viscoelastic generic, K, sK, {C | proportional, r}, {same | sC}`,
-        `cubic elastic generic, k1, k2, k3` (1-D and 3-D, as MBDyn), `drive caller wrapper, w,
-        <law>`, `reference, <label>`; then [, prestress, <Entity>] [, prestrain, <TplDriveCaller>].
-        The scalars, matrices and vectors are those of the dimension (scalar, Mat3x3/Vec3,
-        Mat6x6/Vec6).  The solid-element laws are refused here (read_solid_law reads them)."""
-        if args.is_keyword("reference"):
-            lw = args.peek()
-            law = self.law_reference(args, dim)
-            if isinstance(law, solid_laws.SolidLaw):
-                raise lw.error(f"constitutive law {lw.text} ({law.name}) is a law of solid elements")
-            return law
         name = args.take("a constitutive law")
         if name.keyword in SOLID_LAWS:
-            if name.keyword in MAXWELL_LAWS and dim in (3, 6):
+            if name.keyword in MAXWELL_LAWS and dim == 3:
                 raise name.error(not_supported(f"{shown(name.text)} (constitutive law) outside solid elements"))
-            raise name.error(f"'{name.text}' is a constitutive law of solid elements")
+            raise name.error(f"'{name.text}' is not a {dim}-D constitutive law (a law of solid elements)")
         if name.keyword == "drivecallerwrapper":
             w = self.read_drive(args)
             return constitutive.scaled(self.read_law(args, dim), w)

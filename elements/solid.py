@@ -411,17 +411,7 @@ def read_solid(reader, model, args, label, word, shape):
         nodes.append(info.label)
     pressure = [args.label(f"hydraulic node {q + 1} of {shape} {label}") for q in range(sh.n_pressure)]
     density = [args.real(f"the density at node {k + 1}") for k in range(sh.n_nodes)]
-    dim = 7 if sh.upc else 6
-    laws = []
-    for g in range(len(sh.rule[1])):
-        lw = args.peek()
-        if g > 0 and args.is_keyword("same"):
-            laws.append(laws[-1])
-            continue
-        law = reader.read_law(args, dim)
-        if not isinstance(law, SolidLaw):
-            raise lw.error(f"{shape} {label}: law {g + 1} is not a solid constitutive law")
-        laws.append(law)
+    laws = reader.read_solid_laws(args, 7 if sh.upc else 6, len(sh.rule[1]))
     if args.is_keyword("output"):
         reader.read_output_flag(args, "solids")
     try:

@@ -13,7 +13,7 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic, linear_viscoelastic_generic, hookean_matrix
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.elements.solid_shapes import solid_shape
-from solid_meshes import block_mesh
+from mbdae.elements.solid_meshes import block_mesh
 
 SHAPES = ("hexahedron8", "hexahedron20", "hexahedron20r", "hexahedron27", "pentahedron15", "tetrahedron10")
 E, NU = 1000.0, 0.3

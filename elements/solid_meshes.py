@@ -1,4 +1,4 @@
-"""Block meshes of every solid shape for the solid element tests: a box of n³ cells, each
+"""Block meshes of every solid shape (tests, benchmarks and examples): a box of n³ cells, each
 cell one hexahedron, two wedges or six tetrahedra (Kuhn's split), element nodes placed by
 mapping the shape's natural node coordinates into the cell and merged where they coincide,
 then optionally distorted (corner nodes moved at random, edges kept straight)."""

@@ -1,0 +1,342 @@
+"""Meshes in through meshio (engine/mesh.py) and VTU results out (engine/io/vtu.py): the
+VTK -> MBDyn node permutations against the geometry of both reference elements, block
+meshes written by meshio in gmsh 4.1, Abaqus and VTU and read back (positive volumes,
+total volume, named sets, outward faces), and the VTU/PVD writer against closed-form
+stresses.  The tests that build a model need the Model API of the solid elements
+(structural displacement nodes, model.solid, pressure_load, genel_clamp)."""
+import itertools
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+meshio = pytest.importorskip("meshio")
+
+from mbdae import Model
+from mbdae.engine import mesh as M
+
+# ---------------------------------------------------------------- facts from VTK's documentation
+# mid-edge (and mid-face, centre) nodes of VTK's cells as the corners they lie between
+VTK_EDGES = {
+    "hexahedron20": [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)],
+    "wedge15": [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (0, 3), (1, 4), (2, 5)],
+    "tetra10": [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)],
+    "quad8": [(0, 1), (1, 2), (2, 3), (3, 0)],
+    "triangle6": [(0, 1), (1, 2), (2, 0)],
+}
+VTK_EDGES["hexahedron27"] = VTK_EDGES["hexahedron20"] + [
+    (0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 2, 6, 7), (0, 1, 2, 3), (4, 5, 6, 7), tuple(range(8))]
+VTK_EDGES["quad9"] = VTK_EDGES["quad8"] + [(0, 1, 2, 3)]
+# corners: vtkHexahedron/vtkQuad: (0,1,2,3) counter-clockwise seen from (4,5,6,7) / from +z;
+# vtkTetra: the normal of (0,1,2) points at 3; the parametric wedge: (0,1,2) counter-clockwise about +t
+VTK_CORNERS = {"hexahedron": [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)],
+               "wedge15": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1)],
+               "tetra10": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
+               "quad": [(0, 0), (1, 0), (1, 1), (0, 1)], "triangle6": [(0, 0), (1, 0), (0, 1)]}
+for _t, _c in (("hexahedron20", "hexahedron"), ("hexahedron27", "hexahedron"), ("quad8", "quad"), ("quad9", "quad")):
+    VTK_CORNERS[_t] = VTK_CORNERS[_c]
+
+PAIRS = [("hexahedron", "hexahedron8"), ("hexahedron20", "hexahedron20"), ("hexahedron20", "hexahedron20r"),
+         ("hexahedron27", "hexahedron27"), ("wedge15", "pentahedron15"), ("tetra10", "tetrahedron10"),
+         ("quad", "q4"), ("quad8", "q8"), ("quad8", "q8r"), ("quad9", "q9"), ("triangle6", "t6")]
+SOLID_PAIRS = PAIRS[:6]
+REFERENCE_VOLUME = {"hexahedron": 1.0, "wedge15": 0.5, "tetra10": 1.0 / 6.0}     # VTK's reference cells
+VOLUME_FAMILY = {"hexahedron": "hexahedron", "hexahedron20": "hexahedron", "hexahedron27": "hexahedron",
+                 "wedge15": "wedge15", "tetra10": "tetra10"}
+# a general affine map with det > 0 (rotation, shear, stretch)
+G = np.array([[1.3, 0.2, -0.1], [-0.3, 0.9, 0.25], [0.15, -0.2, 1.1]])
+C = np.array([0.4, -1.2, 2.0])
+
+
+@pytest.mark.parametrize("cell_type", sorted(VTK_EDGES))
+def test_vtk_reference_nodes_are_vtks(cell_type):
+    X = M.VTK_NODES[cell_type]
+    corners = VTK_CORNERS[cell_type]
+    np.testing.assert_array_equal(X[:len(corners)], corners)
+    for k, between in enumerate(VTK_EDGES[cell_type], start=len(corners)):
+        np.testing.assert_allclose(X[k], X[list(between)].mean(axis=0), atol=1e-15)
+    assert len(X) == len(corners) + len(VTK_EDGES[cell_type])
+
+
+@pytest.mark.parametrize("shape", M.SOLID_SHAPES + M.SURFACE_SHAPES)
+def test_mbdyn_corners_come_first(shape):
+    """The first nodes of each MBDyn table are the vertices of its reference element."""
+    X = M.MBDYN_NODES[shape]
+    fam = M._FAMILY[shape]
+    vertices = {"hex": set(itertools.product((-1, 1), repeat=3)), "quad": set(itertools.product((-1, 1), repeat=2)),
+                "wedge": {(r, s, t) for (r, s) in ((0, 0), (1, 0), (0, 1)) for t in (-1, 1)},
+                "tet": {(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)}, "tri": {(0, 0), (1, 0), (0, 1)}}[fam]
+    k = M.CORNERS[fam]
+    assert {tuple(x) for x in X[:k].tolist()} == vertices
+    assert len({tuple(x) for x in X.tolist()}) == len(X)
+
+
+def affine_fit(xi, X):
+    """Least-squares A, b with X = xi A^T + b, and the largest residual."""
+    S = np.hstack([xi, np.ones((len(xi), 1))])
+    Mt, *_ = np.linalg.lstsq(S, X, rcond=None)
+    return Mt[:-1].T, Mt[-1], np.abs(S @ Mt - X).max()
+
+
+@pytest.mark.parametrize("cell_type,shape", PAIRS)
+def test_permutation_maps_vtk_geometry_onto_mbdyn_table(cell_type, shape):
+    """VTK's nodes, permuted, are an affine image of MBDyn's table with a positive Jacobian."""
+    p = M.vtk_to_mbdyn(cell_type, shape)
+    assert sorted(p.tolist()) == list(range(len(p)))
+    A, b, residual = affine_fit(M.MBDYN_NODES[shape], M.VTK_NODES[cell_type][p])
+    assert residual < 1e-14
+    assert np.linalg.det(A) > 0
+
+
+@pytest.mark.parametrize("cell_type,shape", SOLID_PAIRS)
+def test_permuted_elements_have_positive_jacobian_and_exact_volume(cell_type, shape):
+    """A unit cube / wedge / tetrahedron and an affine image of it, through the permuted
+    nodes: det J > 0 at every quadrature point, volume = det(G) × reference volume."""
+    ref = REFERENCE_VOLUME[VOLUME_FAMILY[cell_type]]
+    p = M.vtk_to_mbdyn(cell_type, shape)
+    for A, b in ((np.eye(3), np.zeros(3)), (G, C)):
+        X = (M.VTK_NODES[cell_type] @ A.T + b)[p]
+        q, _ = M.quadrature(shape)
+        _, dN = M.shape_functions(shape, q)
+        detJ = np.linalg.det(np.einsum("qna,nc->qac", dN, X))
+        assert (detJ > 0).all()
+        assert M.element_volumes(shape, X[None])[0] == pytest.approx(np.linalg.det(A) * ref, rel=1e-13)
+        # mirrored, the same element is inside out
+        assert M.element_volumes(shape, X[None][:, M.mirror(shape)])[0] == pytest.approx(-np.linalg.det(A) * ref,
+                                                                                      rel=1e-13)
+
+
+@pytest.mark.parametrize("cell_type,shape", PAIRS[6:])
+def test_permuted_faces_keep_the_normal(cell_type, shape):
+    """A face in the plane z = 0, counter-clockwise seen from +z: normal +z, area exact."""
+    ref = {"quad": 1.0, "quad8": 1.0, "quad9": 1.0, "triangle6": 0.5}[cell_type]
+    X = np.hstack([M.VTK_NODES[cell_type] * 2.0, np.zeros((len(M.VTK_NODES[cell_type]), 1))])
+    a = M.face_vector_areas(shape, X[M.vtk_to_mbdyn(cell_type, shape)][None])[0]
+    np.testing.assert_allclose(a, [0, 0, 4 * ref], atol=1e-14)
+    a = M.face_vector_areas(shape, X[M.vtk_to_mbdyn(cell_type, shape)][M.mirror(shape)][None])[0]
+    np.testing.assert_allclose(a, [0, 0, -4 * ref], atol=1e-14)
+
+
+def test_hexahedron20r_is_vtks_order_and_known_permutations():
+    """MBDyn's hexahedron20r lists its nodes as VTK (and Abaqus C3D20) do; hexahedron8 starts
+    at VTK's corner 6 = (1, 1, 1)."""
+    assert M.vtk_to_mbdyn("hexahedron20", "hexahedron20r").tolist() == list(range(20))
+    assert M.vtk_to_mbdyn("hexahedron", "hexahedron8").tolist() == [6, 7, 4, 5, 2, 3, 0, 1]
+    assert M.vtk_to_mbdyn("tetra10", "tetrahedron10")[:4].tolist() == [2, 3, 0, 1]
+
+
+@pytest.mark.parametrize("shape", ["hexahedron8", "hexahedron20", "hexahedron27", "pentahedron15",
+                                   "tetrahedron10", "q8", "q9", "t6"])
+def test_shape_functions_are_a_nodal_basis(shape):
+    X = M.MBDYN_NODES[shape]
+    N, dN = M.shape_functions(shape, X)
+    np.testing.assert_allclose(N, np.eye(len(X)), atol=1e-12)
+    xi = M.quadrature(shape)[0]
+    N, dN = M.shape_functions(shape, xi)
+    np.testing.assert_allclose(N.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(dN.sum(axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.einsum("qn,nd->qd", N, X), xi, atol=1e-12)   # isoparametric
+
+
+def test_hexahedron8_shape_functions_are_trilinear():
+    X = M.MBDYN_NODES["hexahedron8"]
+    xi = np.array([[0.3, -0.7, 0.1], [-1, 1, 0.5]])
+    N, _ = M.shape_functions("hexahedron8", xi)
+    closed = np.prod(1 + xi[:, None, :] * X[None], axis=2) / 8
+    np.testing.assert_allclose(N, closed, atol=1e-14)
+
+
+def test_mbdyn_to_vtk_inverts_and_writes_wedges_as_vtk_wants():
+    for shape in ("hexahedron8", "hexahedron20", "hexahedron20r", "hexahedron27", "tetrahedron10", "q8", "t6"):
+        cell_type, p = M.mbdyn_to_vtk(shape)
+        assert M.vtk_to_mbdyn(cell_type, shape)[p].tolist() == list(range(len(p)))
+    cell_type, p = M.mbdyn_to_vtk("pentahedron15")
+    assert cell_type == "wedge15"
+    X = M.MBDYN_NODES["pentahedron15"][p]             # a positive MBDyn wedge, in VTK order
+    n = np.cross(X[1] - X[0], X[2] - X[0])
+    assert n @ (X[3] - X[0]) < 0                      # vtkWedge: the base normal points away from 3, 4, 5
+    for (a, b), k in zip(VTK_EDGES["wedge15"], range(6, 15)):
+        np.testing.assert_allclose(X[k], (X[a] + X[b]) / 2)
+
+
+def test_facets_of_the_solids():
+    assert len(M.facets("hexahedron20")) == 6 and all(len(f) == 4 for f in M.facets("hexahedron8"))
+    assert sorted(map(len, M.facets("pentahedron15"))) == [3, 3, 4, 4, 4]
+    assert len(M.facets("tetrahedron10")) == 4
+
+
+# ---------------------------------------------------------------- block meshes through meshio
+L, N = 2.0, 2                 # a 2 × 2 × 2 block of unit cubes
+FACE_OF = {"hexahedron": "quad", "hexahedron20": "quad8", "hexahedron27": "quad9", "wedge15": "triangle6",
+           "tetra10": "triangle6"}
+SHAPE_OF = {"hexahedron": "hexahedron8", "hexahedron20": "hexahedron20", "hexahedron27": "hexahedron27",
+            "wedge15": "pentahedron15", "tetra10": "tetrahedron10"}
+MBDYN_FACE = {"quad": "q4", "quad8": "q8", "quad9": "q9", "triangle6": "t6"}
+
+
+def _affine_cells(cell_type, maps):
+    ref = M.VTK_NODES[cell_type]
+    return [ref @ A.T + b for A, b in maps]
+
+
+def _cube_maps(cell_type, o):
+    """Affine maps from VTK's reference cell onto the pieces of the unit cube at o."""
+    e = np.eye(3)
+    if cell_type.startswith("hexahedron"):
+        return [(e, o)]
+    if cell_type == "wedge15":
+        return [(e, o), (np.diag([-1.0, -1.0, 1.0]), o + [1, 1, 0])]
+    maps = []                                            # 6 tetrahedra about the diagonal
+    for a, b, _ in itertools.permutations(range(3)):
+        v1 = e[a]
+        v2 = e[a] + e[b]
+        A = np.column_stack([v1, v2, [1, 1, 1]])
+        if np.linalg.det(A) < 0:
+            A = A[:, [1, 0, 2]]
+        maps.append((A, o))
+    return maps
+
+
+def _square_maps(face_type, o, normal_sign, tri_split):
+    """Maps from VTK's reference face onto the pieces of the unit square at o (z fixed),
+    with normal along normal_sign × z."""
+    e = np.eye(3)[:, :2]
+    if face_type == "triangle6":
+        if tri_split == "wedge":                       # diagonal (1,0)-(0,1)
+            maps = [(e, o), (-e, o + [1, 1, 0])]
+        else:                                          # diagonal (0,0)-(1,1)
+            maps = [(np.column_stack([[1, 0, 0], [1, 1, 0]]), o), (np.column_stack([[1, 1, 0], [0, 1, 0]]), o)]
+    else:
+        maps = [(e, o)]
+    out = []
+    for A, b in maps:
+        if np.cross(A[:, 0], A[:, 1])[2] * normal_sign < 0:
+            A = A[:, [1, 0]]
+        out.append((A, b))
+    return out
+
+
+def block(cell_type):
+    """points, solid cells, top faces (z = L, written with inward normals), bottom faces
+    (z = 0, outward), all in VTK order."""
+    nodes = []
+    solids, top, bottom = [], [], []
+    face = FACE_OF[cell_type]
+    split = "wedge" if cell_type == "wedge15" else "tet"
+    for i, j, k in itertools.product(range(N), repeat=3):
+        solids += _affine_cells(cell_type, _cube_maps(cell_type, np.array([i, j, k], float)))
+    for i, j in itertools.product(range(N), repeat=2):
+        top += _affine_cells(face, _square_maps(face, np.array([i, j, L]), -1, split))
+        bottom += _affine_cells(face, _square_maps(face, np.array([i, j, 0.0]), -1, split))
+    allx = np.concatenate(solids + top + bottom)
+    points, inverse = np.unique(np.round(allx, 12), axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    conn, start = [], 0
+    for group in (solids, top, bottom):
+        n = sum(len(c) for c in group)
+        conn.append(inverse[start:start + n].reshape(len(group), -1))
+        start += n
+    return points, conn
+
+
+def meshio_block(cell_type, fmt, named=True):
+    points, (cells, top, bottom) = block(cell_type)
+    face = FACE_OF[cell_type]
+    blocks = [(cell_type, cells), (face, top), (face, bottom)]
+    on_top, on_bottom = points[:, 2] == L, points[:, 2] == 0
+    if fmt == "gmsh":
+        dim_tags = np.tile([3, 1], (len(points), 1))
+        dim_tags[on_top] = [2, 1]
+        dim_tags[on_bottom] = [2, 2]
+        m = meshio.Mesh(points, blocks, point_data={"gmsh:dim_tags": dim_tags},
+                        cell_data={"gmsh:physical": [np.full(len(c), t) for c, t in zip((cells, top, bottom), (3, 1, 2))],
+                                   "gmsh:geometrical": [np.full(len(c), t) for c, t in zip((cells, top, bottom), (1, 1, 2))]},
+                        field_data={"body": np.array([3, 3]), "top": np.array([1, 2]), "bottom": np.array([2, 2])}
+                        if named else {})
+    elif fmt == "abaqus":
+        empty = np.array([], int)
+        m = meshio.Mesh(points, blocks,
+                        cell_sets={"body": [np.arange(len(cells)), empty, empty],
+                                   "top": [empty, np.arange(len(top)), empty],
+                                   "bottom": [empty, empty, np.arange(len(bottom))]},
+                        point_sets={"fixed": np.flatnonzero(on_bottom)})
+    else:
+        m = meshio.Mesh(points, blocks)
+    return m, len(cells), len(top), int(on_bottom.sum())
+
+
+FORMATS = {"gmsh": ("msh", {"file_format": "gmsh", "binary": False}), "abaqus": ("inp", {}), "vtu": ("vtu", {})}
+CASES = [(t, f) for t in FACE_OF for f in FORMATS if not (f == "abaqus" and t == "hexahedron27")]
+
+
+@pytest.mark.parametrize("cell_type,fmt", CASES)
+def test_block_mesh_round_trip(tmp_path, cell_type, fmt):
+    m, ncells, ntop, nbottom_points = meshio_block(cell_type, fmt)
+    ext, kw = FORMATS[fmt]
+    path = str(tmp_path / f"block.{ext}")
+    meshio.write(path, m, **kw)
+    mesh = M.read_mesh(path)
+    shape, face = SHAPE_OF[cell_type], MBDYN_FACE[FACE_OF[cell_type]]
+    assert list(mesh.solids) == [shape] and list(mesh.faces) == [face]
+    vol = mesh.volumes()[shape]
+    assert len(vol) == ncells and (vol > 0).all()
+    assert vol.sum() == pytest.approx(L ** 3, rel=1e-14)
+    # the same cells, in MBDyn order: every element's nodes are an affine image of MBDyn's table
+    for X in mesh.points[mesh.solids[shape]]:
+        A, b, residual = affine_fit(M.MBDYN_NODES[shape], X)
+        assert residual < 1e-12 and np.linalg.det(A) > 0
+    # faces: all turned outward (top was written inward)
+    assert mesh.reoriented == {face: ntop}
+    areas = mesh.vector_areas()[face]
+    z = mesh.points[mesh.faces[face][:, 0], 2]
+    np.testing.assert_allclose(areas[z == L].sum(axis=0), [0, 0, L * L], atol=1e-12)
+    np.testing.assert_allclose(areas[z == 0].sum(axis=0), [0, 0, -L * L], atol=1e-12)
+    if fmt == "vtu":
+        return
+    assert {len(v) for v in mesh.element_sets["body"].values()} == {ncells}
+    np.testing.assert_allclose(sum(mesh.vector_areas("top").values()).sum(axis=0), [0, 0, L * L], atol=1e-12)
+    np.testing.assert_allclose(sum(mesh.vector_areas("bottom").values()).sum(axis=0), [0, 0, -L * L], atol=1e-12)
+    fixed = mesh.node_sets["bottom" if fmt == "gmsh" else "fixed"]
+    assert len(fixed) == nbottom_points and (mesh.points[fixed, 2] == 0).all()
+    assert len(mesh.node_sets["top"]) == int((mesh.points[:, 2] == L).sum())
+
+
+def test_unnamed_gmsh_physical_groups(tmp_path):
+    m, ncells, ntop, _ = meshio_block("hexahedron", "gmsh", named=False)
+    meshio.write(str(tmp_path / "b.msh"), m, file_format="gmsh")
+    mesh = M.read_mesh(str(tmp_path / "b.msh"))
+    assert len(mesh.element_sets["physical 3"]["hexahedron8"]) == ncells
+    assert len(mesh.face_sets["physical 1"]["q4"]) == ntop
+
+
+def test_hex20_reduced_order(tmp_path):
+    m, ncells, _, _ = meshio_block("hexahedron20", "gmsh")
+    meshio.write(str(tmp_path / "b.msh"), m, file_format="gmsh")
+    mesh = M.read_mesh(str(tmp_path / "b.msh"), hex20="hexahedron20r")
+    assert list(mesh.solids) == ["hexahedron20r"] and list(mesh.faces) == ["q8r"]
+    assert (mesh.volumes()["hexahedron20r"] > 0).all()
+    np.testing.assert_allclose(sum(mesh.vector_areas("top").values()).sum(axis=0), [0, 0, L * L], atol=1e-12)
+
+
+def test_inside_out_cells_are_mirrored(tmp_path):
+    """Quadratic wedges in VTK's own orientation (and mirrored hexahedra) come out positive."""
+    points, (cells, _, _) = block("wedge15")
+    hexes = block("hexahedron20")
+    m = meshio.Mesh(points, [("wedge15", cells[:, M.mirror_vtk("wedge15")])])
+    meshio.write(str(tmp_path / "w.vtu"), m)
+    mesh = M.read_mesh(str(tmp_path / "w.vtu"))
+    assert mesh.reoriented == {"pentahedron15": len(cells)}
+    assert (mesh.volumes()["pentahedron15"] > 0).all() and mesh.volumes()["pentahedron15"].sum() == pytest.approx(8)
+    flipped = hexes[1][0].copy()
+    flipped[::2] = flipped[::2][:, M.mirror_vtk("hexahedron20")]
+    mesh = M.Mesh.from_meshio(meshio.Mesh(hexes[0], [("hexahedron20", flipped)]))
+    assert mesh.reoriented == {"hexahedron20": len(flipped[::2])}
+    assert mesh.volumes()["hexahedron20"].sum() == pytest.approx(8, rel=1e-14)
+
+
+def test_linear_tetrahedra_are_refused():
+    m = meshio.Mesh(np.eye(4, 3), [("tetra", [[0, 1, 2, 3]]), ("line", [[0, 1]])])
+    with pytest.raises(ValueError, match="tetra"):
+        M.Mesh.from_meshio(m)
+    m = meshio.Mesh(np.eye(4, 3), [("triangle", [[0, 1, 2]]), ("line", [[0, 1]])])
+    assert M.Mesh.from_meshio(m).ignored == {"triangle": 1, "line": 1}

@@ -12,8 +12,9 @@ import pytest
 
 meshio = pytest.importorskip("meshio")
 
-from mbdae import Model
+from mbdae import Model, solve_static
 from mbdae.engine import mesh as M
+from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
 
 # ---------------------------------------------------------------- facts from VTK's documentation
 # mid-edge (and mid-face, centre) nodes of VTK's cells as the corners they lie between
@@ -340,3 +341,165 @@ def test_linear_tetrahedra_are_refused():
         M.Mesh.from_meshio(m)
     m = meshio.Mesh(np.eye(4, 3), [("triangle", [[0, 1, 2]]), ("line", [[0, 1]])])
     assert M.Mesh.from_meshio(m).ignored == {"triangle": 1, "line": 1}
+
+
+# ---------------------------------------------------------------- into a model
+class Recorder:
+    """The Model API of the solid elements (structural displacement and hydraulic nodes,
+    solids, surface loads, genel clamps), recording what it is sent."""
+
+    def __init__(self):
+        self.nodes, self.hydraulic, self.solids, self.loads, self.clamps = {}, [], [], [], []
+
+    def structural_node(self, label, kind, position=None, velocity=None):
+        assert label not in self.nodes
+        self.nodes[label] = (kind, np.array(position, float))
+
+    def hydraulic_node(self, label, value=0.0):
+        self.hydraulic.append((label, value))
+
+    def solid(self, label, shape, nodes, law, density, pressure_nodes=None, lumped_mass=False, static=False):
+        self.solids.append(dict(label=label, shape=shape, nodes=nodes, law=law, density=density,
+                                pressure_nodes=pressure_nodes, lumped_mass=lumped_mass, static=static))
+
+    def pressure_load(self, label, shape, nodes, pressure):
+        self.loads.append((label, shape, nodes, pressure))
+
+    def traction_load(self, label, shape, nodes, traction, absolute=False):
+        self.loads.append((label, shape, nodes, traction, absolute))
+
+    def genel_clamp(self, label, node, node_type="structural", index=1, value=None):
+        self.clamps.append((label, node, node_type, index, value))
+
+
+def gmsh_block(tmp_path, cell_type, **options):
+    m, *_ = meshio_block(cell_type, "gmsh")
+    meshio.write(str(tmp_path / "b.msh"), m, file_format="gmsh")
+    return M.read_mesh(str(tmp_path / "b.msh"), **options)
+
+
+def test_add_to_model_sends_nodes_and_elements_in_mbdyn_order(tmp_path):
+    mesh = gmsh_block(tmp_path, "hexahedron20")
+    rec = Recorder()
+    density = 1000.0 + mesh.points[:, 2]                     # one value per point
+    nodes, elements = mesh.add_to_model(rec, "law", density, node_kind="static displacement",
+                                        first_node_label=101, first_element_label=7, lumped_mass=True)
+    assert sorted(nodes.values()) == list(range(101, 101 + len(mesh.points)))
+    for p, label in nodes.items():
+        kind, x = rec.nodes[label]
+        assert kind == "static displacement" and (x == mesh.points[p]).all()
+    assert list(elements) == ["hexahedron20"] and elements["hexahedron20"].tolist() == list(range(7, 15))
+    position = {label: x for label, (_, x) in rec.nodes.items()}
+    density_at = {nodes[p]: density[p] for p in nodes}
+    for e in rec.solids:
+        assert e["shape"] == "hexahedron20" and e["law"] == "law" and e["static"] and e["lumped_mass"]
+        assert e["pressure_nodes"] is None
+        X = np.array([position[n] for n in e["nodes"]])
+        assert M.element_volumes("hexahedron20", X[None])[0] == pytest.approx(1.0, rel=1e-14)
+        assert e["density"] == [density_at[n] for n in e["nodes"]]
+
+
+def test_add_to_model_element_set_and_labels_continue(tmp_path):
+    mesh = gmsh_block(tmp_path, "hexahedron")
+    mesh.element_sets["lower"] = {"hexahedron8": mesh.solids["hexahedron8"][
+        mesh.points[mesh.solids["hexahedron8"]][:, :, 2].max(axis=1) <= 1.0]}
+    rec = Recorder()
+    nodes, elements = mesh.add_to_model(rec, "law", 1.0, element_set="lower")
+    assert len(nodes) == 18 and all(mesh.points[p, 2] <= 1.0 for p in nodes)
+    assert rec.solids[0]["density"] == 1.0 and not rec.solids[0]["static"]
+    nodes2, _ = mesh.add_to_model(rec, "law", 1.0, first_node_label=len(nodes) + 1, first_element_label=5)
+    assert len(rec.nodes) == 27 and nodes2 == mesh.node_label          # shared points keep their node
+    assert [e["label"] for e in rec.solids] == list(range(1, 5)) + list(range(5, 13))
+
+
+@pytest.mark.parametrize("cell_type,upc_shape,per_element", [
+    ("tetra10", "tetrahedron10upc", 4), ("wedge15", "pentahedron15upc", 6), ("hexahedron20", "hexahedron20upc", 8),
+    ("hexahedron", "hexahedron8upc", None)])
+def test_add_to_model_upc_pressure_nodes(tmp_path, cell_type, upc_shape, per_element):
+    mesh = gmsh_block(tmp_path, cell_type)
+    rec = Recorder()
+    nodes, _ = mesh.add_to_model(rec, "law", 1.0, upc=True)
+    shape = SHAPE_OF[cell_type]
+    conn = mesh.solids[shape]
+    first = max(nodes.values()) + 1
+    if per_element is None:                                  # one per element
+        assert [h[0] for h in rec.hydraulic] == list(range(first, first + len(conn)))
+        assert [e["pressure_nodes"] for e in rec.solids] == [[first + k] for k in range(len(conn))]
+    else:                                                    # shared at the corners
+        corners = np.unique(conn[:, :per_element])
+        assert [h[0] for h in rec.hydraulic] == list(range(first, first + len(corners)))
+        at = {mesh.pressure_label[p]: p for p in corners.tolist()}
+        for e, row in zip(rec.solids, conn):
+            assert [at[h] for h in e["pressure_nodes"]] == row[:per_element].tolist()
+    assert {e["shape"] for e in rec.solids} == {upc_shape}
+    assert all(v == 0.0 for _, v in rec.hydraulic)
+
+
+def test_upc_needs_an_mbdyn_upc_shape(tmp_path):
+    mesh = gmsh_block(tmp_path, "hexahedron27")
+    with pytest.raises(ValueError, match="hexahedron27"):
+        mesh.add_to_model(Recorder(), "law", 1.0, upc=True)
+    rec = Recorder()
+    gmsh_block(tmp_path, "hexahedron20", hex20="hexahedron20r").add_to_model(rec, "law", 1.0, upc=True)
+    assert {e["shape"] for e in rec.solids} == {"hexahedron20upcr"} and len(rec.hydraulic) == 27
+
+
+def test_clamp_and_pressure_on_named_sets(tmp_path):
+    mesh = gmsh_block(tmp_path, "hexahedron20")
+    rec = Recorder()
+    nodes, _ = mesh.add_to_model(rec, "law", 1.0)
+    with pytest.raises(KeyError, match="add_to_model"):
+        M.Mesh(mesh.points, node_sets={"a": [0]}).clamp(rec, "a", 1)
+    labels = mesh.clamp(rec, "bottom", first_label=500)
+    bottom = mesh.node_sets["bottom"]
+    assert labels == list(range(500, 500 + 3 * len(bottom)))
+    assert rec.clamps == [(500 + 3 * k + c, nodes[p], "structural", c + 1, None)
+                          for k, p in enumerate(bottom.tolist()) for c in range(3)]
+    labels = mesh.pressure(rec, "top", 2.5e5, first_label=900)
+    assert labels == list(range(900, 904))
+    position = {label: x for label, (_, x) in rec.nodes.items()}
+    for label, shape, nodes_, p in rec.loads:
+        assert shape == "q8" and p == 2.5e5
+        X = np.array([position[n] for n in nodes_])
+        np.testing.assert_allclose(M.face_vector_areas("q8", X[None])[0], [0, 0, 1], atol=1e-14)   # outward
+    rec.loads.clear()
+    ramp = mesh.points[:, 0] * 10.0                            # one value per point
+    mesh.pressure(rec, "top", ramp, first_label=1)
+    for _, _, nodes_, p in rec.loads:
+        assert p == [position[n][0] * 10.0 for n in nodes_]
+    rec.loads.clear()
+    mesh.traction(rec, None, [0.0, 1.0, 0.0], first_label=1, absolute=True)
+    assert len(rec.loads) == 8 and all(load[3] == [0.0, 1.0, 0.0] and load[4] for load in rec.loads)
+
+
+# ---------------------------------------------------------------- with the solid elements' Model API
+E, NU, P = 2.1e11, 0.3, 2.1e5              # p / E = 1e-6: the linear regime
+
+
+def compression_model(tmp_path, cell_type):
+    """The block on three symmetry planes (u_x = 0 at x = 0, u_y = 0 at y = 0, u_z = 0 at
+    z = 0) under a pressure on its top: a uniform uniaxial stress σ_zz = -p."""
+    mesh = gmsh_block(tmp_path, cell_type)
+    mesh.node_sets["x0"] = np.flatnonzero(mesh.points[:, 0] == 0)
+    mesh.node_sets["y0"] = np.flatnonzero(mesh.points[:, 1] == 0)
+    model = Model()
+    mesh.add_to_model(model, hookean_linear_elastic_isotropic(E, NU), 7800.0, node_kind="static displacement")
+    mesh.clamp(model, "bottom", 1000, components=(3,))
+    mesh.clamp(model, "x0", 2000, components=(1,))
+    mesh.clamp(model, "y0", 3000, components=(2,))
+    mesh.pressure(model, "top", P, first_label=4000)
+    return mesh, model
+
+
+def uniaxial_displacement(X):
+    """u of the uniaxial stress σ_zz = -p: ε_zz = -p/E, ε_xx = ε_yy = ν p/E."""
+    return np.column_stack([NU * P / E * X[:, 0], NU * P / E * X[:, 1], -P / E * X[:, 2]])
+
+
+@pytest.mark.parametrize("cell_type", ["hexahedron", "tetra10"])
+def test_uniaxial_compression_of_a_meshed_block(tmp_path, cell_type):
+    mesh, model = compression_model(tmp_path, cell_type)
+    r = solve_static(model, steps=1)
+    points = sorted(mesh.node_label)
+    u = np.array([r.node(mesh.node_label[p])[0][-1] for p in points]) - mesh.points[points]
+    np.testing.assert_allclose(u, uniaxial_displacement(mesh.points[points]), rtol=0, atol=1e-4 * P / E * L)

@@ -5,15 +5,18 @@ total volume, named sets, outward faces), and the VTU/PVD writer against closed-
 stresses.  The tests that build a model need the Model API of the solid elements
 (structural displacement nodes, model.solid, pressure_load, genel_clamp)."""
 import itertools
+import os
 import xml.etree.ElementTree as ET
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 meshio = pytest.importorskip("meshio")
 
-from mbdae import Model, solve_static
+from mbdae import Model, run, solve_static
 from mbdae.engine import mesh as M
+from mbdae.engine.io import vtu
 from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
 
 # ---------------------------------------------------------------- facts from VTK's documentation
@@ -503,3 +506,146 @@ def test_uniaxial_compression_of_a_meshed_block(tmp_path, cell_type):
     points = sorted(mesh.node_label)
     u = np.array([r.node(mesh.node_label[p])[0][-1] for p in points]) - mesh.points[points]
     np.testing.assert_allclose(u, uniaxial_displacement(mesh.points[points]), rtol=0, atol=1e-4 * P / E * L)
+
+
+# ---------------------------------------------------------------- VTU results
+def test_von_mises_of_known_stresses():
+    s = np.zeros((5, 6))
+    s[0, 0] = -3.0                                     # uniaxial
+    s[1, 2] = 7.0
+    s[2, 3] = 2.0                                      # pure shear xy, yz, zx
+    s[3, 4] = -2.0
+    s[4, :3] = 5.0                                     # hydrostatic
+    np.testing.assert_allclose(vtu.von_mises(s), [3.0, 7.0, 2 * np.sqrt(3), 2 * np.sqrt(3), 0.0], atol=1e-14)
+    T = vtu.stress_tensor([[1, 2, 3, 4, 5, 6]])[0]
+    np.testing.assert_array_equal(T, [[1, 4, 6], [4, 2, 5], [6, 5, 3]])
+
+
+def pvd_entries(path):
+    root = ET.parse(path).getroot()
+    assert root.get("type") == "Collection"
+    return [(float(d.get("timestep")), d.get("file")) for d in root.iter("DataSet")]
+
+
+def test_write_vtu_holds_the_fields(tmp_path):
+    mesh = gmsh_block(tmp_path, "hexahedron20")
+    x = mesh.points
+    cell_type, p = M.mbdyn_to_vtk("hexahedron20")
+    cells = mesh.solids["hexahedron20"][:, p]
+    extra = np.vstack([x, [[5.0, 5.0, 5.0]]])            # a point in no cell: a vertex cell
+    u = np.column_stack([0.1 * x[:, 2], -0.2 * x[:, 0], 0.05 * x[:, 1]])
+    u = np.vstack([u, [[1, 2, 3]]])
+    sigma = np.zeros((len(extra), 6))
+    sigma[:, 2] = -np.linspace(1, 2, len(extra))         # uniaxial: von Mises = |σ_zz|
+    sigma[-1] = [0, 0, 0, 4.0, 0, 0]                     # pure shear: √3 τ
+    path = str(tmp_path / "r.vtu")
+    vtu.write_vtu(path, extra, [("VTK_QUADRATIC_HEXAHEDRON", cells)],
+                  {"displacement": u, "velocity": 2 * u, "cauchy_stress": sigma})
+    back = meshio.read(path)
+    np.testing.assert_array_equal(back.points, extra)
+    assert [(c.type, len(c.data)) for c in back.cells] == [("hexahedron20", 8), ("vertex", 1)]
+    np.testing.assert_array_equal(back.cells[0].data, cells)
+    np.testing.assert_array_equal(back.point_data["displacement"], u)
+    np.testing.assert_array_equal(back.point_data["velocity"], 2 * u)
+    np.testing.assert_array_equal(back.point_data["cauchy_stress"], sigma)
+    np.testing.assert_allclose(back.point_data["von_mises"][:-1], -sigma[:-1, 2], rtol=1e-15)
+    assert back.point_data["von_mises"][-1] == pytest.approx(4.0 * np.sqrt(3), rel=1e-15)
+    T = back.point_data["cauchy_stress_tensor"].reshape(-1, 3, 3)
+    np.testing.assert_array_equal(T, np.transpose(T, (0, 2, 1)))
+    np.testing.assert_array_equal(T[:, 2, 2], sigma[:, 2])
+    assert T[-1, 0, 1] == T[-1, 1, 0] == 4.0
+    # the cells read back as a mesh: MBDyn order, positive volumes
+    again = M.read_mesh(path)
+    assert again.volumes()["hexahedron20"].sum() == pytest.approx(8.0, rel=1e-14)
+
+
+def pendulum():
+    m = Model()
+    m.structural_node(1, "dynamic")
+    m.body(1, 1, 1.0, center_of_mass=[1.0, 0, 0])
+    m.revolute_pin(2, 1)
+    m.gravity([0, -9.81, 0])
+    return m
+
+
+@pytest.mark.parametrize("configuration", ["reference", "deformed"])
+def test_vtu_writer_observes_a_run(tmp_path, configuration):
+    """A pendulum run (no solid: its node is a vertex cell): one .vtu per output step, the
+    .pvd lists them with their times, the displacement is x - x0."""
+    base = str(tmp_path / "out" / "pendulum")
+    r = run(pendulum(), final_time=0.05, time_step=1e-2, observers=[vtu.VTUWriter(base, configuration)])
+    entries = pvd_entries(base + ".pvd")
+    assert [t for t, _ in entries] == pytest.approx(list(r.t), abs=0)
+    assert len(entries) == len(r.t) == 6
+    for k, (t, name) in enumerate(entries):
+        assert name == f"pendulum_{k:05d}.vtu"
+        back = meshio.read(os.path.join(tmp_path, "out", name))
+        x, v = np.asarray(r.x[k]), np.asarray(r.v[k])
+        np.testing.assert_array_equal(back.point_data["displacement"], x - 0.0)
+        np.testing.assert_array_equal(back.point_data["velocity"], v)
+        np.testing.assert_array_equal(back.points, 0.0 * x if configuration == "reference" else x)
+        assert [c.type for c in back.cells] == ["vertex"]
+
+
+class SolidFamily:
+    """What the VTU writer reads from a solid family: cells() and nodal_cauchy_stress(ctx)."""
+
+    def __init__(self, name, cells, stress):
+        self.name, self._cells, self._stress = name, cells, stress
+
+    def cells(self):
+        return self._cells
+
+    def nodal_cauchy_stress(self, ctx):
+        return self._stress * ctx.scale
+
+
+def test_vtu_writer_reads_the_solid_families(tmp_path):
+    """Two solid families sharing nodes 4..7: the stress there is averaged over the elements
+    of both; a family that is no solid is left out."""
+    x0 = np.array(list(itertools.product((0.0, 1.0), repeat=3)) + [[0.5, 0.5, 2.0]])[:, ::-1]
+    hexa = SolidFamily("solid hexahedron8", ("VTK_HEXAHEDRON", [[0, 1, 3, 2, 4, 5, 7, 6]]),
+                       np.where(np.arange(9)[:, None] < 8, [[1.0, 0, 0, 0, 0, 0]], 0.0))
+    tets = [[4, 5, 7, 8], [4, 7, 6, 8]]
+    counts = np.bincount(np.ravel(tets), minlength=9)
+    tet = SolidFamily("solid tetrahedron", [("tetra", tets)],
+                      np.where(counts[:, None] > 0, [[0, 0, 3.0, 0, 0, 0]], 0.0))
+    other = SimpleNamespace(name="body")
+    system = SimpleNamespace(nodes=SimpleNamespace(x0=x0), families=[other, hexa, tet])
+    w = vtu.VTUWriter(str(tmp_path / "s"), "deformed")
+    w.start(system, None)
+    w.log("ignored")
+    ctx = SimpleNamespace(scale=2.0)
+    for k, t in enumerate((0.0, 0.5)):
+        kin = SimpleNamespace(x=x0 * (1 + t), v=x0 * t)
+        w.step(SimpleNamespace(written=True, t=t, kinematics=kin, outputs=[([other, hexa, tet], ctx)]))
+    w.step(SimpleNamespace(written=False, t=0.7, kinematics=None, outputs=[]))
+    w.finish()
+    assert pvd_entries(str(tmp_path / "s.pvd")) == [(0.0, "s_00000.vtu"), (0.5, "s_00001.vtu")]
+    back = meshio.read(str(tmp_path / "s_00001.vtu"))
+    np.testing.assert_array_equal(back.points, 1.5 * x0)
+    np.testing.assert_array_equal(back.point_data["displacement"], 0.5 * x0)
+    s = back.point_data["cauchy_stress"]
+    np.testing.assert_array_equal(s[:4], [[2.0, 0, 0, 0, 0, 0]] * 4)            # hexahedron only
+    np.testing.assert_array_equal(s[8], [0, 0, 6.0, 0, 0, 0])                   # tetrahedra only
+    for i in range(4, 8):                                                       # shared
+        c = counts[i]
+        np.testing.assert_allclose(s[i], [2.0 / (1 + c), 0, 6.0 * c / (1 + c), 0, 0, 0], rtol=1e-15)
+    assert [(c.type, len(c.data)) for c in back.cells] == [("hexahedron", 1), ("tetra", 2)]
+
+
+def test_vtu_of_a_compressed_block(tmp_path):
+    """The meshed block in uniaxial compression written for ParaView: displacement of the
+    closed form, σ_zz = -p and von Mises = p at every node."""
+    mesh, model = compression_model(tmp_path, "hexahedron20")
+    base = str(tmp_path / "block")
+    solve_static(model, steps=1, observers=[vtu.VTUWriter(base)])
+    entries = pvd_entries(base + ".pvd")
+    assert [t for t, _ in entries] == [0.0, 1.0]
+    back = meshio.read(str(tmp_path / entries[-1][1]))
+    assert [c.type for c in back.cells] == ["hexahedron20"]
+    np.testing.assert_allclose(back.point_data["displacement"], uniaxial_displacement(back.points),
+                               rtol=0, atol=1e-4 * P / E * L)
+    np.testing.assert_allclose(back.point_data["cauchy_stress"], np.tile([0, 0, -P, 0, 0, 0], (len(back.points), 1)),
+                               rtol=0, atol=1e-3 * P)
+    np.testing.assert_allclose(back.point_data["von_mises"], P, rtol=1e-3)

@@ -238,6 +238,39 @@ def facets(shape):
     return sorted(found)
 
 
+# surface shape of the facets of each solid (by number of corners)
+FACET_SHAPE = {("hexahedron8", 4): "q4", ("hexahedron20", 4): "q8", ("hexahedron20r", 4): "q8r",
+               ("hexahedron27", 4): "q9", ("pentahedron15", 3): "t6", ("pentahedron15", 4): "q8",
+               ("tetrahedron10", 3): "t6"}
+
+
+@cache
+def facet_nodes(shape):
+    """[(surface shape, element node indices)] of each facet of a solid shape, in the
+    surface shape's order with its normal ∂x/∂r × ∂x/∂s pointing out of the element."""
+    X = MBDYN_NODES[shape]
+    center = X[:CORNERS[_FAMILY[shape]]].mean(axis=0)
+    out = []
+    for f in facets(shape):
+        P = X[list(f)]
+        n = np.cross(P[1] - P[0], P[2] - P[0])
+        on = np.flatnonzero(np.abs((X - P[0]) @ n) < TOL)
+        surf = FACET_SHAPE[(shape, len(f))]
+        S = MBDYN_NODES[surf]
+        Sb = np.hstack([S[:3], np.ones((3, 1))])
+        for image in permutations(range(len(f)), 3):
+            Mt = np.linalg.solve(Sb, P[list(image)])
+            A, b = Mt[:2].T, Mt[2]
+            if np.cross(A[:, 0], A[:, 1]) @ (P.mean(axis=0) - center) <= 0:
+                continue
+            if _match(S[:len(f)] @ A.T + b, P) is None:
+                continue
+            idx = _match(S @ A.T + b, X[on])
+            out.append((surf, on[idx]))
+            break
+    return out
+
+
 # ---------------------------------------------------------------- shape functions, volumes
 @cache
 def _basis(shape):
@@ -261,16 +294,11 @@ def shape_functions(shape, xi):
     return m @ C, np.einsum("qkd,kn->qnd", dm, C)
 
 
-def _gauss(n):
-    x, w = np.polynomial.legendre.leggauss(n)
-    return x, w
-
-
 @cache
 def quadrature(shape, n=4):
     """Points (q, d) and weights (q,) over the reference element of `shape` (Gauss rules;
     simplices through the collapsed (Duffy) map), n points per direction."""
-    x, w = _gauss(n)
+    x, w = np.polynomial.legendre.leggauss(n)
     u, wu = (x + 1) / 2, w / 2                           # on [0, 1]
     fam = _FAMILY[shape]
     if fam in ("hex", "quad"):
@@ -326,7 +354,7 @@ def read_mesh(path, **options):
 
 
 def _pick(sets, shape_rows):
-    """{shape: connectivity rows} of a set given as {shape: row indices}."""
+    """{shape: connectivity} of a set given as {shape: row indices}."""
     return {s: shape_rows[s][np.asarray(r, np.int64)] for s, r in sets.items() if len(r)}
 
 
@@ -463,8 +491,34 @@ class Mesh:
 
     def vector_areas(self, face_set=None):
         """{shape: ∫ n dA of each face} of all faces or of a named face set."""
-        faces = self.faces if face_set is None else self.face_sets[face_set]
+        return self.vector_areas_of(self.faces if face_set is None else self.face_sets[face_set])
+
+    def vector_areas_of(self, faces):
+        """{shape: ∫ n dA of each face} of faces {shape: connectivity}."""
         return {s: face_vector_areas(s, self.points[c]) for s, c in faces.items()}
+
+    def boundary_faces(self, node_set, name=None):
+        """The faces of the solids on the boundary (in one element only) whose nodes all
+        lie in a named node set (e.g. an Abaqus *NSET), oriented outward, kept as face set
+        `name` (default: the node set's name); returns {surface shape: connectivity}."""
+        inside = np.zeros(len(self.points), bool)
+        inside[self.node_sets[node_set]] = True
+        found, count = [], {}
+        for shape, conn in self.solids.items():
+            for surf, idx in facet_nodes(shape):
+                F = conn[:, idx]
+                keys = list(map(tuple, np.sort(F[:, :CORNERS[_FAMILY[surf]]], axis=1).tolist()))
+                for key in keys:
+                    count[key] = count.get(key, 0) + 1
+                found.append((surf, F, keys))
+        faces = {}
+        for surf, F, keys in found:
+            keep = inside[F].all(axis=1) & np.array([count[k] == 1 for k in keys], bool)
+            if keep.any():
+                faces.setdefault(surf, []).append(F[keep])
+        faces = {s: np.concatenate(f) for s, f in faces.items()}
+        self.face_sets[node_set if name is None else name] = faces
+        return faces
 
     # ------------------------------------------------------------ into a model
     def add_to_model(self, model, law, density, node_kind="dynamic displacement", first_node_label=1,

@@ -169,6 +169,23 @@ def test_facets_of_the_solids():
     assert len(M.facets("tetrahedron10")) == 4
 
 
+@pytest.mark.parametrize("shape", M.SOLID_SHAPES)
+def test_facets_close_the_element_outward(shape):
+    """The facets of an (affinely mapped) element, as surfaces: their vector areas sum to
+    zero and (1/3) Σ ∫ x·n dA is the volume (divergence theorem), so all point outward."""
+    X = M.MBDYN_NODES[shape] @ G.T + C
+    total, flux = np.zeros(3), 0.0
+    for surf, idx in M.facet_nodes(shape):
+        Xf = X[idx]
+        total += M.face_vector_areas(surf, Xf[None])[0]
+        q, w = M.quadrature(surf)
+        N, dN = M.shape_functions(surf, q)
+        J = np.einsum("qna,nc->qac", dN, Xf)
+        flux += np.einsum("qc,qc,q->", N @ Xf, np.cross(J[:, 0], J[:, 1]), w) / 3
+    np.testing.assert_allclose(total, 0, atol=1e-13)
+    assert flux == pytest.approx(M.element_volumes(shape, X[None])[0], rel=1e-13)
+
+
 # ---------------------------------------------------------------- block meshes through meshio
 L, N = 2.0, 2                 # a 2 × 2 × 2 block of unit cubes
 FACE_OF = {"hexahedron": "quad", "hexahedron20": "quad8", "hexahedron27": "quad9", "wedge15": "triangle6",
@@ -303,6 +320,26 @@ def test_block_mesh_round_trip(tmp_path, cell_type, fmt):
     fixed = mesh.node_sets["bottom" if fmt == "gmsh" else "fixed"]
     assert len(fixed) == nbottom_points and (mesh.points[fixed, 2] == 0).all()
     assert len(mesh.node_sets["top"]) == int((mesh.points[:, 2] == L).sum())
+
+
+@pytest.mark.parametrize("cell_type,fmt", [c for c in CASES if c[1] != "vtu"])
+def test_boundary_faces_of_a_node_set(tmp_path, cell_type, fmt):
+    """Faces from node sets (an Abaqus *NSET, a gmsh physical surface's nodes): the boundary
+    faces all of whose nodes are in the set, outward."""
+    m, ncells, ntop, _ = meshio_block(cell_type, fmt)
+    ext, kw = FORMATS[fmt]
+    meshio.write(str(tmp_path / f"b.{ext}"), m, **kw)
+    mesh = M.read_mesh(str(tmp_path / f"b.{ext}"))
+    bottom = mesh.boundary_faces("bottom" if fmt == "gmsh" else "fixed", name="base")
+    assert sum(len(c) for c in bottom.values()) == ntop and mesh.face_sets["base"] is bottom
+    np.testing.assert_allclose(sum(mesh.vector_areas("base").values()).sum(axis=0), [0, 0, -L * L], atol=1e-12)
+    mesh.node_sets["all"] = np.arange(len(mesh.points))
+    areas = np.concatenate(list(mesh.vector_areas_of(mesh.boundary_faces("all")).values()))
+    np.testing.assert_allclose(areas.sum(axis=0), 0, atol=1e-12)
+    assert np.linalg.norm(areas, axis=1).sum() == pytest.approx(6 * L * L, rel=1e-13)
+    centers = {s: mesh.points[c].mean(axis=1) for s, c in mesh.face_sets["all"].items()}
+    for s, a in mesh.vector_areas_of(mesh.face_sets["all"]).items():      # outward: away from the centre
+        assert (np.einsum("ec,ec->e", a, centers[s] - L / 2) > 0).all()
 
 
 def test_unnamed_gmsh_physical_groups(tmp_path):

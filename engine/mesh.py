@@ -548,42 +548,38 @@ class Mesh:
                 label += 1
         plabel = first_pressure_label if first_pressure_label is not None else \
             max(self.node_label.values(), default=first_node_label - 1) + 1
-        if upc:
-            plabel = self._pressure_nodes(model, solids, plabel)
         labels, elabel = {}, first_element_label
         for shape, conn in solids.items():
-            name, npress = UPC[shape] if upc else (shape, None)
+            name = UPC[shape][0] if upc else shape
+            press = [None] * len(conn)
+            if upc:
+                press, plabel = self._pressure_nodes(model, shape, conn, plabel)
             out = labels[shape] = np.arange(elabel, elabel + len(conn))
-            rows = self._rows(shape, conn)
-            for e, row, lab in zip(conn.tolist(), rows, out.tolist()):
-                press = None
-                if upc:
-                    press = [self.pressure_label[("element", shape, row)]] if npress is None else \
-                        [self.pressure_label[p] for p in e[:npress]]
+            for e, pn, lab in zip(conn.tolist(), press, out.tolist()):
                 model.solid(lab, name, [self.node_label[p] for p in e], law,
                             float(density) if not density.ndim else density[e].tolist(),
-                            pressure_nodes=press, lumped_mass=lumped_mass, static=static)
+                            pressure_nodes=pn, lumped_mass=lumped_mass, static=static)
             elabel += len(conn)
         return {int(p): self.node_label[int(p)] for p in used}, labels
 
-    def _rows(self, shape, conn):
-        """Row of each element of `conn` in self.solids[shape] (for per-element pressure)."""
-        index = {tuple(r): i for i, r in enumerate(self.solids[shape].tolist())}
-        return [index[tuple(r)] for r in conn.tolist()]
-
-    def _pressure_nodes(self, model, solids, label):
-        for shape, conn in solids.items():
-            npress = UPC[shape][1]
-            if npress is None:
-                keys = [("element", shape, r) for r in self._rows(shape, conn)]
-            else:
-                keys = np.unique(conn[:, :npress]).tolist()
-            for key in keys:
+    def _pressure_nodes(self, model, shape, conn, label):
+        """Hydraulic nodes of u/p-c elements (labels from `label`; existing ones kept):
+        ([pressure node labels of each element], next label)."""
+        npress = UPC[shape][1]
+        if npress is None:                       # hexahedron8upc: one per element
+            row = {tuple(r): i for i, r in enumerate(self.solids[shape].tolist())}
+            keys = [[("element", shape, row[tuple(r)])] for r in conn.tolist()]
+        else:                                    # at the corners, shared
+            keys = conn[:, :npress].tolist()
+        out = []
+        for element in keys:
+            for key in element:
                 if key not in self.pressure_label:
                     model.hydraulic_node(label, value=0.0)
                     self.pressure_label[key] = label
                     label += 1
-        return label
+            out.append([self.pressure_label[k] for k in element])
+        return out, label
 
     def _labels(self, points, what):
         try:

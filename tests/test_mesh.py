@@ -655,7 +655,9 @@ def test_vtu_writer_reads_the_solid_families(tmp_path):
     ctx = SimpleNamespace(scale=2.0)
     for k, t in enumerate((0.0, 0.5)):
         kin = SimpleNamespace(x=x0 * (1 + t), v=x0 * t)
-        w.step(SimpleNamespace(written=True, t=t, kinematics=kin, outputs=[([other, hexa, tet], ctx)]))
+        outputs = [([other, hexa, tet], ctx)] if k == 0 else \
+            [([other], SimpleNamespace(scale=0.0)), ([hexa, tet], ctx)]        # as the inverse-dynamics driver
+        w.step(SimpleNamespace(written=True, t=t, kinematics=kin, outputs=outputs))
     w.step(SimpleNamespace(written=False, t=0.7, kinematics=None, outputs=[]))
     w.finish()
     assert pvd_entries(str(tmp_path / "s.pvd")) == [(0.0, "s_00000.vtu"), (0.5, "s_00001.vtu")]

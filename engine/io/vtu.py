@@ -138,10 +138,10 @@ class VTUWriter:
         if not event.written:
             return
         kin = event.kinematics
-        ctx = event.outputs[0][1] if event.outputs else None
         data = {"displacement": kin.x - self.x0, "velocity": kin.v}
         if self.solids:
-            data["cauchy_stress"] = nodal_average([f.nodal_cauchy_stress(ctx) for f in self.solids], self.counts)
+            data["cauchy_stress"] = nodal_average([f.nodal_cauchy_stress(ctx) for f, ctx in self._evaluated(event)],
+                                                  self.counts)
         cells = []
         for fam_cells in self.cells:
             cells += [fam_cells] if isinstance(fam_cells[0], str) else list(fam_cells)
@@ -150,6 +150,16 @@ class VTUWriter:
         write_vtu(os.path.join(os.path.dirname(self.base), name), points, cells, data)
         self.entries.append((float(event.t), name))
         write_pvd(self.base + ".pvd", self.entries)
+
+    def _evaluated(self, event):
+        """(family, context) of each solid family from the step's outputs, found by name (the
+        inverse-dynamics driver evaluates deformable elements in systems of its own)."""
+        found = {}
+        for families, ctx in event.outputs:
+            for f in families:
+                found.setdefault(f.name, (f, ctx))
+        first = event.outputs[0][1] if event.outputs else None
+        return [found.get(f.name, (f, first)) for f in self.solids]
 
     def finish(self):
         write_pvd(self.base + ".pvd", self.entries)

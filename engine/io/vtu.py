@@ -116,18 +116,21 @@ class VTUWriter:
         self.entries = []
 
     def start(self, system, model, method=None):
+        """The reference positions, the solid families (name "solid...", offering cells())
+        and their cells, once."""
         d = os.path.dirname(self.base)
         if d:
             os.makedirs(d, exist_ok=True)
         self.x0 = system.nodes.x0.copy()
         self.solids = [f for f in system.families if f.name.startswith("solid") and hasattr(f, "cells")]
-        self.cells = [f.cells() for f in self.solids]
-        self.counts = []                      # elements of each family at each node
-        for fam_cells in self.cells:
-            cells = [fam_cells] if isinstance(fam_cells[0], str) else fam_cells
+        self.cells, self.counts = [], []      # cells of all families; elements of each at each node
+        for f in self.solids:
+            cells = f.cells()
+            cells = [cells] if isinstance(cells[0], str) else list(cells)
             c = np.zeros(len(self.x0))
             for _, conn in cells:
                 np.add.at(c, np.asarray(conn, np.int64).ravel(), 1.0)
+            self.cells += cells
             self.counts.append(c)
         self.entries = []
 
@@ -142,12 +145,9 @@ class VTUWriter:
         if self.solids:
             data["cauchy_stress"] = nodal_average([f.nodal_cauchy_stress(ctx) for f, ctx in self._evaluated(event)],
                                                   self.counts)
-        cells = []
-        for fam_cells in self.cells:
-            cells += [fam_cells] if isinstance(fam_cells[0], str) else list(fam_cells)
         name = f"{os.path.basename(self.base)}_{len(self.entries):05d}.vtu"
         points = self.x0 if self.configuration == "reference" else kin.x
-        write_vtu(os.path.join(os.path.dirname(self.base), name), points, cells, data)
+        write_vtu(os.path.join(os.path.dirname(self.base), name), points, self.cells, data)
         self.entries.append((float(event.t), name))
         write_pvd(self.base + ".pvd", self.entries)
 

@@ -596,6 +596,27 @@ def test_write_vtu_holds_the_fields(tmp_path):
     assert again.volumes()["hexahedron20"].sum() == pytest.approx(8.0, rel=1e-14)
 
 
+@pytest.mark.parametrize("cell_type", ["wedge15", "hexahedron20", "tetra10"])
+def test_write_vtu_takes_mbdyn_cells(tmp_path, cell_type):
+    """Cells in MBDyn's order under their shape name (u/p-c names too) are written in VTK's
+    order; wedges in VTK's own orientation (base normal away from the top)."""
+    mesh = gmsh_block(tmp_path, cell_type)
+    shape = SHAPE_OF[cell_type]
+    conn = mesh.solids[shape]
+    name = M.UPC[shape][0]
+    path = str(tmp_path / "c.vtu")
+    vtu.write_vtu(path, mesh.points, [(name, conn)], {})
+    back = meshio.read(path)
+    assert [c.type for c in back.cells] == [cell_type]
+    X = back.points[back.cells[0].data]
+    if cell_type == "wedge15":
+        n = np.cross(X[:, 1] - X[:, 0], X[:, 2] - X[:, 0])
+        assert (np.einsum("ec,ec->e", n, X[:, 3] - X[:, 0]) < 0).all()
+    again = M.read_mesh(path)
+    assert again.volumes()[shape].sum() == pytest.approx(L ** 3, rel=1e-14)
+    assert sorted(map(sorted, again.solids[shape].tolist())) == sorted(map(sorted, conn.tolist()))
+
+
 def pendulum():
     m = Model()
     m.structural_node(1, "dynamic")

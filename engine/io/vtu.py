@@ -3,8 +3,8 @@ meshio, the optional extra `mesh`).
 
 Points are the structural nodes, in the reference configuration with the displacement as
 point data (ParaView: Warp By Vector) or in the deformed one; cells are those of the
-solid families (`family.cells()`: VTK cell type and structural-node indices in VTK
-order), nodes in no cell are vertex cells.  Point data: displacement, velocity,
+solid families (`family.cells()`: an MBDyn shape and structural-node indices in MBDyn's
+order, or a VTK cell type and indices in VTK's order), nodes in no cell are vertex cells.  Point data: displacement, velocity,
 cauchy_stress (Voigt order xx, yy, zz, xy, yz, zx), cauchy_stress_tensor (3×3, row
 major) and von_mises, the stress averaged at the nodes (`family.nodal_cauchy_stress(ctx)`)."""
 import os
@@ -12,16 +12,12 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-try:                                     # the optional extra `mesh`
-    import meshio
+from mbdae.engine.mesh import MBDYN_NODES, UPC, mbdyn_to_vtk
+
+try:                                     # the optional extra `mesh` (engine/mesh.py gives
+    import meshio                        # meshio 5.3.5 the quadratic wedge it lacks)
 except ImportError:
     meshio = None
-else:
-    # meshio 5.3.5 has no quadratic wedge in its table of cell dimensions (meshio issue
-    # 1247): without the entry no wedge15 cell can be read or written
-    _dims = getattr(getattr(meshio, "_mesh", None), "topological_dimension", None)
-    if isinstance(_dims, dict):
-        _dims.setdefault("wedge15", 3)
 
 # VTK cell type names (vtkCellType.h) -> meshio's
 VTK_NAMES = {"VTK_VERTEX": "vertex", "VTK_HEXAHEDRON": "hexahedron", "VTK_QUADRATIC_HEXAHEDRON": "hexahedron20",
@@ -29,6 +25,9 @@ VTK_NAMES = {"VTK_VERTEX": "vertex", "VTK_HEXAHEDRON": "hexahedron", "VTK_QUADRA
              "VTK_QUADRATIC_TETRA": "tetra10", "VTK_TETRA": "tetra", "VTK_WEDGE": "wedge",
              "VTK_QUAD": "quad", "VTK_QUADRATIC_QUAD": "quad8", "VTK_BIQUADRATIC_QUAD": "quad9",
              "VTK_QUADRATIC_TRIANGLE": "triangle6", "VTK_TRIANGLE": "triangle"}
+
+# u/p-c shape -> its displacement shape (the same nodes)
+_UPC_BASE = {name: base for base, (name, _) in UPC.items()}
 
 VOIGT = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (2, 0))        # xx, yy, zz, xy, yz, zx
 
@@ -54,18 +53,29 @@ def _need_meshio():
         raise ImportError("VTU output needs meshio: pip install 'mbdae[mesh]'")
 
 
+def vtk_cells(kind, conn):
+    """(meshio cell type, connectivity in VTK order) of cells given by an MBDyn shape name
+    (MBDyn order, u/p-c names too) or by a VTK/meshio cell type (VTK order)."""
+    shape = _UPC_BASE.get(kind, kind)
+    conn = np.asarray(conn, np.int64)
+    if shape in MBDYN_NODES:
+        cell_type, p = mbdyn_to_vtk(shape)
+        return cell_type, conn.reshape(len(conn), -1)[:, p]
+    return VTK_NAMES.get(kind, kind), conn
+
+
 def write_vtu(path, points, cells, point_data):
-    """One .vtu file: points (n, 3), cells [(cell type, (ne, nn) point indices in VTK
-    order)] (meshio or VTK_* names), point data {name: (n,) or (n, k)}; a stress in Voigt
+    """One .vtu file: points (n, 3), cells [(kind, (ne, nn) point indices)] (see
+    vtk_cells), point data {name: (n,) or (n, k)}; a stress in Voigt
     rows under "cauchy_stress" also gives "cauchy_stress_tensor" and "von_mises".  Points
     in no cell become vertex cells."""
     _need_meshio()
     points = np.asarray(points, float).reshape(-1, 3)
     blocks, used = [], np.zeros(len(points), bool)
     for kind, conn in cells:
-        conn = np.asarray(conn, np.int64)
+        kind, conn = vtk_cells(kind, conn)
         if len(conn):
-            blocks.append((VTK_NAMES.get(kind, kind), conn))
+            blocks.append((kind, conn))
             used[conn.ravel()] = True
     if not used.all():
         blocks.append(("vertex", np.flatnonzero(~used)[:, None]))

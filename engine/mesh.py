@@ -523,10 +523,11 @@ class Mesh:
     # ------------------------------------------------------------ into a model
     def add_to_model(self, model, law, density, node_kind="dynamic displacement", first_node_label=1,
                      first_element_label=1, upc=False, lumped_mass=False, element_set=None,
-                     first_pressure_label=None):
+                     first_pressure_label=None, velocity=None):
         """Structural nodes at the points the elements use (labels from first_node_label, in
         point order; points already added keep their node) and one solid element per cell
-        (labels from first_element_label).  `density`: a number or one value per point.
+        (labels from first_element_label).  `density`: a number or one value per point;
+        `velocity`: the nodes' initial velocity, one 3-vector or one per point (n, 3).
         `upc`: u/p-c elements, with hydraulic nodes at the corners (one per element for
         hexahedron8upc), labelled from first_pressure_label (default: after the last
         structural label).  Returns ({point: node label}, {shape: element labels})."""
@@ -538,12 +539,14 @@ class Mesh:
             raise ValueError(f"density: a number or one value per point ({len(self.points)}), "
                              f"not shape {density.shape}")
         static = node_kind.split()[0] == "static"
+        v0 = np.zeros((len(self.points), 3)) if velocity is None else \
+            np.broadcast_to(np.asarray(velocity, float), (len(self.points), 3))
         used = np.unique(np.concatenate([c.ravel() for c in solids.values()])) if solids else []
         label = first_node_label
         for p in used:
             p = int(p)
             if p not in self.node_label:
-                model.structural_node(label, node_kind, position=self.points[p])
+                model.structural_node(label, node_kind, position=self.points[p], velocity=v0[p])
                 self.node_label[p] = label
                 label += 1
         plabel = first_pressure_label if first_pressure_label is not None else \

@@ -390,10 +390,12 @@ class Recorder:
 
     def __init__(self):
         self.nodes, self.hydraulic, self.solids, self.loads, self.clamps = {}, [], [], [], []
+        self.velocity = {}
 
     def structural_node(self, label, kind, position=None, velocity=None):
         assert label not in self.nodes
         self.nodes[label] = (kind, np.array(position, float))
+        self.velocity[label] = np.array(velocity, float)
 
     def hydraulic_node(self, label, value=0.0):
         self.hydraulic.append((label, value))
@@ -422,8 +424,11 @@ def test_add_to_model_sends_nodes_and_elements_in_mbdyn_order(tmp_path):
     mesh = gmsh_block(tmp_path, "hexahedron20")
     rec = Recorder()
     density = 1000.0 + mesh.points[:, 2]                     # one value per point
+    spin = np.cross([0, 0, 1.0], mesh.points)                    # one velocity per point
     nodes, elements = mesh.add_to_model(rec, "law", density, node_kind="static displacement",
-                                        first_node_label=101, first_element_label=7, lumped_mass=True)
+                                        first_node_label=101, first_element_label=7, lumped_mass=True,
+                                        velocity=spin)
+    assert all((rec.velocity[label] == spin[p]).all() for p, label in nodes.items())
     assert sorted(nodes.values()) == list(range(101, 101 + len(mesh.points)))
     for p, label in nodes.items():
         kind, x = rec.nodes[label]
@@ -447,6 +452,7 @@ def test_add_to_model_element_set_and_labels_continue(tmp_path):
     nodes, elements = mesh.add_to_model(rec, "law", 1.0, element_set="lower")
     assert len(nodes) == 18 and all(mesh.points[p, 2] <= 1.0 for p in nodes)
     assert rec.solids[0]["density"] == 1.0 and not rec.solids[0]["static"]
+    assert all((v == 0).all() for v in rec.velocity.values())
     nodes2, _ = mesh.add_to_model(rec, "law", 1.0, first_node_label=len(nodes) + 1, first_element_label=5)
     assert len(rec.nodes) == 27 and nodes2 == mesh.node_label          # shared points keep their node
     assert [e["label"] for e in rec.solids] == list(range(1, 5)) + list(range(5, 13))
@@ -709,3 +715,25 @@ def test_vtu_of_a_compressed_block(tmp_path):
     np.testing.assert_allclose(back.point_data["cauchy_stress"], np.tile([0, 0, -P, 0, 0, 0], (len(back.points), 1)),
                                rtol=0, atol=1e-3 * P)
     np.testing.assert_allclose(back.point_data["von_mises"], P, rtol=1e-3)
+
+
+def test_a_meshed_block_in_free_flight(tmp_path):
+    """Dynamic displacement nodes all moving at V and no load: the block translates rigidly
+    (u = V t), unstrained (σ = 0); the VTU cells are the mesh's, positive."""
+    mesh = gmsh_block(tmp_path, "hexahedron20")
+    V = np.array([0.3, -0.2, 0.1])
+    model = Model()
+    mesh.add_to_model(model, hookean_linear_elastic_isotropic(1e5, NU), 1.0, velocity=V)
+    base = str(tmp_path / "fly")
+    r = run(model, final_time=0.02, time_step=5e-3, observers=[vtu.VTUWriter(base)])
+    entries = pvd_entries(base + ".pvd")
+    assert [t for t, _ in entries] == pytest.approx([0.0, 0.005, 0.01, 0.015, 0.02], abs=1e-15)
+    for (t, name), x in zip(entries, r.x):
+        back = meshio.read(str(tmp_path / name))
+        np.testing.assert_allclose(back.point_data["displacement"], np.tile(V * t, (len(back.points), 1)),
+                                   rtol=0, atol=1e-9)
+        np.testing.assert_allclose(back.point_data["velocity"], np.tile(V, (len(back.points), 1)), rtol=0,
+                                   atol=1e-9)
+        np.testing.assert_allclose(back.point_data["cauchy_stress"], 0, atol=1e-6)
+    again = M.read_mesh(str(tmp_path / entries[-1][1]))
+    assert again.volumes()["hexahedron20"].sum() == pytest.approx(L ** 3, rel=1e-13)

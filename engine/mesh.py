@@ -168,6 +168,12 @@ def _corner_maps(src, dst, sign):
     return maps
 
 
+def _frozen(a):
+    """A cached permutation, read-only."""
+    a.flags.writeable = False
+    return a
+
+
 def _closest_to_identity(maps):
     return max(maps, key=lambda m: np.trace(m[0]))     # first of the ties
 
@@ -185,7 +191,7 @@ def vtk_to_mbdyn(cell_type, shape):
     p = _match(dst, src @ A.T + b)
     if p is None:
         raise ValueError(f"{cell_type} -> {shape}: the nodes do not match")
-    return p
+    return _frozen(p)
 
 
 @cache
@@ -195,7 +201,7 @@ def mirror(shape):
     X = MBDYN_NODES[shape]
     k = CORNERS[_FAMILY[shape]]
     A, b = _closest_to_identity(_corner_maps(X[:k], X[:k], -1))
-    return _match(X @ A.T + b, X)
+    return _frozen(_match(X @ A.T + b, X))
 
 
 @cache
@@ -209,7 +215,7 @@ def mbdyn_to_vtk(shape):
     p = np.argsort(vtk_to_mbdyn(cell_type, shape))
     if cell_type == "wedge15":
         p = p[mirror_vtk(cell_type)]
-    return cell_type, p
+    return cell_type, _frozen(p)
 
 
 @cache
@@ -218,7 +224,7 @@ def mirror_vtk(cell_type):
     X = VTK_NODES[cell_type]
     k = CORNERS[_FAMILY[cell_type]]
     A, b = _closest_to_identity(_corner_maps(X[:k], X[:k], -1))
-    return _match(X @ A.T + b, X)
+    return _frozen(_match(X @ A.T + b, X))
 
 
 @cache
@@ -266,7 +272,7 @@ def facet_nodes(shape):
             if _match(S[:len(f)] @ A.T + b, P) is None:
                 continue
             idx = _match(S @ A.T + b, X[on])
-            out.append((surf, on[idx]))
+            out.append((surf, _frozen(on[idx])))
             break
     return out
 

@@ -13,6 +13,9 @@ pressure load acts as -p n: a positive pressure pushes on the surface).
     nodes, elements = mesh.add_to_model(model, law, density=7800.0)
     mesh.clamp(model, "fixed", first_label=1000)
     mesh.pressure(model, "top", 1e5, first_label=2000)
+    mesh.boundary_faces("loaded")                 # faces from a node set (Abaqus *NSET)
+
+Results go to ParaView through engine/io/vtu.py (VTUWriter).
 """
 from functools import cache
 from itertools import combinations, permutations

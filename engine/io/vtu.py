@@ -1,0 +1,175 @@
+"""Results for ParaView: a .pvd collection and one .vtu file per output step (written by
+meshio, the optional extra `mesh`).
+
+Points are the structural nodes, in the reference configuration with the displacement as
+point data (ParaView: Warp By Vector) or in the deformed one; cells are those of the
+solid families (`family.cells()`: an MBDyn shape and structural-node indices in MBDyn's
+order, or a VTK cell type and indices in VTK's order), nodes in no cell are vertex cells.  Point data: displacement, velocity,
+cauchy_stress (Voigt order xx, yy, zz, xy, yz, zx), cauchy_stress_tensor (3×3, row
+major) and von_mises, the stress averaged at the nodes (`family.nodal_cauchy_stress(ctx)`)."""
+import os
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from mbdae.engine.mesh import MBDYN_NODES, UPC, mbdyn_to_vtk
+
+try:                                     # the optional extra `mesh` (engine/mesh.py gives
+    import meshio                        # meshio 5.3.5 the quadratic wedge it lacks)
+except ImportError:
+    meshio = None
+
+# VTK cell type names (vtkCellType.h) -> meshio's
+VTK_NAMES = {"VTK_VERTEX": "vertex", "VTK_HEXAHEDRON": "hexahedron", "VTK_QUADRATIC_HEXAHEDRON": "hexahedron20",
+             "VTK_TRIQUADRATIC_HEXAHEDRON": "hexahedron27", "VTK_QUADRATIC_WEDGE": "wedge15",
+             "VTK_QUADRATIC_TETRA": "tetra10", "VTK_TETRA": "tetra", "VTK_WEDGE": "wedge",
+             "VTK_QUAD": "quad", "VTK_QUADRATIC_QUAD": "quad8", "VTK_BIQUADRATIC_QUAD": "quad9",
+             "VTK_QUADRATIC_TRIANGLE": "triangle6", "VTK_TRIANGLE": "triangle"}
+
+# u/p-c shape -> its displacement shape (the same nodes)
+_UPC_BASE = {name: base for base, (name, _) in UPC.items()}
+
+VOIGT = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (2, 0))        # xx, yy, zz, xy, yz, zx
+
+
+def stress_tensor(s):
+    """(n, 3, 3) symmetric tensors from Voigt rows (n, 6) xx, yy, zz, xy, yz, zx."""
+    s = np.asarray(s, float).reshape(-1, 6)
+    T = np.empty((len(s), 3, 3))
+    for k, (i, j) in enumerate(VOIGT):
+        T[:, i, j] = T[:, j, i] = s[:, k]
+    return T
+
+
+def von_mises(s):
+    """Von Mises stress of Voigt rows (n, 6)."""
+    s = np.asarray(s, float).reshape(-1, 6)
+    xx, yy, zz, xy, yz, zx = s.T
+    return np.sqrt(0.5 * ((xx - yy) ** 2 + (yy - zz) ** 2 + (zz - xx) ** 2) + 3.0 * (xy ** 2 + yz ** 2 + zx ** 2))
+
+
+def _need_meshio():
+    if meshio is None:
+        raise ImportError("VTU output needs meshio: pip install 'mbdae[mesh]'")
+
+
+def vtk_cells(kind, conn):
+    """(meshio cell type, connectivity in VTK order) of cells given by an MBDyn shape name
+    (MBDyn order, u/p-c names too) or by a VTK/meshio cell type (VTK order)."""
+    shape = _UPC_BASE.get(kind, kind)
+    conn = np.asarray(conn, np.int64)
+    if shape in MBDYN_NODES:
+        cell_type, p = mbdyn_to_vtk(shape)
+        return cell_type, conn.reshape(len(conn), -1)[:, p]
+    return VTK_NAMES.get(kind, kind), conn
+
+
+def write_vtu(path, points, cells, point_data):
+    """One .vtu file: points (n, 3), cells [(kind, (ne, nn) point indices)] (see
+    vtk_cells), point data {name: (n,) or (n, k)}; a stress in Voigt
+    rows under "cauchy_stress" also gives "cauchy_stress_tensor" and "von_mises".  Points
+    in no cell become vertex cells."""
+    _need_meshio()
+    points = np.asarray(points, float).reshape(-1, 3)
+    blocks, used = [], np.zeros(len(points), bool)
+    for kind, conn in cells:
+        kind, conn = vtk_cells(kind, conn)
+        if len(conn):
+            blocks.append((kind, conn))
+            used[conn.ravel()] = True
+    if not used.all():
+        blocks.append(("vertex", np.flatnonzero(~used)[:, None]))
+    data = {k: np.asarray(v, float) for k, v in point_data.items()}
+    if "cauchy_stress" in data:
+        s = data["cauchy_stress"].reshape(len(points), 6)
+        data["cauchy_stress_tensor"] = stress_tensor(s).reshape(len(points), 9)
+        data["von_mises"] = von_mises(s)
+    meshio.write(path, meshio.Mesh(points, blocks, point_data=data), file_format="vtu")
+
+
+def write_pvd(path, entries):
+    """A ParaView collection of (time, file) pairs; file names relative to the .pvd."""
+    lines = ['<?xml version="1.0"?>',
+             '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "<Collection>"]
+    lines += [f'<DataSet timestep="{t!r}" group="" part="0" file={quoteattr(f)}/>' for t, f in entries]
+    lines += ["</Collection>", "</VTKFile>", ""]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(lines))
+    os.replace(tmp, path)
+
+
+def nodal_average(stresses, counts):
+    """Stress at the nodes from several families: each family's nodal average (n, 6)
+    weighted by its number of elements at each node (n,)."""
+    total = np.zeros(len(counts[0]) if counts else 0)
+    out = np.zeros((len(total), 6))
+    for s, c in zip(stresses, counts):
+        out += np.asarray(s, float) * c[:, None]
+        total = total + c
+    hit = total > 0
+    out[hit] /= total[hit, None]
+    return out
+
+
+class VTUWriter:
+    """Observer of any driver: `base`.pvd and `base`_NNNNN.vtu per output step.
+    `configuration`: "reference" (points at the initial node positions, displacement as
+    point data) or "deformed".  The .pvd is rewritten at each step, so a run that stops
+    keeps a valid collection."""
+
+    def __init__(self, base, configuration="reference"):
+        if configuration not in ("reference", "deformed"):
+            raise ValueError(f"configuration must be 'reference' or 'deformed', not {configuration!r}")
+        _need_meshio()
+        self.base, self.configuration = base, configuration
+        self.entries = []
+
+    def start(self, system, model, method=None):
+        """The reference positions, the solid families (name "solid...", offering cells())
+        and their cells, once."""
+        d = os.path.dirname(self.base)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        self.x0 = system.nodes.x0.copy()
+        self.solids = [f for f in system.families if f.name.startswith("solid") and hasattr(f, "cells")]
+        self.cells, self.counts = [], []      # cells of all families; elements of each at each node
+        for f in self.solids:
+            cells = f.cells()
+            cells = [cells] if isinstance(cells[0], str) else list(cells)
+            c = np.zeros(len(self.x0))
+            for _, conn in cells:
+                np.add.at(c, np.asarray(conn, np.int64).ravel(), 1.0)
+            self.cells += cells
+            self.counts.append(c)
+        self.entries = []
+
+    def log(self, text):
+        """The run log is not part of the VTU output."""
+
+    def step(self, event):
+        if not event.written:
+            return
+        kin = event.kinematics
+        data = {"displacement": kin.x - self.x0, "velocity": kin.v}
+        if self.solids:
+            data["cauchy_stress"] = nodal_average([f.nodal_cauchy_stress(ctx) for f, ctx in self._evaluated(event)],
+                                                  self.counts)
+        name = f"{os.path.basename(self.base)}_{len(self.entries):05d}.vtu"
+        points = self.x0 if self.configuration == "reference" else kin.x
+        write_vtu(os.path.join(os.path.dirname(self.base), name), points, self.cells, data)
+        self.entries.append((float(event.t), name))
+        write_pvd(self.base + ".pvd", self.entries)
+
+    def _evaluated(self, event):
+        """(family, context) of each solid family from the step's outputs, found by name (the
+        inverse-dynamics driver evaluates deformable elements in systems of its own)."""
+        found = {}
+        for families, ctx in event.outputs:
+            for f in families:
+                found.setdefault(f.name, (f, ctx))
+        first = event.outputs[0][1] if event.outputs else None
+        return [found.get(f.name, (f, first)) for f in self.solids]
+
+    def finish(self):
+        write_pvd(self.base + ".pvd", self.entries)

@@ -389,3 +389,66 @@ class SurfaceLoads(ElementFamily):
     def nodal_loads(self, ctx):
         """The loads f̂ (ne, N, 3) on the element nodes (eqs. 12.69, 12.74, 12.83)."""
         return -self.residual_blocks(ctx)[0].reshape(self.ne, self.shape.n_nodes, 3)
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers of this family's deck cards, called by engine/io/mbdyn/elements_block.py as
+# read(reader, model, args, label, word) once the card's head (`<card>: <label>`) is read.
+# The reader and the Model are used duck-typed (no engine.io import here).
+
+def _deck_position(word):
+    return f"{word.source.name}:{word.where()[0]}"
+
+
+def _surface_nodes(reader, args, n):
+    return [reader.structural_node(args, f"structural node {k + 1}").label for k in range(n)]
+
+
+def read_pressure(reader, model, args, label, word, shape):
+    """`pressure<shape>: <label>, <N nodes>, {from drives, <N DriveCaller> | from nodes,
+    <N abstract nodes>}` (input manual "Pressure Loads")."""
+    n = surface_shape(shape).n_nodes
+    nodes = _surface_nodes(reader, args, n)
+    source = args.expect_keyword("from drives", "from nodes", what="'from drives' or 'from nodes'")
+    if source == reader.normalize("from drives"):
+        model.pressure_load(label, shape, nodes, pressure=[reader.read_drive(args) for _ in range(n)],
+                            where=_deck_position(word))
+        return
+    abstract = reader.element_labels.get("abstract nodes", set())
+    p_nodes = []
+    for k in range(n):
+        w = args.peek()
+        p = args.label(f"abstract node {k + 1}")
+        if p not in abstract:
+            raise w.error(f"Abstract({p}) is not defined")
+        p_nodes.append(p)
+    model.pressure_load(label, shape, nodes, pressure_nodes=p_nodes, where=_deck_position(word))
+
+
+def read_traction(reader, model, args, label, word, shape):
+    """`traction<shape>: <label>, [absolute,] <N nodes>, from drives, <N TplDriveCaller<Vec3>>
+    [, orientation, <M OrientationMatrix>]` (input manual "Surface Traction's"; M: the
+    number of integration points)."""
+    sh = surface_shape(shape)
+    n, ng = sh.n_nodes, len(sh.rule[1])
+    absolute = args.is_keyword("absolute") is not None
+    nodes = _surface_nodes(reader, args, n)
+    args.expect_keyword("from drives")
+    site = reader.make_site(reader.make_frame(np.zeros(3), np.eye(3)))
+    traction = [reader.read_tpl_vec3(args, "abs direction", site) for _ in range(n)]
+    orientations = None
+    if args.is_keyword("orientation"):
+        orientations = [reader.read_orientation(args, "abs") for _ in range(ng)]
+    model.traction_load(label, shape, nodes, traction, orientations=orientations, absolute=absolute,
+                        where=_deck_position(word))
+
+
+def _card(read, shape):
+    def card(reader, model, args, label, word):
+        read(reader, model, args, label, word, shape)
+    card.__name__ = f"{read.__name__}_{shape}"
+    return card
+
+
+CARDS = {**{f"pressure{shape}": _card(read_pressure, shape) for shape in SURFACE_SHAPES},
+         **{f"traction{shape}": _card(read_traction, shape) for shape in SURFACE_SHAPES}}

@@ -24,7 +24,7 @@ import numpy as np
 
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.drives import DriveArray
-from mbdae.engine.core.tpldrive import VectorDriveArray
+from mbdae.engine.core.tpldrive import VectorDrive, VectorDriveArray
 from mbdae.elements.base import ElementFamily, scalar_drive, vector_drive
 from mbdae.elements.solid_shapes import surface_shape, SURFACE_SHAPES, solid_shape, SOLID_SHAPES, ShapeFunctions
 from mbdae.elements.surface_load_kernel import surface_equations, PRESSURE, RELATIVE_TRACTION, ABSOLUTE_TRACTION
@@ -99,10 +99,10 @@ def traction_load(model, label, shape, nodes, traction, orientations=None, absol
     global frame, on the reference area."""
     sh, nodes = _surface(label, "traction", shape, nodes)
     _check_label(model, label, "traction", shape)
-    if isinstance(traction, (list, tuple)) and len(traction) == sh.n_nodes and not np.isscalar(traction[0]):
-        values = list(traction)
-    else:
-        values = [traction] * sh.n_nodes
+    one = isinstance(traction, VectorDrive) or (np.ndim(traction) == 1 and all(np.isscalar(v) for v in traction))
+    values = [traction] * sh.n_nodes if one else list(traction)
+    if len(values) != sh.n_nodes:
+        raise ValueError(f"traction{shape} {label}: {sh.n_nodes} nodal tractions required, got {len(values)}")
     drives = tuple(vector_drive(v) for v in values)
     ng = len(sh.rule[1])
     if orientations is None:
@@ -385,10 +385,6 @@ class SurfaceLoads(ElementFamily):
         surface_equations(self.mode, self.conn, kin.x, self.H, self.dH, self.W, self.pressures(ctx.t), self.prow,
                           self.pdiff, ctx.y, self.tractions(ctx.t), self.M, self.dA0, float(kin.dcoef), want_jac,
                           res_views[0], j_uu, j_up)
-
-    def nodal_loads(self, ctx):
-        """The loads f̂ (ne, N, 3) on the element nodes (eqs. 12.69, 12.74, 12.83)."""
-        return -self.residual_blocks(ctx)[0].reshape(self.ne, self.shape.n_nodes, 3)
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

@@ -185,6 +185,8 @@ def test_model_method_errors():
         m.pressure_load(1, "q4", [1, 2, 3], pressure=1.0)
     with pytest.raises(ValueError, match="either pressure"):
         m.pressure_load(1, "q4", [1, 2, 3, 4], pressure=1.0, pressure_nodes=[1, 2, 3, 4])
+    with pytest.raises(ValueError, match="tractionq4 1: 4 nodal tractions required, got 2"):
+        m.traction_load(1, "q4", [1, 2, 3, 4], [(1, 0, 0), (0, 1, 0)])
     with pytest.raises(ValueError, match="tractionq4 1: 4 orientation matrices"):
         m.traction_load(1, "q4", [1, 2, 3, 4], (1, 0, 0), orientations=[np.eye(3)] * 9)
     m.pressure_load(1, "q4", [1, 2, 3, 4], pressure=1.0)

@@ -17,7 +17,8 @@ from types import ModuleType
 
 from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
-                            joints, regularization, abstract_nodes, genel, parameters, driven, solid)
+                            joints, regularization, abstract_nodes, genel, parameters, driven, solid,
+                            surface_load)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ ENTRIES = (
     Entry("beam", beam),
     Entry("hbeam", hbeam),
     Entry("solid", solid),
+    Entry("surface_load", surface_load),
     Entry("joints", joints),
     Entry("regularization", regularization),
     Entry("abstract_nodes", abstract_nodes),

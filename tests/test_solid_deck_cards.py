@@ -1,0 +1,183 @@
+"""The supporting pieces of the solid decks (issue 14): the `clamp` genel, hydraulic nodes, the
+displacement-node cards and the control-data/problem cards of
+shared/mbdyn-tests/solid/*, against closed forms and the manual's syntax."""
+import numpy as np
+import pytest
+
+from mbdae import initial_value_problem
+from mbdae.engine.model import Model
+from mbdae.engine.system import System
+from mbdae.engine.checks import jacobian_mismatch
+from mbdae.engine.core.assembly import ALGEBRAIC, DIM
+from mbdae.engine.core.constitutive import LinearElastic1D
+from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.io.mbdyn import reference as mr
+from samples import SAMPLES, randomize_state
+
+
+def _run(model, tmp_path, final_time, h=1e-3, tolerance=1e-12, **kw):
+    prefix = str(tmp_path / "run")
+    initial_value_problem(model, final_time=final_time, time_step=h, tolerance=tolerance,
+                          output_prefix=prefix, output_precision=16, progress=False, **kw).run()
+    times = mr.output_times(mr.read_lines(prefix + ".out"))
+    return prefix, np.asarray(times)
+
+
+def _column(prefix, ext, label, col=0):
+    return np.array([b[label][col] for b in mr.blocks(mr.read_lines(f"{prefix}.{ext}"))])
+
+
+# =========================================================================== genel clamp
+
+@pytest.mark.parametrize("kind", ["algebraic", "differential"])
+def test_clamp_holds_an_abstract_node_at_its_drive(tmp_path, kind):
+    """Abstract node loaded by a spring k and an abstract force F(t), clamped to v(t):
+    x(t) = v(t) at every step and λ = F(t) - k v(t) (the dof's row reads k x - F + λ = 0)."""
+    k = 3.0
+    v = SineDrive(0.0, 7.0, 0.4, "forever", 1.0)        # v(0) = 1: the input value
+    F = LinearDrive(0.5, 2.0)
+    m = Model()
+    m.structural_node(1, "static")       # a model needs a structural node: held by a clamp joint
+    m.clamp(1, 1)
+    m.abstract_node(4, kind, value=1.0, derivative=0.4 * 7.0)
+    m.spring_support(1, 4, LinearElastic1D(k))
+    m.abstract_force(2, 4, F)
+    m.genel_clamp(3, 4, "abstract", value=v)
+    prefix, t = _run(m, tmp_path, 0.2)
+    x = _column(prefix, "abs", 4)
+    lam = _column(prefix, "gen", 3)
+    vt = 1.0 + 0.4 * np.sin(7.0 * t)
+    np.testing.assert_allclose(x, vt, rtol=0, atol=1e-12)
+    exact = (0.5 + 2.0 * t) - k * vt
+    np.testing.assert_allclose(lam[1:], exact[1:], rtol=0, atol=1e-9)
+    # at t0: the derivatives phase (engine/drivers/ivp.py) is an implicit Euler step of dCoef =
+    # 1e-6 h, so λ is within O(dCoef k ẋ) there; it keeps the residual the initial state leaves
+    # on algebraic rows (its bias), the algebraic node's own row included, so λ(t0) is checked
+    # for the differential node only
+    if kind == "differential":
+        assert abs(lam[0] - exact[0]) < 1e-7
+
+
+def test_clamp_holds_a_static_node_position_and_reacts_the_force(tmp_path):
+    """Static node (other position components and the rotation held by a total pin joint)
+    loaded by F(t) along x and clamped to x = v(t): x(t) = v(t) and λ = F(t), the force the
+    clamp balances (MBDyn's sign: the dof's row reads -F + λ = 0)."""
+    m = Model()
+    m.structural_node(1, "static", position=[0.2, 0.0, 0.0])
+    m.total_pin_joint(1, 1, position_status=("inactive", "active", "active"),
+                      orientation_status=("active", "active", "active"))
+    m.force(1, 1, VectorDrive.single([1.0, 0.0, 0.0], SineDrive(0.0, 5.0, 3.0, "forever", 1.5)), "absolute")
+    m.genel_clamp(2, 1, "structural", index=1, value=LinearDrive(0.2, 0.8))
+    prefix, t = _run(m, tmp_path, 0.1)
+    x = _column(prefix, "mov", 1, 0)
+    lam = _column(prefix, "gen", 2)
+    np.testing.assert_allclose(x, 0.2 + 0.8 * t, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(lam, 1.5 + 3.0 * np.sin(5.0 * t), rtol=0, atol=1e-9)
+
+
+def test_clamp_on_a_moving_mass_reacts_force_minus_inertia(tmp_path):
+    """Dynamic node of mass m moved along x by a clamp, x = c + b sin(ω(t + τ)), under a force
+    F: λ = F - m ẍ = F + m b ω² sin(ω(t + τ)) at t0 (derivatives phase) and, after the start-up
+    of the multistep method, to the integrator's O(h²) error in the momentum rate; x exact.
+    (The sine starts before t0: a drive that starts at t0 has a half derivative there, which
+    the derivatives phase differentiates as it does a joint's imposed motion.)"""
+    mass, b, w, F, tau, c = 2.0, 0.05, 6.0, 1.2, 0.5, 0.3
+    m = Model()
+    m.structural_node(1, "dynamic", position=[c + b * np.sin(w * tau), 0.0, 0.0],
+                      velocity=[b * w * np.cos(w * tau), 0.0, 0.0])
+    m.body(1, 1, mass, inertia=np.eye(3))
+    m.total_pin_joint(1, 1, position_status=("inactive", "active", "active"),
+                      orientation_status=("active", "active", "active"))
+    m.force(2, 1, [F, 0.0, 0.0], "absolute")
+    m.genel_clamp(3, 1, "structural", index=1, value=SineDrive(-tau, w, b, "forever", c))
+    prefix, t = _run(m, tmp_path, 0.3, h=1e-3)
+    x = _column(prefix, "mov", 1, 0)
+    lam = _column(prefix, "gen", 3)
+    np.testing.assert_allclose(x, c + b * np.sin(w * (t + tau)), rtol=0, atol=1e-12)
+    exact = F + mass * b * w ** 2 * np.sin(w * (t + tau))
+    scale = mass * b * w ** 2
+    assert abs(lam[0] - exact[0]) < 1e-6 * scale
+    late = t > 0.05                       # after the start-up steps of the multistep method
+    assert np.abs(lam[late] - exact[late]).max() < 1e-4 * scale
+
+
+def test_clamp_from_node_holds_the_input_value(tmp_path):
+    """`from node` (value None): the dof stays at its input value under a load; λ = the load
+    (static node position, hydraulic node with a spring support k and a force F: λ = F - k p0)."""
+    m = Model()
+    m.structural_node(1, "static", position=[0.1, -0.4, 0.7])
+    m.total_pin_joint(1, 1, position_status=("active", "inactive", "active"),
+                      orientation_status=("active", "active", "active"))
+    m.force(1, 1, [0.0, 2.5, 0.0], "absolute")
+    m.genel_clamp(2, 1, "structural", index=2)
+    m.hydraulic_node(7, value=3.0)
+    m.spring_support(3, 7, LinearElastic1D(2.0), node_type="hydraulic")
+    m.abstract_force(4, 7, ConstDrive(10.0), node_type="hydraulic")
+    m.genel_clamp(5, 7, "hydraulic")
+    prefix, t = _run(m, tmp_path, 0.01)
+    np.testing.assert_allclose(_column(prefix, "mov", 1, 1), -0.4, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(_column(prefix, "gen", 2), 2.5, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(_column(prefix, "prs", 7), 3.0, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(_column(prefix, "gen", 5)[1:], 10.0 - 2.0 * 3.0, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("mode,dcoef", [("derivatives", 1e-6), ("derivatives", 1e-2), ("ia_position", 1.0),
+                                        ("ia_velocity", 0.0)])
+def test_clamp_jacobian_in_the_derivatives_phase_and_the_assembly(mode, dcoef):
+    """The iteration matrix of the genel sample in the other evaluation modes against central
+    finite differences through the update rule (the regular mode is in test_element_checks)."""
+    rng = np.random.default_rng(4)
+    system = System(SAMPLES["genel clamp"][0](rng))
+    st = randomize_state(system, rng, g_scale=0.0 if mode == "ia_velocity" else 0.2)
+    if mode == "derivatives":
+        st.t_constraint = st.t + dcoef
+    ia = None
+    if mode.startswith("ia"):
+        n = system.nodes.n
+        ia = tuple(rng.normal(size=(n, 3)) for _ in range(3))
+    err, scale, r, c, Ja, Jf = jacobian_mismatch(system, st, dcoef, mode=mode, ia=ia,
+                                                 eps=1e-4 if dcoef < 1e-3 else 1e-6)
+    if mode.startswith("ia"):
+        # in the assembly the scalar nodes hold themselves (a Δ = 0 row, not a gradient):
+        # the clamps' own rows are checked
+        rows = next(f for f in system.families if f.name == "genel clamp").mult
+        Ja, Jf = Ja[rows], Jf[rows]
+    f = np.abs(system.evaluate(st, dcoef, mode=mode, want_jac=False, ia=ia)[0]).max()
+    excess = np.abs(Ja - Jf) - (1e-6 * max(scale, 1.0) + 1e-12 * f / 1e-4)
+    r, c = np.unravel_index(np.argmax(excess), excess.shape)
+    assert excess[r, c] <= 0, f"{mode}: row {r} col {system.owner_text(c)}: {Ja[r, c]} vs {Jf[r, c]}"
+
+
+def test_clamp_layout_and_refusals():
+    """One algebraic multiplier per clamp, a position constraint on differential dofs (divided
+    by dCoef, System.scaled_rows) and "other" on algebraic ones; the differential order and
+    undefined dofs are refused."""
+    m = Model()
+    m.structural_node(1, "static")
+    m.abstract_node(2, "differential")
+    m.abstract_node(3, "algebraic")
+    m.hydraulic_node(3)
+    for k, (node, kind) in enumerate([(1, "structural"), (2, "abstract"), (3, "abstract"), (3, "hydraulic")]):
+        m.genel_clamp(10 + k, node, kind, index=2, value=1.0)
+    sysm = System(m)
+    fam = next(f for f in sysm.families if f.name == "genel clamp")
+    assert fam.n_internal == 4 and np.all(sysm.kind[fam.mult] == ALGEBRAIC)
+    assert list(sysm.dim[fam.mult]) == [DIM["position constraint"]] * 2 + [DIM["other"]] * 2
+    assert list(sysm.scaled_rows[fam.mult]) == [True, True, False, False]
+    hyd = next(f for f in sysm.families if f.name == "hydraulic node")
+    np.testing.assert_array_equal(fam.rows, [sysm.nodes.ix[0, 1], sysm.families[0].rows[0],
+                                             sysm.families[0].rows[1], hyd.rows[0]])
+    m = Model()
+    m.structural_node(1, "static")
+    m.genel_clamp(1, 1, "structural", index=1, value=0.0, order="differential")
+    with pytest.raises(ValueError, match="'differential' order of a dof is not supported yet"):
+        System(m)
+    m = Model()
+    m.structural_node(1, "static")
+    m.genel_clamp(1, 5, "hydraulic")
+    with pytest.raises(KeyError, match="hydraulic node 5 is not defined"):
+        System(m)
+    m.hydraulic_node(4)
+    with pytest.raises(KeyError, match="genel 1: hydraulic node 5 is not defined"):
+        System(m)

@@ -13,6 +13,7 @@ from mbdae.engine.core.constitutive import LinearElastic1D
 from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.io.mbdyn import reference as mr
+from mbdae.engine.io.mbdyn.deck import DeckError, read_deck
 from samples import SAMPLES, randomize_state
 
 
@@ -181,3 +182,171 @@ def test_clamp_layout_and_refusals():
     m.hydraulic_node(4)
     with pytest.raises(KeyError, match="genel 1: hydraulic node 5 is not defined"):
         System(m)
+
+
+# =========================================================================== deck cards
+
+DECK = """\
+begin: data;
+    problem: initial value;
+end: data;
+begin: initial value;
+    initial time: 0.;
+    final time: 0.01;
+    time step: 1e-3;
+    tolerance: 1e-10;
+{problem}
+end: initial value;
+begin: control data;
+{control}
+end: control data;
+begin: nodes;
+{nodes}
+end: nodes;
+begin: elements;
+{elements}
+end: elements;
+"""
+PIN_X_FREE = """    joint: 1, total pin joint, 1, position, null, position orientation, eye, rotation orientation, eye,
+        position, null, position orientation, eye, rotation orientation, eye,
+        position constraint, inactive, active, active, null,
+        orientation constraint, active, active, active, null;"""
+
+
+def deck(nodes="    structural: 1, static, null, eye, null, null;", elements="", control="    structural nodes: 1;",
+         problem=""):
+    return DECK.format(nodes=nodes, elements=elements, control=control, problem=problem)
+
+
+def parse(text, tmp_path, name="deck.mbd"):
+    path = tmp_path / name
+    path.write_text(text)
+    return read_deck(str(path), echo=lambda *a: None)
+
+
+def expect_error(tmp_path, text, needle, message, nth=0):
+    """The DeckError names the file, the line and column of `needle` (its nth occurrence) and
+    the message."""
+    with pytest.raises(DeckError) as info:
+        parse(text, tmp_path)
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    line, col = text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
+    assert str(info.value) == f"{tmp_path / 'deck.mbd'}:{line}:{col}: {message}"
+
+
+def test_hydraulic_nodes_and_clamp_genels_from_a_deck(tmp_path):
+    """`hydraulic: l, [value,] p0 [, output, no]` and `genel: l, clamp, (NodeDof), {from node |
+    (DriveCaller)} [, output, no]`: the static node's x stays at its input value under a 4 N
+    force (λ = 4 in .gen), the hydraulic node follows its linear drive p = 2.5 + t (.prs)."""
+    text = deck(nodes="""    structural: 1, static, 0.2, 0., 0., eye, null, null;
+    hydraulic: 5, value, 2.5;
+    hydraulic: 6, 1.0, output, no;""", control="""    structural nodes: 1; hydraulic nodes: 2;
+    genels: 3; forces: 1; joints: 1;""", elements=PIN_X_FREE + """
+    force: 1, absolute, 1, position, null, 1., 0., 0., const, 4.;
+    genel: 1, clamp, 1, structural, 1, algebraic, from node;
+    genel: 2, clamp, 5, hydraulic, linear, 2.5, 1.;
+    genel: 3, clamp, 6, hydraulic, from node, output, no;""")
+    d = parse(text, tmp_path)
+    m = d.model
+    assert [(s.label, s.kind, s.value, s.output) for s in m.hydraulic_nodes] == \
+        [(5, "algebraic", 2.5, True), (6, "algebraic", 1.0, False)]
+    assert [(c.label, c.dof.node_type, c.dof.node, c.dof.index, c.drive is None, c.output)
+            for c in m.genel_clamps] == [(1, "structural", 1, 1, True, True), (2, "hydraulic", 5, 1, False, True),
+                                          (3, "hydraulic", 6, 1, True, False)]
+    prefix = str(tmp_path / "run")
+    d.run(output_prefix=prefix)
+    t = mr.output_times(mr.read_lines(prefix + ".out"))
+    gen = mr.blocks(mr.read_lines(prefix + ".gen"))
+    assert all(set(b) == {1, 2} for b in gen)                  # genel 3: output, no
+    np.testing.assert_allclose([b[1][0] for b in gen], 4.0, rtol=1e-9)
+    prs = mr.blocks(mr.read_lines(prefix + ".prs"))
+    assert all(set(b) == {5} for b in prs)                     # node 6: output, no
+    np.testing.assert_allclose([b[5][0] for b in prs], 2.5 + t, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(_column(prefix, "mov", 1, 0), 0.2, rtol=0, atol=1e-6)
+
+
+def test_hydraulic_node_layout_is_algebraic(tmp_path):
+    """Hydraulic nodes are algebraic unknowns of their own block ("other" rows), found by
+    rows_of(labels, node_type="hydraulic"); abstract and hydraulic labels are separate spaces."""
+    m = Model()
+    m.structural_node(1, "static")
+    m.abstract_node(3, "differential")
+    m.hydraulic_node(3, 1.5)
+    m.hydraulic_node(9, -2.0)
+    m.genel_clamp(1, 3, "hydraulic")
+    m.genel_clamp(2, 9, "hydraulic")
+    m.genel_clamp(3, 3, "abstract", value=0.0)
+    sysm = System(m)
+    hyd = next(f for f in sysm.families if f.name == "hydraulic node")
+    rows = hyd.rows_of([9, 3], node_type="hydraulic")
+    assert np.all(sysm.kind[rows] == ALGEBRAIC) and np.all(sysm.dim[rows] == DIM["other"])
+    assert [sysm.row_what[r] for r in rows] == ["hydraulic x", "hydraulic x"]
+    st = sysm.initial_state(0.0)
+    np.testing.assert_array_equal(st.y[rows], [-2.0, 1.5])
+    with pytest.raises(ValueError, match="not abstract ones"):
+        hyd.rows_of([3], node_type="abstract")
+    with pytest.raises(KeyError, match="hydraulic node 4 is not defined"):
+        hyd.rows_of([4])
+
+
+def test_hydraulic_and_clamp_card_errors(tmp_path):
+    """Undefined hydraulic nodes, the differential order and counts are reported at their word."""
+    control = "    structural nodes: 1; hydraulic nodes: 1; genels: 1;"
+    nodes = "    structural: 1, static, null, eye, null, null;\n    hydraulic: 2, 0.;"
+    text = deck(nodes=nodes, control=control, elements="    genel: 1, clamp, 3, hydraulic, from node;")
+    expect_error(tmp_path, text, "3, hydraulic", "Hydraulic(3) is not defined (at '3')")
+    text = deck(nodes=nodes, control=control,
+                elements="    genel: 1, clamp, 1, structural, 2, differential, 0.;")
+    expect_error(tmp_path, text, "1, structural, 2",
+                 "not supported yet: clamp of the 'differential' order of a dof (genel) (at '1')")
+    text = deck(nodes=nodes + "\n    hydraulic: 3, 0.;", control=control)
+    expect_error(tmp_path, text, "3, 0.", "Hydraulic(3) exceeds hydraulic nodes number (at '3')")
+
+
+def _model_has_displacement_nodes():
+    try:
+        Model().structural_node(1, "static displacement")
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _model_has_displacement_nodes(),
+                    reason="the Model's displacement nodes (engine/core/nodes.py, issue 14) are not merged yet")
+def test_displacement_node_cards(tmp_path):
+    """`structural: l, {static | dynamic} displacement, X, V [, assembly, p, v] [, output, no]`
+    and the `at reference` form: position and velocity, identity frame, no angular velocity.
+    The Model accepts these kinds once the displacement nodes (engine/core/nodes.py) are merged."""
+    text = deck(nodes="""    structural: 1, static displacement, 1., 2., 3., 0.1, 0.2, 0.3, assembly, 10., 20., output, no;
+    structural: 2, dynamic displacement, position, reference, 7, null, velocity, reference, 7, 0., 0., 1.;
+    structural: 3, static displacement, at reference, 7;""", control="    structural nodes: 3;")
+    text = text.replace("begin: nodes;", """reference: 7, 0., 0., 5., euler123, 0., 0., 90. * deg2rad,
+    1., 0., 0., 0., 0., 2.;
+begin: nodes;""")
+    d = parse(text, tmp_path)
+    s1, s2, s3 = d.model.nodes
+    assert (s1.kind, s2.kind, s3.kind) == ("static displacement", "dynamic displacement", "static displacement")
+    np.testing.assert_allclose(s1.x, [1, 2, 3])
+    np.testing.assert_allclose(s1.v, [0.1, 0.2, 0.3])
+    assert s1.assembly_stiffness == (10.0, 20.0) and not s1.output
+    np.testing.assert_allclose(s2.x, [0, 0, 5])
+    # a velocity in frame 7 (rotated 90° about z, moving at (1, 0, 0) and spinning at 2 about z):
+    # its own (0, 0, 1), plus the frame's velocity at the node's position
+    np.testing.assert_allclose(s2.v, [1, 0, 1], atol=1e-12)
+    np.testing.assert_allclose(s3.x, [0, 0, 5])
+    np.testing.assert_allclose(s3.v, [1, 0, 0])
+    for s in (s1, s2, s3):
+        np.testing.assert_array_equal(s.R, np.eye(3))
+        np.testing.assert_array_equal(s.w, np.zeros(3))
+
+
+def test_displacement_node_card_errors(tmp_path):
+    """A displacement node has no orientation: an orientation description or an orientation
+    matrix where the velocity belongs is reported at its word."""
+    text = deck(nodes="    structural: 1, static displacement, null, null, orientation description, euler123;")
+    expect_error(tmp_path, text, "orientation description", "syntax error: a displacement node has no orientation "
+                 "(at 'orientation description')")
+    text = deck(nodes="    structural: 1, static displacement, null, eye, null;")
+    expect_error(tmp_path, text, "eye", "math error: unknown name \"eye\" (at 'eye')")   # read as the velocity

@@ -10,7 +10,10 @@ from mbdae.engine.system import System
 from mbdae.engine.checks import jacobian_mismatch
 from mbdae.engine.core.assembly import ALGEBRAIC, DIM
 from mbdae.engine.core.constitutive import LinearElastic1D
-from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive
+from mbdae.engine.core.drives import SineDrive, LinearDrive, ConstDrive, StepDrive
+from mbdae.engine.core.nodes import NodeSpec
+from mbdae.engine.drivers.output_meter import ClosestNextMeter, DriveMeter
+from mbdae.engine.drivers.static import static_model
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.io.mbdyn import reference as mr
 from mbdae.engine.io.mbdyn.deck import DeckError, read_deck
@@ -350,3 +353,144 @@ def test_displacement_node_card_errors(tmp_path):
                  "(at 'orientation description')")
     text = deck(nodes="    structural: 1, static displacement, null, eye, null;")
     expect_error(tmp_path, text, "eye", "math error: unknown name \"eye\" (at 'eye')")   # read as the velocity
+
+
+# =========================================================================== control data and problem
+
+SOLID_PROBLEM = """    threads: assembly, 1;
+    threads: solver, 1;
+    threads: disable;
+    linear solver: umfpack, grad, scale, iterative, always, max iterations, 0;
+    method: implicit euler;
+    derivatives coefficient: 1e-9, auto;
+    nonlinear solver: nox, modified, 100, keep jacobian matrix, jacobian operator, newton krylov,
+        forcing term, type 2, forcing term min tolerance, 1e-10, forcing term max tolerance, 1e-6,
+        inner iterations before assembly, 20, linear solver max iterations, 40, minimum step, 1e-12,
+        recovery step, 1e-12, verbose, 3;"""
+SOLID_CONTROL = """    model: static;
+    output meter: closest next, 1., forever, 0.75;
+    use automatic differentiation;
+    print: dof description;
+    print: equation description;
+    structural nodes: 1; hydraulic nodes: 0; solids: 0; surface loads: 0; genels: 1; forces: 1; joints: 1;"""
+
+
+def test_solid_problem_and_control_cards(tmp_path):
+    """The cards of the solid decks' problem and control blocks: settings as given, one note per
+    accepted-but-ignored card (nox runs as mbdae's Newton-Raphson), `model: static` on the Model
+    (a dynamic node becomes static), and the closest-next output meter's output times (MBDyn's
+    rule: output at the first step at or past each threshold, the next threshold as many
+    increments later as pass that step's time): 0 (always), then 1, 1.75, 2.5, 3.25, 4, 4.75."""
+    text = deck(problem=SOLID_PROBLEM, control=SOLID_CONTROL,
+                nodes="    structural: 1, dynamic, 0.5, 0., 0., eye, null, null;",
+                elements=PIN_X_FREE + """
+    force: 1, absolute, 1, position, null, 1., 0., 0., const, 4.;
+    genel: 1, clamp, 1, structural, 1, algebraic, from node;""")
+    text = text.replace("final time: 0.01;", "final time: 5.;").replace("time step: 1e-3;", "time step: 0.25;")
+    d = parse(text, tmp_path)
+    s = d.settings
+    assert s["method"] == "implicit euler" and s["derivatives_coefficient"] == 1e-9
+    assert s["derivatives_retries"] == 6 and not s.get("modified_newton", False)
+    assert d.model.static_model and [n.kind for n in d.model.nodes] == ["static"]
+    notes = [n.split(": ", 1)[1] for n in d.notes]
+    assert sum("nonlinear solver nox" in n for n in notes) == 1
+    nox = next(n for n in notes if "nonlinear solver nox" in n)
+    assert "Newton-Raphson" in nox and "jacobian operator" in nox and "verbose" in nox
+    assert sum("linear solver options" in n for n in notes) == 1
+    assert sum(n.startswith("threads") for n in notes) == 2            # `disable` is what mbdae does
+    assert sum("automatic differentiation" in n for n in notes) == 1
+    assert sum(n.startswith("print") for n in notes) == 2
+    prefix = str(tmp_path / "run")
+    d.run(output_prefix=prefix)
+    np.testing.assert_array_equal(mr.output_times(mr.read_lines(prefix + ".out")),
+                                  [0.0, 1.0, 1.75, 2.5, 3.25, 4.0, 4.75])
+    assert len(mr.blocks(mr.read_lines(prefix + ".gen"))) == 7
+    np.testing.assert_allclose([b[1][0] for b in mr.blocks(mr.read_lines(prefix + ".gen"))][1:], 4.0)
+
+
+def test_output_meter_forms():
+    """A drive meter writes where the drive is not zero; closest next with an end time stops
+    there; the initial configuration is always written; a later `output frequency` card wins."""
+    meter = DriveMeter(StepDrive(2.0, 1.0, 0.0))
+    assert [meter.due(t, k) for k, t in enumerate([0.0, 1.0, 2.5, 3.0])] == [True, False, True, True]
+    meter = ClosestNextMeter(0.0, 1.0, ConstDrive(0.5))
+    times = np.arange(0.0, 2.01, 0.25)
+    # fires at 0.25 (threshold 0), moves past 0.5 to 1.0 at the next step, fires at 1.0, ends at 1.0
+    assert [t for k, t in enumerate(times) if meter.due(t, k)] == [0.0, 0.25, 1.0]
+    with pytest.raises(ValueError, match="increment must be positive"):
+        bad = ClosestNextMeter(0.0, None, ConstDrive(0.0))
+        [bad.due(t, k) for k, t in enumerate(times)]
+
+
+def test_output_meter_card_and_output_frequency(tmp_path):
+    d = parse(deck(control="    structural nodes: 1;\n    output meter: closest next, 0., forever, 0.5;"
+                           "\n    output frequency: 3;"), tmp_path)
+    assert "output_meter" not in d.settings and d.settings["output_frequency"] == 3
+    d = parse(deck(control="    structural nodes: 1;\n    output frequency: 3;"
+                           "\n    output meter: closest next, 0., 2., const, 0.5;"), tmp_path)
+    assert "output_frequency" not in d.settings
+    m = d.settings["output_meter"]
+    assert isinstance(m, ClosestNextMeter) and (m.start, m.end, m.increment.value(0.0)) == (0.0, 2.0, 0.5)
+
+
+def test_rigid_body_kinematics_cards(tmp_path):
+    """`rigid body kinematics: drive, ...` (the rotordynamics decks' ramped spin) and `const,
+    ...`: the Model's RigidBodyKinematics at t; a null constant one is ignored with a note."""
+    rbk = """    rigid body kinematics: drive, angular velocity, component, null, null,
+        array, 2, mult, time, const, 0.5, const, 2.,
+        angular acceleration, component, null, null, const, 0.5;"""
+    d = parse(deck(control="    structural nodes: 1;\n" + rbk), tmp_path)
+    k = d.model.rigid_body_kinematics
+    assert k.kind == "drive" and set(k.drives) == {"angular_velocity", "angular_acceleration"}
+    f = k.at(3.0)
+    np.testing.assert_allclose(f.w, [0, 0, 0.5 * 3.0 + 2.0])
+    np.testing.assert_allclose(f.wp, [0, 0, 0.5])
+    np.testing.assert_array_equal(f.R, np.eye(3))
+    for v in (f.x, f.v, f.a):
+        np.testing.assert_array_equal(v, 0.0)
+    rbk = """    rigid body kinematics: const, position, 1., 2., 3., orientation, euler123, 0., 0., pi / 2,
+        velocity, 0.1, 0., 0., angular velocity, 0., 0., 3.;"""
+    d = parse(deck(control="    structural nodes: 1;\n" + rbk), tmp_path)
+    k = d.model.rigid_body_kinematics
+    f = k.at(7.0)
+    assert k.kind == "const"
+    np.testing.assert_allclose(f.x, [1, 2, 3])
+    np.testing.assert_allclose(f.R, [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
+    np.testing.assert_allclose(f.v, [0.1, 0, 0])
+    np.testing.assert_allclose(f.w, [0, 0, 3])
+    np.testing.assert_array_equal(f.a, 0.0)
+    d = parse(deck(control="    structural nodes: 1;\n    rigid body kinematics: const, velocity, null;"),
+              tmp_path)
+    assert d.model.rigid_body_kinematics is None
+    assert any("null rigid body kinematics ignored" in n for n in d.notes)
+    text = deck(control="    structural nodes: 1;\n    rigid body kinematics: const;")
+    expect_error(tmp_path, text, "const;", "rigid body kinematics: at least one of position, orientation, "
+                 "velocity, angular velocity, acceleration, angular acceleration expected (at 'const')")
+
+
+def test_nonlinear_solver_replacements_and_their_errors(tmp_path):
+    """`line search` (its `default solver options`) is read like nox; options are checked
+    against the manual's grammar and reported at their word."""
+    d = parse(deck(problem="    nonlinear solver: linesearch, default solver options, heavy nonlinear, "
+                           "divergence check, no, lambda min, 1e-3, relative, yes;"), tmp_path)
+    assert sum("nonlinear solver linesearch" in n for n in d.notes) == 1
+    text = deck(problem="    nonlinear solver: nox, jacobian operator, newton krylov, bogus, 3;")
+    expect_error(tmp_path, text, "bogus", "syntax error: a nonlinear solver option expected (at 'bogus')")
+    text = deck(problem="    nonlinear solver: nox, forcing term, type 3;")
+    expect_error(tmp_path, text, "type 3", "syntax error: one of 'constant', 'type 1', 'type 2' for 'forcing "
+                 "term' expected (at 'type 3')")
+    text = deck(problem="    nonlinear solver: bfgs;")
+    expect_error(tmp_path, text, "bfgs", "not supported yet: nonlinear solver: bfgs (at 'bfgs')")
+
+
+def test_static_model_keeps_displacement_nodes_without_orientation():
+    """engine/drivers/static.py static_model: dynamic → static, dynamic displacement → static
+    displacement (manual, structural nodes: `model: static` turns dynamic nodes static), and
+    the copy's static_model is set."""
+    m = Model()
+    for label, kind in enumerate(["dynamic", "static", "dynamic displacement", "static displacement"], start=1):
+        m.nodes.append(NodeSpec(label, kind, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3)))
+    s = static_model(m)
+    assert [n.kind for n in s.nodes] == ["static", "static", "static displacement", "static displacement"]
+    assert s.static_model and not m.static_model
+    assert [n.kind for n in m.nodes][2] == "dynamic displacement"        # the input model is left as it was

@@ -363,6 +363,7 @@ SOLID_PROBLEM = """    threads: assembly, 1;
     linear solver: umfpack, grad, scale, iterative, always, max iterations, 0;
     method: implicit euler;
     derivatives coefficient: 1e-9, auto;
+    output: iterations, cpu time, solver condition number, stat, yes;
     nonlinear solver: nox, modified, 100, keep jacobian matrix, jacobian operator, newton krylov,
         forcing term, type 2, forcing term min tolerance, 1e-10, forcing term max tolerance, 1e-6,
         inner iterations before assembly, 20, linear solver max iterations, 40, minimum step, 1e-12,
@@ -400,6 +401,8 @@ def test_solid_problem_and_control_cards(tmp_path):
     assert sum(n.startswith("threads") for n in notes) == 2            # `disable` is what mbdae does
     assert sum("automatic differentiation" in n for n in notes) == 1
     assert sum(n.startswith("print") for n in notes) == 2
+    assert sum(n.startswith("solver output items") for n in notes) == 1       # `stat, yes` is the item's
+    assert not any("unknown output flag" in n for n in notes)
     prefix = str(tmp_path / "run")
     d.run(output_prefix=prefix)
     np.testing.assert_array_equal(mr.output_times(mr.read_lines(prefix + ".out")),

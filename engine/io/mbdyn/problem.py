@@ -368,6 +368,12 @@ class ProblemCards:
                 unknown.append(w.text)
             elif w.keyword not in ("none", "iterations", "residual", "messages"):
                 items.append(w.text)
+            # their sub-options (MBDyn's solver.cc): `solver condition number [, stat, yes|no]`,
+            # `matrix condition number [, norm, {inf | 1}]`
+            if w.keyword == "solverconditionnumber" and args.is_keyword("stat"):
+                args.boolean()
+            elif w.keyword == "matrixconditionnumber" and args.is_keyword("norm"):
+                args.is_keyword("inf") or args.real("a norm (inf or 1)")
         if items:
             self.note(card.name, f"solver output items {', '.join(items)} are not written by mbdae "
                                  "(its .out file lists iterations and residual of every step)")

@@ -14,9 +14,9 @@ Abstract force: a scalar drive F(t) added to the row, f = -F.  The drive may rea
 state (`element` drives, model::element): it is then evaluated at every residual and, as in
 MBDyn (whose AbstractForce assembles no Jacobian), contributes no Jacobian term.
 Clamp: the dof value x is held at a drive's value v(t) (`from node`: at the dof's input
-value) by one algebraic multiplier λ the family owns.  As MBDyn's GenelClamp, the dof's row
-receives +λ (f = ... + λ: λ is the load the dof's other equations must balance, e.g. the
-applied force on a clamped static node; the reaction on the node is -λ) and the
+value) by one algebraic multiplier λ the family owns.  As in MBDyn's GenelClamp, the dof's
+row receives +λ (so λ balances what the other terms put on that row: on a static node
+loaded by F along the dof, λ = F; the reaction the clamp applies is -λ) and the
 multiplier's row is the constraint
     f_λ = (x - v(t)) / dCoef  on a differential dof (a structural position, a differential
                               abstract node: x += dCoef Δẋ, so ∂f_λ/∂Δẋ = 1),
@@ -24,11 +24,13 @@ multiplier's row is the constraint
                               x += Δ, ∂f_λ/∂Δ = 1).
 Only the `algebraic` order (the value) is implemented; a `differential` one is refused.
 In the derivatives phase a divided row is written at velocity level, (ẋ - v̇)/dCoef, as the
-joints' position rows (ẋ is what that phase solves for).  MBDyn's genels take no part in the
-initial assembly (they are not initial-assembly elements; after it MBDyn writes v(t0) into the
-dof, which mbdae does not do: the dof keeps its assembled value until the first step imposes
-v): there the family only holds λ at zero.
-Output (.gen, manual §8.9.1 "Clamp"): one row per clamp, `label, λ` (MBDyn's "value of the
+joints' position rows are (ẋ is what that phase solves for).  MBDyn's genels take no part in
+the initial assembly (they are not initial-assembly elements; the manual's assembly involves
+joints, and deformable and force elements on request): there the family only holds λ at zero.
+After the assembly MBDyn writes v(t0) into the dof (GenelClamp::SetValue); mbdae does not
+(a family's initial values are set without the initial time), so a drive whose v(t0) differs
+from the dof's input value is imposed from the first step on.
+Output (.gen, manual §8.9, "Clamp"): one row per clamp, `label, λ` (MBDyn's "value of the
 reaction unknown"); spring supports write nothing in it; abstract forces write .frc rows
 `label, node label, F`."""
 from dataclasses import dataclass
@@ -129,7 +131,7 @@ def resolve_dofs(dofs, nodes, scalar, what):
 
 def input_dof_values(dofs, nodes, scalar, what):
     """The input (initial) values of NodeDofs [(element label, NodeDof)]: a structural node's
-    input position component, a scalar node's input value (`from node`, manual §8.9.1)."""
+    input position component, a scalar node's input value (`from node`, manual §8.9, "Clamp")."""
     values = []
     for label, d in dofs:
         if d.node_type in SCALAR_NODE_TYPES:
@@ -165,7 +167,7 @@ def abstract_force(model, label, node, drive, node_type="abstract", index=1):
 
 def genel_clamp(model, label, node, node_type="structural", index=1, value=None, order="algebraic",
                 output=True):
-    """`genel: clamp` (input manual §8.9.1): holds one dof at `value` (a number or a scalar
+    """`genel: clamp` (input manual §8.9, "Clamp"): holds one dof at `value` (a number or a scalar
     drive; None: `from node`, the dof's input value) with a multiplier (elements/genel.py)."""
     model.genel_clamps.append(
         GenelClampSpec(label, NodeDof(node, node_type, index, order), scalar_drive(value), output))
@@ -313,7 +315,7 @@ class AbstractForces(ElementFamily):
 
 
 class GenelClamps(ElementFamily):
-    """Clamp genels (manual §8.9.1): one multiplier λ per clamp (see the module docstring)."""
+    """Clamp genels (manual §8.9, "Clamp"): one multiplier λ per clamp (see the module docstring)."""
     name = "genel clamp"
     output_file = "gen"
     # in the initial assembly only λ is held at zero (MBDyn's genels take no part in it)
@@ -480,7 +482,7 @@ def read_genel(reader, model, args, label, word):
 
 
 def read_genel_clamp(reader, model, args, label):
-    """`clamp, (NodeDof), {from node | (DriveCaller)} [, output, ...]` (manual §8.9.1)."""
+    """`clamp, (NodeDof), {from node | (DriveCaller)} [, output, ...]` (manual §8.9, "Clamp")."""
     dw = args.peek()
     dof = reader.read_node_dof(args)
     if dof.order != "algebraic":

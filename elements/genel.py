@@ -394,14 +394,15 @@ class GenelClamps(ElementFamily):
                          self.rows, self.mult, self.divided, v, rate, want_jac, res_views[0], res_views[1],
                          jac[0], jac[1], jac[2])
 
-    def reactions(self, ctx):
-        """λ of every clamp (MBDyn's "value of the reaction unknown")."""
+    def multipliers(self, ctx):
+        """λ of every clamp (MBDyn's "value of the reaction unknown").  (Not named `reactions`:
+        the drivers find the joints by that method, System.family_with.)"""
         return ctx.y[self.mult].copy()
 
     def output_groups(self, ctx):
         """.gen rows: label, λ."""
         out = np.array([s.output for s in self.specs], bool)
-        return [(self.labels[out], self.reactions(ctx)[out][:, None])]
+        return [(self.labels[out], self.multipliers(ctx)[out][:, None])]
 
 
 # ---------------------------------------------------------------- kernels

@@ -497,3 +497,25 @@ def test_static_model_keeps_displacement_nodes_without_orientation():
     assert [n.kind for n in s.nodes] == ["static", "static", "static displacement", "static displacement"]
     assert s.static_model and not m.static_model
     assert [n.kind for n in m.nodes][2] == "dynamic displacement"        # the input model is left as it was
+
+
+def test_clamps_without_joints_run_with_results_kept():
+    """A free body whose three position components are held by clamps (no joint in the model:
+    the drivers must not take the clamps for the joints): x(t) = v(t) in the kept results, and
+    λ = m v̈ = 0 on each axis (uniform motion, no load) at the last step."""
+    mass = 3.0
+    m = Model()
+    m.structural_node(1, "dynamic", position=[1.0, 2.0, 3.0], velocity=[0.5, 0.0, -0.2])
+    m.body(1, 1, mass, inertia=np.eye(3))
+    drives = [LinearDrive(1.0, 0.5), ConstDrive(2.0), LinearDrive(3.0, -0.2)]
+    for k, d in enumerate(drives, start=1):
+        m.genel_clamp(k, 1, "structural", index=k, value=d)
+    ivp = initial_value_problem(m, final_time=0.05, time_step=1e-2, tolerance=1e-12, progress=False)
+    res = ivp.run()
+    t = np.asarray(res.t)
+    x = np.asarray(res.x)[:, 0, :]
+    np.testing.assert_allclose(x, np.stack([1.0 + 0.5 * t, 2.0 + 0 * t, 3.0 - 0.2 * t], axis=1), rtol=0, atol=1e-12)
+    fam = next(f for f in ivp.system.families if f.name == "genel clamp")
+    lam = fam.multipliers(ivp.system.context(ivp.state))
+    np.testing.assert_allclose(lam, 0.0, atol=1e-8)          # uniform motion: no inertial load
+    assert res.joint_labels is None

@@ -14,7 +14,8 @@ take the rows/columns of their nodes from
 
     rows = family.rows_of(labels, node_type="hydraulic")
 
-(AbstractNodes.rows_of, here).  The families write no residual, except in the initial
+(AbstractNodes.rows_of, here; either family answers for both node types, so the one
+System.family_with("rows_of") finds serves).  The families write no residual, except in the initial
 assembly, where only joints take part: there each scalar unknown is held at its value (row
 Δ = 0), so the assembly matrix stays regular.
 
@@ -29,6 +30,7 @@ from mbdae.engine.core.compiled import kernel
 from mbdae.elements.genel import genel_sample
 
 KINDS = ("differential", "algebraic")
+NODE_TYPES = ("abstract", "hydraulic")       # the families' node types (NodeDof node types)
 IA_MODES = ("ia_position", "ia_velocity")
 
 
@@ -70,11 +72,16 @@ MODEL_METHODS = (abstract_node, hydraulic_node,)
 
 
 def build(model, nodes, built):
+    """The abstract and the hydraulic node families (each when the model has such nodes), each
+    knowing the other for rows_of."""
     families = []
     if model.abstract_nodes:
         families.append(AbstractNodes(model.abstract_nodes, nodes))
     if model.hydraulic_nodes:
         families.append(HydraulicNodes(model.hydraulic_nodes, nodes))
+    siblings = {fam.node_type: fam for fam in families}
+    for fam in families:
+        fam.siblings = siblings
     return families
 
 
@@ -94,6 +101,7 @@ class AbstractNodes(ElementFamily):
 
     def __init__(self, specs, nodes):
         super().__init__(specs, nodes)
+        self.siblings = {self.node_type: self}   # the scalar-node families by node type (build)
         for s in self.specs:
             if s.kind not in KINDS:
                 raise ValueError(f"{self.name} {s.label}: kind must be one of {KINDS}, not {s.kind!r}")
@@ -121,14 +129,20 @@ class AbstractNodes(ElementFamily):
             raise KeyError(f"{self.name} {label} is not defined") from None
 
     def rows_of(self, labels, node_type=None):
-        """The global rows (= columns) of the unknowns of nodes `labels` (an int array of their
-        shape); `node_type`, when given, must be this family's ("abstract" or "hydraulic").
-        Valid once the System has laid out the unknowns (from build_pattern or bind on)."""
-        if node_type is not None and node_type != self.node_type:
-            raise ValueError(f"{self.name}s hold {self.node_type} nodes, not {node_type} ones")
+        """The global rows (= columns) of the unknowns of the `node_type` nodes `labels` (an int
+        array of their shape; node_type None: this family's type).  Either scalar-node family
+        answers for both types (a family found by System.family_with("rows_of") serves), with a
+        KeyError naming a node that is not defined.  Valid once the System has laid out the
+        unknowns (from build_pattern or bind on)."""
+        node_type = self.node_type if node_type is None else node_type
+        if node_type not in NODE_TYPES:
+            raise ValueError(f"scalar node type must be one of {NODE_TYPES}, not {node_type!r}")
+        fam = self.siblings.get(node_type)
+        if fam is None:
+            raise KeyError(f"{node_type} node {int(np.ravel(labels)[0])} is not defined (the model has none)")
         labels = np.asarray(labels, np.int64)
-        index = np.array([self.index(l) for l in labels.ravel()], np.int64).reshape(labels.shape)
-        return self.rows[index]
+        index = np.array([fam.index(l) for l in labels.ravel()], np.int64).reshape(labels.shape)
+        return fam.rows[index]
 
     def initial_values(self, y, yp):
         """x0 and ẋ0 into the initial state (called by System.initial_state)."""

@@ -272,7 +272,8 @@ def test_hydraulic_nodes_and_clamp_genels_from_a_deck(tmp_path):
 
 def test_hydraulic_node_layout_is_algebraic(tmp_path):
     """Hydraulic nodes are algebraic unknowns of their own block ("other" rows), found by
-    rows_of(labels, node_type="hydraulic"); abstract and hydraulic labels are separate spaces."""
+    rows_of(labels, node_type="hydraulic") on either scalar-node family; abstract and hydraulic
+    labels are separate spaces."""
     m = Model()
     m.structural_node(1, "static")
     m.abstract_node(3, "differential")
@@ -288,10 +289,22 @@ def test_hydraulic_node_layout_is_algebraic(tmp_path):
     assert [sysm.row_what[r] for r in rows] == ["hydraulic x", "hydraulic x"]
     st = sysm.initial_state(0.0)
     np.testing.assert_array_equal(st.y[rows], [-2.0, 1.5])
-    with pytest.raises(ValueError, match="not abstract ones"):
-        hyd.rows_of([3], node_type="abstract")
+    ab = next(f for f in sysm.families if f.name == "abstract node")
+    # either family answers for both types (System.family_with("rows_of") finds the first one)
+    assert sysm.family_with("rows_of") is ab
+    np.testing.assert_array_equal(ab.rows_of([[9], [3]], node_type="hydraulic"), rows[:, None])
+    np.testing.assert_array_equal(hyd.rows_of([3], node_type="abstract"), ab.rows)
     with pytest.raises(KeyError, match="hydraulic node 4 is not defined"):
-        hyd.rows_of([4])
+        ab.rows_of([4], node_type="hydraulic")
+    m = Model()
+    m.structural_node(1, "static")
+    m.abstract_node(3)
+    m.spring_support(1, 3, LinearElastic1D(1.0))
+    only_abstract = System(m).family_with("rows_of")
+    with pytest.raises(KeyError, match=r"hydraulic node 5 is not defined \(the model has none\)"):
+        only_abstract.rows_of([5, 6], node_type="hydraulic")
+    with pytest.raises(ValueError, match="not 'thermal'"):
+        only_abstract.rows_of([5], node_type="thermal")
 
 
 def test_hydraulic_and_clamp_card_errors(tmp_path):

@@ -4,9 +4,9 @@ its module's SAMPLES).  Objectivity and action = reaction are checked in
 tests/test_element_checks.py for the two-node families (rods, joints, internal forces,
 deformable joints), in tests/test_beam.py for beam3 and beam2 and in tests/test_hbeam.py for
 hbeam.  Neither check applies to the rest: the viscous body acts between one node and the
-ground; spring supports and abstract forces act on one scalar dof against the ground (along
-a fixed global axis when the dof is a structural position); abstract and parameter nodes
-carry no structural loads; the driven and regularization families only switch or scale the
+ground; spring supports, abstract forces and clamp genels act on one scalar dof against the
+ground (along a fixed global axis when the dof is a structural position); abstract, hydraulic
+and parameter nodes carry no structural loads; the driven and regularization families only switch or scale the
 rows of the families they wrap."""
 from mbdae.elements.registry import family_classes
 

@@ -26,6 +26,12 @@ class Model:
             for name, factory in entry.model_fields.items():
                 setattr(self, name, None if factory is None else factory())
         self.inverse_flags = {}          # label -> {flag: bool}, see inverse_dynamics_flags
+        # `model: static` (control data, input manual "Model"): dynamic nodes are static and
+        # inertia is ignored; engine/drivers/static.py static_model sets it on the static copy it
+        # makes, and families with inertia of their own (the solids) read it
+        self.static_model = False
+        # `rigid body kinematics` (control data): engine/core/rbk.py RigidBodyKinematics, or None
+        self.rigid_body_kinematics = None
 
     # ------------------------------------------------------------------ nodes
     def structural_node(self, label, kind="dynamic", position=None, orientation=None,

@@ -177,9 +177,9 @@ def test_unsupported_element_names_the_type(tmp_path):
 def test_unsupported_problem_keyword(tmp_path):
     text = deck_text(problem="    real time: posix;")
     expect_error(tmp_path, text, "real time", "not supported yet: real time (at 'real time')")
-    text = deck_text(control="    structural nodes: 1;\n    rigid body kinematics: const;")
-    expect_error(tmp_path, text, "rigid body kinematics",
-                 "not supported yet: rigid body kinematics (moving-frame models) (at 'rigid body kinematics')")
+    text = deck_text(control="    structural nodes: 1;\n    default scale: structural nodes, 2.;")
+    expect_error(tmp_path, text, "default scale",
+                 "not supported yet: default scale (residual scaling) (at 'default scale')")
 
 
 def test_syntax_error_says_what_was_expected(tmp_path):

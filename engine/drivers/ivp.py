@@ -66,6 +66,7 @@ class Settings:
     assembly_max_iterations: int = 50
     output_prefix: str = None
     output_frequency: int = 1
+    output_meter: object = None             # engine/drivers/output_meter.py (`output meter` card)
     output_precision: int = 6
     progress: object = None              # None: only on a terminal
     keep_results: bool = True
@@ -260,7 +261,8 @@ class InitialValueProblem:
     def publish(self, st, step, h, it, err, solconv):
         """Results in memory and a StepEvent to the observers."""
         s = self.settings
-        written = step % s.output_frequency == 0
+        metered = s.output_meter is None or s.output_meter.due(st.t, step)     # asked at every step
+        written = metered and step % s.output_frequency == 0
         if not self.observers and (not written or self.results is None):
             return
         sysm = self.system

@@ -40,12 +40,15 @@ class ScaledDrive(Drive):
 
 
 def static_model(model, ramp=None):
-    """A copy of `model` for static analysis: static nodes, no inertia, weights as forces,
-    loads (forces, couples, weights) multiplied by the scalar drive `ramp` when given."""
+    """A copy of `model` for static analysis (`static_model` set): static nodes (dynamic
+    displacement nodes become static displacement ones, as MBDyn's `model: static` does), no
+    inertia, weights as forces, loads (forces, couples, weights) multiplied by the scalar drive
+    `ramp` when given."""
     m = copy.copy(model)
+    m.static_model = True
     m.nodes = [copy.copy(s) for s in model.nodes]
     for s in m.nodes:
-        s.kind = "static"
+        s.kind = "static displacement" if s.kind.endswith("displacement") else "static"
     m.forces = list(model.forces)
     m.bodies = []
     if model.gravity_vector is not None and model.bodies:

@@ -3,6 +3,11 @@ output and orientation, assembly settings; the counts checked against the declar
 (§5.4): the reader's ``ControlCards`` part and its card tables."""
 from __future__ import annotations
 
+import numpy as np
+
+from mbdae.engine.core.rbk import RigidBodyKinematics
+from mbdae.engine.drivers.output_meter import ClosestNextMeter, DriveMeter
+from mbdae.engine.io.mbdyn.geometry import GLOBAL_SITE
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, table
 from mbdae.engine.io.mbdyn.problem import ProblemCards
 
@@ -41,6 +46,10 @@ FAMILY_MESSAGES = {
     "aerodynamic elements": ("AerodynamicElement", "aerodynamic elements number", "Aerodynamic Element"),
     "gravity": ("Gravity", "gravity", "Gravity"),
 }
+# rigid body kinematics: input word -> RigidBodyKinematics quantity, in the card's order
+RBK_WORDS = (("position", "position"), ("orientation", "orientation"), ("velocity", "velocity"),
+             ("angular velocity", "angular_velocity"), ("acceleration", "acceleration"),
+             ("angular acceleration", "angular_acceleration"))
 MBDYN_TYPE_ORDER = ("abstract nodes", "structural nodes", "electric nodes", "thermal nodes",
                     "parameter nodes", "hydraulic nodes", "gravity", "rigid bodies", "joints",
                     "joint regularizations", "beams", "plates", "forces")   # order in MBDyn's messages
@@ -84,11 +93,65 @@ class ControlCards:
         self.settings["skip_initial_assembly"] = True
 
     def cd_model(self, card, args):
-        """`model: static;` (manual §5.2): every dynamic node becomes static and inertia is
-        dropped (weights become forces, engine/static.py static_model); each time step then
-        solves a static equilibrium at the loads of its time."""
+        """`model: static;` (manual, control data, "Model"): every dynamic node becomes static
+        (dynamic displacement nodes static displacement ones) and inertia is ignored: the
+        Model's `static_model` is set (the solid elements read it) and, once the deck is read,
+        the model is converted (weights become forces, engine/drivers/static.py static_model);
+        each time step then solves a static equilibrium at the loads of its time."""
         args.expect_keyword("static")
         self.static_model = True
+        self.model.static_model = True
+
+    def cd_rigid_body_kinematics(self, card, args):
+        """`rigid body kinematics: {const | drive} [, position, X] [, orientation, R | θ(t)]
+        [, velocity, V] [, angular velocity, W] [, acceleration, A] [, angular acceleration,
+        Ẇ];` (manual, control data, "Rigid Body Kinematics"): constant vectors and an
+        orientation matrix, or template drives (the orientation as a rotation vector).  Stored
+        as the Model's `rigid_body_kinematics` (engine/core/rbk.py), which only the elements
+        that write loads in the moving frame (the solids' body loads) read; a null constant
+        one is ignored, as MBDyn ignores it."""
+        kind = args.expect_keyword("const", "drive")
+        given = {}
+        for word, name in RBK_WORDS:
+            if args.is_keyword(word):
+                if kind == "const":
+                    given[name] = self.read_orientation(args, "abs") if name == "orientation" else \
+                        self.read_vec3(args, "abs position" if name == "position" else "abs direction")
+                else:
+                    given[name] = self.read_tpl_vec3(args, "abs direction", GLOBAL_SITE)
+        if not given:
+            raise card.args[0].error("rigid body kinematics: at least one of position, orientation, "
+                                     "velocity, angular velocity, acceleration, angular acceleration expected")
+        if kind == "const":
+            if all(np.array_equal(v, np.eye(3)) if k == "orientation" else not np.any(v) for k, v in given.items()):
+                self.note(card.name, "null rigid body kinematics ignored (as MBDyn does)")
+                return
+            self.model.rigid_body_kinematics = RigidBodyKinematics.constant(**given)
+        else:
+            self.model.rigid_body_kinematics = RigidBodyKinematics("drive", given)
+
+    def cd_output_meter(self, card, args):
+        """`output meter: (DriveCaller) meter;` (manual, control data, "Output Meter"): output
+        only at the steps where the meter is not zero (the initial configuration always);
+        `closest next, t_start, {forever | t_end}, Δ` (manual, "Closest next drive") is read
+        here, as the meter it is (engine/drivers/output_meter.py).  It replaces an `output
+        frequency` (as MBDyn's meter does)."""
+        if self.problem_name == "inversedynamics":
+            raise card.name.error(not_supported("output meter in an inverse dynamics problem"))
+        if args.is_keyword("closest next"):
+            start = args.real("the initial time")
+            end = None if args.is_keyword("forever") else args.real("the final time")
+            meter = ClosestNextMeter(start, end, self.read_drive(args))
+        else:
+            meter = DriveMeter(self.read_drive(args))
+        self.settings["output_meter"] = meter
+        self.settings.pop("output_frequency", None)
+
+    def cd_automatic_differentiation(self, card, args):
+        """`use automatic differentiation;` (manual, control data): mbdae's Jacobians are the
+        families' own analytic ones."""
+        self.note(card.name, "use automatic differentiation: mbdae assembles its own analytic "
+                             "Jacobians (no effect)")
 
     def cd_initial_stiffness(self, card, args):
         p = args.real("the position stiffness")
@@ -136,6 +199,7 @@ class ControlCards:
         if n < 1:
             raise w.error("the output frequency must be at least 1")
         self.settings["output_frequency"] = n
+        self.settings.pop("output_meter", None)       # the later of the two cards counts
 
     def cd_output_precision(self, card, args):
         self.settings["output_precision"] = args.integer("the output precision")
@@ -195,7 +259,8 @@ CONTROL_CARDS = table(
         ("default orientation", R.cd_default_orientation), ("output units", P.card_accepted_note),
         ("select timeout", P.card_accepted_note), ("default beam output", P.card_accepted_note),
         ("default aerodynamic output", P.card_accepted_note), ("loadable path", P.card_accepted_note),
-        ("use automatic differentiation", P.card_accepted_note),
+        ("use automatic differentiation", R.cd_automatic_differentiation),
+        ("rigid body kinematics", R.cd_rigid_body_kinematics), ("output meter", R.cd_output_meter),
         ("finite difference jacobian meter", P.card_accepted_note),
         ("linear solver", P.iv_linear_solver), ("solver", P.iv_linear_solver),
         ("threads", P.iv_threads), ("model", R.cd_model),
@@ -204,7 +269,6 @@ UNSUPPORTED_CONTROL_CARDS = table([
     ("use", "only joints take part in mbdae's initial assembly"),
     ("initial assembly of deformable and force elements", "only joints take part in mbdae's initial assembly"),
     ("make restart file", None), ("load restart file", None),
-    ("output meter", "use 'output frequency'"), ("default scale", "residual scaling"),
-    ("rigid body kinematics", "moving-frame models"), ("jacobian check", None),
+    ("default scale", "residual scaling"), ("jacobian check", None),
 ])
 del R, P

@@ -1,7 +1,9 @@
-"""The nodes block of MBDyn decks (manual ch. 6): structural (static, dynamic, dummy),
-abstract and parameter nodes, node output, and the NodeDof reference (§2.5): the reader's
-``NodeCards`` part and its card table."""
+"""The nodes block of MBDyn decks (manual ch. 6): structural (static, dynamic, static and
+dynamic displacement, dummy), abstract, hydraulic and parameter nodes, node output, and the
+NodeDof reference (§2.5): the reader's ``NodeCards`` part and its card table."""
 from __future__ import annotations
+
+import numpy as np
 
 from mbdae.elements.genel import NodeDof
 from mbdae.engine.io.mbdyn.control import NODE_FAMILIES
@@ -9,6 +11,9 @@ from mbdae.engine.io.mbdyn.geometry import Frame, NodeInfo, Site
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 
 NODE_TYPES = ("structural", "abstract", "electric", "hydraulic", "thermal", "parameter")
+# structural node keywords (normalized) -> the Model's node kinds
+STRUCTURAL_KINDS = {"static": "static", "dynamic": "dynamic", "staticdisplacement": "static displacement",
+                    "dynamicdisplacement": "dynamic displacement"}
 
 
 class NodeCards:
@@ -66,17 +71,34 @@ class NodeCards:
             else "abstract nodes" in self.default_output
         self.model.abstract_node(label, kind, x0, xp0, output)
 
+    def node_hydraulic(self, card, args):
+        """`hydraulic: <label> [, [value,] <p0>] [, scale, ...] [, output, ...]` (manual, Nodes,
+        "Hydraulic Node": an algebraic scalar node, a pressure; elements/abstract_nodes.py)."""
+        w = args.peek()
+        label = args.label("a hydraulic node label")
+        self.count("hydraulic nodes", label, w)
+        p0 = 0.0
+        if args.more() and args.peek_keyword() not in ("output", "scale"):
+            args.is_keyword("value")
+            p0 = args.real("the initial value")
+        if args.is_keyword("scale"):
+            args.is_keyword("default") or args.real("a scale factor")
+        output = self.read_output_flag(args, "hydraulic nodes") if args.is_keyword("output") \
+            else "hydraulic nodes" in self.default_output
+        self.model.hydraulic_node(label, p0, output)
+
     def read_node_dof(self, args, order=True):
-        """(NodeDof) `<label>, {abstract | structural, <index>} [, {algebraic | differential}]`
-        (manual §2.5); elements/genel.py NodeDof."""
+        """(NodeDof) `<label>, {abstract | hydraulic | structural, <index>} [, {algebraic |
+        differential}]` (manual §2.5); elements/genel.py NodeDof."""
         w = args.peek()
         label = args.label("a node label")
         tw = args.peek()
-        ntype = args.expect_keyword("abstract", "structural", what="a node type (abstract or structural)")
+        ntype = args.expect_keyword("abstract", "hydraulic", "structural",
+                                    what="a node type (abstract, hydraulic or structural)")
         index = 1
-        if ntype == "abstract":
-            if label not in self.element_labels.get("abstract nodes", set()):
-                raise w.error(f"Abstract({label}) is not defined")
+        if ntype in ("abstract", "hydraulic"):
+            if label not in self.element_labels.get(f"{ntype} nodes", set()):
+                raise w.error(f"{ntype.capitalize()}({label}) is not defined")
         else:
             if label not in self.nodes:
                 raise w.error(f"Structural({label}) is not defined")
@@ -91,8 +113,12 @@ class NodeCards:
         return NodeDof(label, ntype, index, dof_order)
 
     def node_structural(self, card, args):
-        """`structural: label, [name,] {static|dynamic|dummy ...}, X, R, V, W [, options]`
-        (manual §6.5)."""
+        """`structural: label, [name,] {static | dynamic | dummy ...}, X, R, V, W [, options]`
+        and `structural: label, [name,] {static displacement | dynamic displacement}, X, V
+        [, options]` (manual §6.5, "Syntax": displacement nodes have no orientation and no
+        angular velocity; `at reference, <frame>` takes X, V (and R, W) from a frame; their
+        `assembly` option has no omega-rotates flag).  A displacement node's frame is the
+        identity at rest."""
         word = args.peek()
         label = args.label("a node label")
         args.optional_name()
@@ -102,34 +128,44 @@ class NodeCards:
         self.count("structural nodes", label, word)
         if kind == "dummy":
             return self.read_dummy_node(args, label, word)
-        if kind not in ("static", "dynamic"):
+        if kind not in STRUCTURAL_KINDS:
             raise kw_word.error(not_supported(f"{shown(kw_word.text)} (structural node)"))
+        kind = STRUCTURAL_KINDS[kind]
+        displacement = kind.endswith("displacement")
         od = self.default_orientation
+        R, w = np.eye(3), np.zeros(3)
         if args.is_keyword("at reference"):
             frame = self.frame_by_label(args)
-            x, R, v, w = frame.x, frame.R, frame.v, frame.w
+            x, v = frame.x, frame.v
+            if not displacement:
+                R, w = frame.R, frame.w
         else:
             args.is_keyword("position")
             x = self.read_vec3(args, "abs position")
-            args.is_keyword("orientation")
-            R = self.read_orientation(args, "abs")
-            if args.is_keyword("orientation description"):
-                od = self.read_orientation_description(args)
+            if not displacement:
+                args.is_keyword("orientation")
+                R = self.read_orientation(args, "abs")
+                if args.is_keyword("orientation description"):
+                    od = self.read_orientation_description(args)
             args.is_keyword("velocity")
             v = self.read_vec3(args, "abs velocity", at=x)
-            args.is_keyword("angular velocity")
-            w = self.read_vec3(args, "abs angular velocity")
-        if args.is_keyword("orientation description"):
+            if not displacement:
+                args.is_keyword("angular velocity")
+                w = self.read_vec3(args, "abs angular velocity")
+        if not displacement and args.is_keyword("orientation description"):
             od = self.read_orientation_description(args)
-        options = self.read_node_options(args)
+        options = self.read_node_options(args, displacement)
         output = options.pop("output", "structural nodes" in self.default_output)
-        spec_kw = dict(position=x, orientation=R, velocity=v, angular_velocity=w, output=output,
-                       orientation_description=od,
+        spec_kw = dict(position=x, velocity=v, output=output,
                        assembly_stiffness=options.get("assembly", self.default_assembly_stiffness))
+        if not displacement:
+            spec_kw.update(orientation=R, angular_velocity=w, orientation_description=od)
         self.model.structural_node(label, kind, **spec_kw)
         self.nodes[label] = NodeInfo(label, kind, Frame(x, R, v, w), self.model.nodes[-1])
 
-    def read_node_options(self, args):
+    def read_node_options(self, args, displacement=False):
+        """The options after a node's kinematics: `assembly, p, v [, omega rotates]` (no flag
+        for displacement nodes), `scale`, `output`, `accelerations`, `output inertia`."""
         options = {}
         while args.more():
             w = args.peek()
@@ -138,7 +174,7 @@ class NodeCards:
             if kw == "assembly":
                 p, v = args.real("the position stiffness"), args.real("the velocity stiffness")
                 ow = args.peek()
-                if args.boolean():
+                if not displacement and args.boolean():
                     raise ow.error(not_supported("omega rotates in the node assembly option"))
                 options["assembly"] = (p, v)
             elif kw == "scale":
@@ -156,7 +192,8 @@ class NodeCards:
                 args.boolean()
                 self.note(w, "output inertia (.ine) is not written by mbdae")
             elif kw == "orientationdescription":
-                raise w.error("syntax error: 'orientation description' must follow the orientation")
+                raise w.error("syntax error: a displacement node has no orientation" if displacement else
+                              "syntax error: 'orientation description' must follow the orientation")
             else:
                 raise w.error(not_supported("prediction node"))
         return options
@@ -199,8 +236,10 @@ class NodeCards:
 
 R = NodeCards
 NODE_CARDS = table([("structural", R.node_structural), ("output", R.node_output),
-                     ("parameter", R.node_parameter), ("abstract", R.node_abstract)]
-                    + [(k, R.node_unsupported) for k in NODE_TYPES if k not in ("structural", "parameter", "abstract")])
+                     ("parameter", R.node_parameter), ("abstract", R.node_abstract),
+                     ("hydraulic", R.node_hydraulic)]
+                    + [(k, R.node_unsupported) for k in NODE_TYPES
+                       if k not in ("structural", "parameter", "abstract", "hydraulic")])
 del R
 NODE_OPTION_WORDS = {normalize(k) for k in ("assembly", "scale", "output", "accelerations",
                                             "output inertia", "prediction node")}

@@ -213,13 +213,58 @@ class ProblemCards:
 
     def iv_nonlinear_solver(self, card, args):
         """`nonlinear solver: newton raphson [, true | modified, n [, keep jacobian matrix]
-        [, honor element requests]]` (manual §4.1.1, Nonlinear Solver)."""
+        [, honor element requests]]` (manual §4.1.1, Nonlinear Solver).  `nox` and `line
+        search` (same section) are read, options included, and the run uses mbdae's own
+        Newton-Raphson (full Newton, direct linear solver: the same solution where both
+        converge), said in one note; the other solvers are not supported."""
         w = args.peek()
         kind = args.expect_keyword("newton raphson", "line search", "bfgs", "matrix free", "nox",
                                    "mcp newton fb", "mcp newton min fb", "default", what="a nonlinear solver")
+        if kind in REPLACED_NONLINEAR_SOLVERS:
+            options = self.read_replaced_solver_options(args, REPLACED_NONLINEAR_SOLVERS[kind])
+            listed = f" and its options ({', '.join(options)})" if options else ""
+            self.note(w, f"nonlinear solver {w.text}{listed} not available in mbdae: the run uses mbdae's "
+                         "Newton-Raphson (full Newton, direct linear solver)")
+            return
         if kind not in ("newtonraphson", "default"):
             raise w.error(not_supported(f"nonlinear solver: {w.text}"))
         self.read_newton_options(args)
+
+    def read_replaced_solver_options(self, args, grammar):
+        """The options of a nonlinear solver mbdae replaces by its Newton-Raphson, checked
+        against the manual's grammar (`grammar`: option -> its values, NOX_OPTIONS or
+        LINE_SEARCH_OPTIONS) and ignored; returns the option words as written."""
+        options = []
+        if args.is_keyword("true"):
+            options.append("true")
+        elif args.is_keyword("modified"):
+            options.append(f"modified, {args.integer('iterations before assembly')}")
+            while args.is_keyword("keep jacobian matrix", "honor element requests"):
+                options.append(args.card.args[args.i - 1].text)
+        while args.more():
+            ow = args.peek()
+            kw = args.expect_keyword(*grammar, what="a nonlinear solver option")
+            name = next(n for n in grammar if normalize(n) == kw)
+            for value in grammar[name]:
+                if value == "real":
+                    args.real(f"a value for '{ow.text}'")
+                elif value == "integer":
+                    args.integer(f"a value for '{ow.text}'")
+                elif value == "bool":
+                    if not args.is_keyword("yes", "no", "true", "false"):
+                        args.integer(f"yes, no or a number for '{ow.text}'")
+                elif isinstance(value, tuple) and value[0] == "optional":
+                    if args.is_keyword(value[1]):
+                        for sub in value[2:]:
+                            if sub == "bool":
+                                if not args.is_keyword("yes", "no", "true", "false"):
+                                    args.integer(f"yes, no or a number for '{value[1]}'")
+                            else:
+                                args.real(f"a value for '{value[1]}'")
+                else:
+                    args.expect_keyword(*value, what=f"one of {', '.join(repr(v) for v in value)} for '{ow.text}'")
+            options.append(ow.text)
+        return options
 
     def iv_newton_raphson(self, card, args):
         """Deprecated `newton raphson: { true | modified [, n] };` card."""
@@ -323,6 +368,12 @@ class ProblemCards:
                 unknown.append(w.text)
             elif w.keyword not in ("none", "iterations", "residual", "messages"):
                 items.append(w.text)
+            # their sub-options (MBDyn's solver.cc): `solver condition number [, stat, yes|no]`,
+            # `matrix condition number [, norm, {inf | 1}]`
+            if w.keyword == "solverconditionnumber" and args.is_keyword("stat"):
+                args.boolean()
+            elif w.keyword == "matrixconditionnumber" and args.is_keyword("norm"):
+                args.is_keyword("inf") or args.real("a norm (inf or 1)")
         if items:
             self.note(card.name, f"solver output items {', '.join(items)} are not written by mbdae "
                                  "(its .out file lists iterations and residual of every step)")
@@ -424,6 +475,41 @@ class ProblemCards:
             args.take("an argument")
         self.note(card.name, f"'{shown(card.name.text)}' has no effect in mbdae")
 
+
+# option grammars of the nonlinear solvers mbdae replaces by its Newton-Raphson (manual §4.1.1,
+# Nonlinear Solver): option -> the values it takes, in order ("real", "integer", "bool" = yes/no
+# or a number, a tuple of keywords = one of them, ("optional", keyword, values...) = an
+# optional keyword with its values)
+NOX_OPTIONS = {
+    "linear solver": (("gmres", "cg", "cgs", "tfqmr", "bicgstab"),),
+    "linear solver tolerance": ("real",), "linear solver max iterations": ("integer",),
+    "krylov subspace size": ("integer",), "inner iterations before assembly": ("integer",),
+    "weighted rms relative tolerance": ("real",), "weighted rms absolute tolerance": ("real",),
+    "forcing term": (("constant", "type 1", "type 2"),), "forcing term min tolerance": ("real",),
+    "forcing term max tolerance": ("real",), "forcing term alpha": ("real",),
+    "forcing term gamma": ("real",), "use preconditioner as solver": ("bool",),
+    "jacobian operator": (("newton", "newton krylov"),),
+    "direction": (("newton", "steepest descent", "nonlinear cg", "broyden"),),
+    "solver": (("line search based", "trust region based", "inexact trust region based", "tensor based"),),
+    "line search method": (("backtrack", "polynomial", "more thuente"),),
+    "sufficient decrease condition": (("armijo goldstein", "ared pred"),),
+    "line search max iterations": ("integer",), "minimum step": ("real",), "recovery step": ("real",),
+    "recovery step type": (("constant", "last computed step"),), "verbose": ("bool",),
+    "print convergence info": ("bool",),
+}
+LINE_SEARCH_OPTIONS = {
+    "tolerance x": ("real",), "tolerance min": ("real",), "max iterations": ("integer",),
+    "alpha": ("real",), "alpha full": ("real",), "alpha modified": ("real",),
+    "lambda min": ("real", ("optional", "relative", "bool")),
+    "lambda factor min": ("real",), "max step": ("real",), "zero gradient": (("continue",), "bool"),
+    "divergence check": ("bool", ("optional", "factor", "real")), "algorithm": (("cubic", "factor"),),
+    "scale newton step": ("bool", ("optional", "min scale", "real")), "print convergence info": ("bool",),
+    "verbose": ("bool",), "abort at lambda min": ("bool",), "mcp tolerance": ("real",),
+    "mcp sigma": ("real",), "mcp rho": ("real",), "mcp p": ("real",),
+    "non negative slope continue": ("bool",), "time step tolerance": ("real",), "update ratio": ("real",),
+    "default solver options": (("moderate nonlinear", "heavy nonlinear"),),
+}
+REPLACED_NONLINEAR_SOLVERS = {"nox": NOX_OPTIONS, "linesearch": LINE_SEARCH_OPTIONS}
 
 R = ProblemCards
 DATA_CARDS = table([("problem", R.card_problem), ("integrator", R.card_problem)])

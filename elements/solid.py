@@ -62,8 +62,6 @@ def solid(model, label, shape, nodes, law, density, pressure_nodes=None, lumped_
     nodes = tuple(int(n) for n in nodes)
     if len(nodes) != sh.n_nodes:
         raise ValueError(f"{shape} {label}: {sh.n_nodes} nodes required, got {len(nodes)}")
-    if len(set(nodes)) != len(nodes):
-        raise ValueError(f"{shape} {label}: a node appears twice")
     ng = len(sh.rule[1])
     laws = tuple(law) if isinstance(law, (list, tuple)) else (law,) * ng
     if len(laws) != ng:
@@ -404,11 +402,8 @@ def read_solid(reader, model, args, label, word, shape):
     lumped = args.is_keyword("lumped mass")
     nodes = []
     for k in range(sh.n_nodes):
-        nw = args.peek()
         info = reader.structural_node(args, f"structural node {k + 1} of {shape} {label}")
-        if info.label in nodes:
-            raise nw.error(f"{shape} {label}: node {info.label} appears twice")
-        nodes.append(info.label)
+        nodes.append(info.label)        # repeated nodes (collapsed elements) are allowed, as in MBDyn
     pressure = [args.label(f"hydraulic node {q + 1} of {shape} {label}") for q in range(sh.n_pressure)]
     density = [args.real(f"the density at node {k + 1}") for k in range(sh.n_nodes)]
     laws = reader.read_solid_laws(args, 7 if sh.upc else 6, len(sh.rule[1]))

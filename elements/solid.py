@@ -24,7 +24,7 @@ import numpy as np
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
 from mbdae.engine.core.drives import DriveArray
 from mbdae.engine.core.solid_laws import law_table, hookean_linear_elastic_isotropic, linear_viscoelastic_generic, \
-    hookean_matrix, SolidLaw
+    hookean_matrix, SolidLaw, bilinear_isotropic_hardening, neo_hookean_viscoelastic
 from mbdae.engine.core.state import InvalidConfiguration
 from mbdae.elements.base import ElementFamily
 from mbdae.elements.solid_shapes import solid_shape, SOLID_SHAPES, ShapeFunctions
@@ -138,7 +138,22 @@ def _hookean(upc):
     return hookean_linear_elastic_isotropic(2.0e3, 0.3)
 
 
-SAMPLES = {"solid": [_solid_sample("hexahedron8", _kelvin_voigt), _solid_sample("hexahedron20", _hookean, lumped=True),
+def _upc_hookean(upc):
+    return hookean_linear_elastic_isotropic(2.0e3, 0.45, upc=True)
+
+
+def _upc_plastic(upc):
+    return bilinear_isotropic_hardening(2.0e3, 0.3, 2.0e2, 1.0, upc=True)
+
+
+def _neo_hookean(upc):
+    return neo_hookean_viscoelastic(2.0e3, 0.3, 0.05)
+
+
+SAMPLES = {"solid": [_solid_sample("hexahedron8upc", _upc_hookean), _solid_sample("hexahedron20upc", _upc_plastic),
+                     _solid_sample("hexahedron20upcr", _upc_hookean), _solid_sample("pentahedron15upc", _upc_hookean),
+                     _solid_sample("tetrahedron10upc", _upc_plastic), _solid_sample("hexahedron8", _neo_hookean),
+                     _solid_sample("hexahedron8", _kelvin_voigt), _solid_sample("hexahedron20", _hookean, lumped=True),
                      _solid_sample("hexahedron20r", _kelvin_voigt, dynamic=False),
                      _solid_sample("hexahedron27", _hookean), _solid_sample("pentahedron15", _kelvin_voigt),
                      _solid_sample("tetrahedron10", _kelvin_voigt, lumped=True)]}

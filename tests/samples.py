@@ -48,7 +48,7 @@ def randomize_state(system, rng, t=0.37, g_scale=0.2):
     # displacement nodes (solid elements) stay near their reference positions: a random
     # position would invert the elements
     disp = np.flatnonzero(~nodes.rotating)
-    st.y[nodes.ix[disp]] = nodes.x0[disp] + 0.05 * rng.normal(size=(len(disp), 3))
+    st.y[nodes.ix[disp]] = nodes.x0[disp] + 0.01 * rng.normal(size=(len(disp), 3))
     return st
 
 

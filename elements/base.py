@@ -163,6 +163,19 @@ class ElementFamily:
         return res
 
 
+def element_nodes(nodes, specs, n, where):
+    """(len(specs), n) structural node indices of the elements' `nodes` labels; an undefined
+    node raises ValueError prefixed by where(spec) (the element and its deck position)."""
+    idx = np.empty((len(specs), n), np.int64)
+    for e, spec in enumerate(specs):
+        for k, label in enumerate(spec.nodes):
+            try:
+                idx[e, k] = nodes.index(label)
+            except KeyError:
+                raise ValueError(f"{where(spec)}structural node {label} is not defined") from None
+    return idx
+
+
 def node_columns(nodes, idx):
     """Global x and g column/row indices of node indices idx (-1 → ground, all -1)."""
     idx = np.asarray(idx)

@@ -26,7 +26,7 @@ from mbdae.engine.core.drives import DriveArray
 from mbdae.engine.core.solid_laws import law_table, hookean_linear_elastic_isotropic, linear_viscoelastic_generic, \
     hookean_matrix, SolidLaw, bilinear_isotropic_hardening, neo_hookean_viscoelastic
 from mbdae.engine.core.state import InvalidConfiguration
-from mbdae.elements.base import ElementFamily
+from mbdae.elements.base import ElementFamily, element_nodes
 from mbdae.elements.solid_shapes import solid_shape, SOLID_SHAPES, ShapeFunctions
 from mbdae.elements.solid_kernel import solid_equations, solid_stresses
 
@@ -167,7 +167,7 @@ class Solids(ElementFamily):
         super().__init__(specs, nodes)
         sh = self.shape = solid_shape(shape)
         S = self.specs
-        self.conn = np.array([[self._node(s, n) for n in s.nodes] for s in S], np.int64).reshape(self.ne, sh.n_nodes)
+        self.conn = element_nodes(nodes, S, sh.n_nodes, self.where)
         points, weights = sh.rule
         self.H = sh.shape.h(points)
         self.dH = sh.shape.dh(points)
@@ -189,12 +189,6 @@ class Solids(ElementFamily):
         self.gravity_vector = np.zeros(3) if gvec is None else np.asarray(gvec, float)
         self._gravity_drive = DriveArray([gdrive]) if gvec is not None and gdrive is not None else None
         self.prow = np.zeros((self.ne, sh.n_pressure), np.int64)
-
-    def _node(self, spec, label):
-        try:
-            return self.nodes.index(label)
-        except KeyError:
-            raise ValueError(f"{self.where(spec)}structural node {label} is not defined") from None
 
     @staticmethod
     def where(spec):

@@ -17,27 +17,7 @@ differentiated exactly (the derivative through C⁻¹ and det F included)."""
 import numpy as np
 
 from mbdae.engine.core.compiled import kernel
-from mbdae.engine.core.solid_laws import solid_law
-
-
-@kernel
-def inv3(A, out):
-    """out = A⁻¹ (3×3 arrays); returns det A."""
-    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
-    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
-    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
-    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
-    s = 1.0 / det
-    out[0, 0] = c00 * s
-    out[1, 0] = c01 * s
-    out[2, 0] = c02 * s
-    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) * s
-    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) * s
-    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) * s
-    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * s
-    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * s
-    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * s
-    return det
+from mbdae.engine.core.solid_laws import solid_law, inverse3
 
 
 # Voigt pairs of MBDyn's order (11, 22, 33, 12, 23, 31)
@@ -196,7 +176,7 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
                     for k in range(N):
                         s += dH[g, k, i] * Xe[k, j]
                     J0[i, j] = s
-            detJ = inv3(J0, iJ)
+            detJ = inverse3(J0, iJ)
             dV = detJ * W[g]
             for k in range(N):
                 for j in range(3):
@@ -211,7 +191,7 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
                         sd += ve[k, i] * h0d[k, j]
                     F[i, j] = s
                     Fd[i, j] = sd
-            detF = inv3(F, Finv)
+            detF = inverse3(F, Finv)
             if not detF > 0.0 and bad[0] < 0:
                 bad[0] = e
                 bad[1] = g
@@ -226,7 +206,7 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
                     C[i, j] = s
                     E[i, j] = 0.5 * (s - (1.0 if i == j else 0.0))
                     Ed[i, j] = 0.5 * sd
-            inv3(C, A)
+            inverse3(C, A)
             sandwich(A, Ed, Gs)
             for i in range(3):
                 for j in range(3):
@@ -387,7 +367,7 @@ def solid_stresses(conn, X0, x, H, dH, W, Hp, prow, y, law_idx, codes, params, h
                     for k in range(N):
                         s += dH[g, k, i] * X0[conn[e, k], j]
                     J0[i, j] = s
-            inv3(J0, iJ)
+            inverse3(J0, iJ)
             for k in range(N):
                 for j in range(3):
                     h0d[k, j] = dH[g, k, 0] * iJ[j, 0] + dH[g, k, 1] * iJ[j, 1] + dH[g, k, 2] * iJ[j, 2]
@@ -398,7 +378,7 @@ def solid_stresses(conn, X0, x, H, dH, W, Hp, prow, y, law_idx, codes, params, h
                         nd = conn[e, k]
                         s += (x[nd, i] - X0[nd, i]) * h0d[k, j]
                     F[i, j] = s
-            detF = inv3(F, Finv)
+            detF = inverse3(F, Finv)
             for i in range(3):
                 for j in range(3):
                     s = 0.0

@@ -25,7 +25,7 @@ import numpy as np
 from mbdae.engine.core.assembly import Pattern
 from mbdae.engine.core.drives import DriveArray
 from mbdae.engine.core.tpldrive import VectorDrive, VectorDriveArray
-from mbdae.elements.base import ElementFamily, scalar_drive, vector_drive
+from mbdae.elements.base import ElementFamily, scalar_drive, vector_drive, element_nodes
 from mbdae.elements.solid_shapes import surface_shape, SURFACE_SHAPES, solid_shape, SOLID_SHAPES, ShapeFunctions
 from mbdae.elements.surface_load_kernel import surface_equations, PRESSURE, RELATIVE_TRACTION, ABSOLUTE_TRACTION
 
@@ -273,7 +273,7 @@ class SurfaceLoads(ElementFamily):
         self.kind = kind
         S = self.specs
         N = sh.n_nodes
-        self.conn = np.array([[self._node(s, n) for n in s.nodes] for s in S], np.int64).reshape(self.ne, N)
+        self.conn = element_nodes(nodes, S, N, self.where)
         points, weights = sh.rule
         self.H = sh.shape.h(points)
         self.dH = sh.shape.dh(points)
@@ -301,12 +301,6 @@ class SurfaceLoads(ElementFamily):
         self._tdrives = VectorDriveArray(tdrives)
         self.stiff = self.mode != ABSOLUTE_TRACTION
         self.from_nodes = np.array([bool(s.pressure_nodes) for s in S], bool)
-
-    def _node(self, spec, label):
-        try:
-            return self.nodes.index(label)
-        except KeyError:
-            raise ValueError(f"{self.where(spec)}structural node {label} is not defined") from None
 
     @staticmethod
     def where(spec):

@@ -322,7 +322,7 @@ def _right_cauchy_green(eps, C):
 
 
 @kernel
-def _inverse3(A, Ai):
+def inverse3(A, Ai):
     """Ai = A⁻¹ (3×3); returns det A."""
     c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
     c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
@@ -359,7 +359,7 @@ def _neo_hookean(prm, eps, epsd, sig, D, Dd):
     C = np.empty((3, 3))
     Ci = np.empty((3, 3))
     _right_cauchy_green(eps, C)
-    III = _inverse3(C, Ci)
+    III = inverse3(C, Ci)
     J = math.sqrt(III)
     g = lam * (III - J) - mu
     dg = lam * (III - 0.5 * J)            # ∂g/∂ε_b = dg tr(C⁻¹ dC_b), tr(C⁻¹ dC_b) = 2 C⁻¹[i, j]
@@ -393,7 +393,7 @@ def _mooney_rivlin(prm, eps, upc, sig, D):
     C = np.empty((3, 3))
     Ci = np.empty((3, 3))
     _right_cauchy_green(eps, C)
-    III = _inverse3(C, Ci)
+    III = inverse3(C, Ci)
     J = math.sqrt(III)
     IC = C[0, 0] + C[1, 1] + C[2, 2]
     IIC = (C[0, 0] * C[1, 1] + C[1, 1] * C[2, 2] + C[2, 2] * C[0, 0]

@@ -16,7 +16,9 @@ each evaluated by one compiled call (elements/surface_load_kernel.surface_equati
   surface moves or deforms (input manual: "do not change their direction and magnitude"):
   constant nodal loads, no stiffness.
 - Nodes: any structural nodes (displacement nodes of the solid elements, or nodes with
-  rotations, whose rotation is not involved); a node may repeat (a collapsed quadrangle)."""
+  rotations, whose rotation is not involved); a node may repeat (a collapsed quadrangle).
+- Initial assembly: only with `use: surface loads, in assembly` (control data), in the
+  position subproblem (see SurfaceLoads.evaluate)."""
 from dataclasses import dataclass
 from functools import lru_cache
 import itertools
@@ -119,15 +121,20 @@ def traction_load(model, label, shape, nodes, traction, orientations=None, absol
     return label
 
 
-MODEL_FIELDS = {"surface_loads": list}   # Model attributes: factory (None: None)
+MODEL_FIELDS = {"surface_loads": list,           # Model attributes: factory (None: None)
+                "surface_loads_in_assembly": None}   # `use: surface loads, in assembly`
 MODEL_METHODS = (pressure_load, traction_load)
 
 
 def build(model, nodes, built):
-    """One family per (kind, shape) present, kinds then SURFACE_SHAPES order."""
-    return [SurfaceLoads([s for s in model.surface_loads if (s.kind, s.shape) == (kind, shape)], nodes, kind, shape)
-            for kind in KINDS for shape in SURFACE_SHAPES
-            if any((s.kind, s.shape) == (kind, shape) for s in model.surface_loads)]
+    """One family per (kind, shape) present, kinds then SURFACE_SHAPES order; with
+    `surface_loads_in_assembly` they take part in the initial assembly."""
+    families = [SurfaceLoads([s for s in model.surface_loads if (s.kind, s.shape) == (kind, shape)], nodes, kind,
+                             shape) for kind in KINDS for shape in SURFACE_SHAPES
+                if any((s.kind, s.shape) == (kind, shape) for s in model.surface_loads)]
+    for fam in families:
+        fam.in_initial_assembly = bool(model.surface_loads_in_assembly)
+    return families
 
 
 # ---------------------------------------------------------------------- faces of the solid shapes
@@ -371,8 +378,15 @@ class SurfaceLoads(ElementFamily):
         return self._tdrives.values(t).reshape(self.ne, self.shape.n_nodes, 3)
 
     def evaluate(self, ctx, res_views, jac_views):
-        """One compiled call (surface_equations) over all loads of this kind and shape."""
+        """One compiled call (surface_equations) over all loads of this kind and shape.  In the
+        initial assembly (`use: surface loads, in assembly`) the loads act in its position
+        subproblem (against the nodes' assembly springs, with dCoef = 1) and not in the
+        velocity one, as MBDyn's InitialAssRes puts them on the position rows only."""
         want_jac = jac_views is not None
+        if ctx.mode == "ia_velocity":
+            for view in list(res_views) + (list(jac_views) if want_jac else []):
+                view[...] = 0.0
+            return
         j_uu = jac_views[self._juu] if want_jac and self._juu is not None else self._idle_uu
         j_up = jac_views[self._jup] if want_jac and self._jup is not None else self._idle_up
         kin = ctx.kin

@@ -158,14 +158,18 @@ def check_report(deck):
     lines = [f"deck: {deck.path}"]
     if deck.title:
         lines.append(f"title: {deck.title}")
+    displacement = kinds.get("static displacement", 0) + kinds.get("dynamic displacement", 0)
     lines.append(f"structural nodes: {len(m.nodes) + len(m.dummy_nodes)} "
                  f"({kinds.get('static', 0)} static, {kinds.get('dynamic', 0)} dynamic, "
-                 f"{len(m.dummy_nodes)} dummy)")
+                 + (f"{displacement} displacement, " if displacement else "")
+                 + f"{len(m.dummy_nodes)} dummy)")
     lines.append("elements:")
     lines.append(f"  rigid bodies: {len(m.bodies)}")
     joints = Counter(s.type for s in m.joints)
-    lines.append(f"  joints: {len(m.joints) + len(m.rods)}"
-                 + _breakdown(joints + Counter({"rod": len(m.rods)} if m.rods else {})))
+    rbd = m.rigid_body_displacement_joints
+    joints += Counter({"rod": len(m.rods)} if m.rods else {})
+    joints += Counter({"rigid body displacement joint": len(rbd)} if rbd else {})
+    lines.append(f"  joints: {len(m.joints) + len(m.rods) + len(rbd)}" + _breakdown(joints))
     forces = Counter(f"{s.frame}{' internal' if s.node2 is not None else ''} {s.kind}" for s in m.forces)
     lines.append(f"  forces: {len(m.forces)}" + _breakdown(forces))
     lines.append(f"  gravity: {'yes' if m.gravity_vector is not None else 'no'}")

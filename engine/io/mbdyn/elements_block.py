@@ -36,7 +36,7 @@ UNSUPPORTED_JOINTS = (
     "plane rotation", "gimbal rotation", "modal", "beam slider",
     "brake", "screw", "plane displacement", "plane displacement pin", "linear velocity",
     "angular velocity", "linear acceleration", "angular acceleration", "imposed orientation",
-    "kinematic", "offset displacement joint", "rigid body displacement joint", "point contact",
+    "kinematic", "point contact",
     "coincidence", "total reaction", "gimbal hinge",
     "continuous contact", "hydraulic actuator")
 # element cards read by a family module: what the label is, whether `name, "..."` may follow
@@ -120,14 +120,14 @@ class ElementCards:
             if jtype in {normalize(j) for j in UNSUPPORTED_JOINTS}:
                 raise tw.error(not_supported(f"{shown(tw.text)} (joint)"))
             raise tw.error(f"syntax error: unknown joint type '{tw.text}'")
-        before = (len(self.model.joints), len(self.model.rods), len(self.model.deformable),
-                  len(self.model.viscous_bodies))
+        m = self.model
+        pools = (m.joints, m.rods, m.deformable, m.viscous_bodies, m.rigid_body_displacement_joints)
+        before = [len(pool) for pool in pools]
         reader(self, self.model, args, label, tw)
         output = self.read_joint_options(args, label)
-        m = self.model
-        for spec in (m.joints[before[0]:] + m.rods[before[1]:] + m.deformable[before[2]:]
-                     + m.viscous_bodies[before[3]:]):
-            spec.output = output
+        for pool, n in zip(pools, before):
+            for spec in pool[n:]:
+                spec.output = output
 
     def read_joint_options(self, args, label):
         """The options after any joint type: `output`, `orientation description`, `inverse
@@ -154,7 +154,8 @@ class ElementCards:
         """`output: <element type>, labels... | range, a, b` (manual §8.20.4)."""
         w = args.peek()
         kind = args.expect_keyword("joint", "force", "couple", "body", what="an element type")
-        pools = {"joint": self.model.joints + self.model.rods, "force": self.model.forces,
+        pools = {"joint": self.model.joints + self.model.rods + self.model.rigid_body_displacement_joints,
+                 "force": self.model.forces,
                  "couple": self.model.forces, "body": []}
         for label in self.read_label_list(args):
             specs = [s for s in pools[kind] if s.label == label]
@@ -200,13 +201,22 @@ class ElementCards:
             else:
                 while args.more() and args.peek_keyword() not in ("output", "body", "joint"):
                     labels.append(args.label("a body label"))
+        mode = "log"
         if args.is_keyword("output"):
-            ow = args.peek()
             mode = args.expect_keyword("no", "yes", "log", "both", "always")
-            if mode in ("always", "both"):
-                raise ow.error(not_supported(f"inertia output '{ow.text}' (only the .log summary)"))
-            if mode == "no":
-                return
+        if mode == "no":
+            return
+        if mode == "always":
+            # an element recomputed at each step (elements/inertia.py): its private data
+            self.count("inertia", label, word)
+            try:
+                self.model.inertia_element(label, labels, X, R, name or "")
+            except ValueError as e:
+                raise word.error(str(e)) from None
+            self.note(word, f"inertia {label}: output always: its mass properties are recomputed at every "
+                            "step for its private data; MBDyn's per-step text output of inertia elements "
+                            "is not written")
+            return
         self.log_lines += inertia_summary(label, name, self.model, self.nodes, labels, X, R, word)
 
     def bind(self, card, args):
@@ -252,9 +262,10 @@ class ElementCards:
         `element` drive): (label, MBDyn element type, `couple` read as `force`)."""
         lw = args.peek()
         label = args.label("an element label")
-        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
+        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", "inertia", what="an element type")
         kind = {"couple": "force"}.get(kind, kind)
-        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams"}[kind]
+        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams",
+                  "inertia": "inertia"}[kind]
         if label not in self.element_labels.get(family, set()):
             raise lw.error(f"{what}: {kind} {label} is not defined")
         return label, kind

@@ -5,8 +5,10 @@ time-step reduction on failure, and output.
 Policies the manual leaves open, stated here:
 * Initial assembly solves the position subproblem (per-node penalty weights, index-3
   joint rows, velocity-level rows held at λ = 0), commits the rotations, then the linear
-  velocity subproblem φ_q v + φ_t = 0 and the non-holonomic rows; only joints take part.
-* The derivatives phase is a Newton solve with dCoef = h0 · coefficient that updates
+  velocity subproblem φ_q v + φ_t = 0 and the non-holonomic rows; the joints take part
+  (and the surface loads in the position subproblem with `use: surface loads, in assembly`).
+* The derivatives phase is a Newton solve (residual test, and a solution test when
+  `derivatives tolerance` gives its second value) with dCoef = h0 · coefficient that updates
   ẏ += Δ and, consistently, y += dCoef Δ (a tiny implicit Euler step), so a position
   residual left by the assembly is absorbed instead of turned into a spurious velocity.
 * The first regular step is Crank-Nicolson (as MBDyn); then the chosen method.

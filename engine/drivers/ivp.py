@@ -24,6 +24,7 @@ from mbdae.engine.system import System
 from mbdae.engine.core.state import StepEvent
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
+from mbdae.solvers.linear import CondensedMomentumSolver, make_linear_solver
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
@@ -132,7 +133,7 @@ class InitialValueProblem:
             modified=s.modified_newton,
             iterations_before_assembly=s.iterations_before_assembly,
             reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver,
-            refresh_contraction=s.refresh_contraction))
+            refresh_contraction=s.refresh_contraction), linear=self.linear_solver())
         self.method = make_method(s.method, s.rho)
         self.min_h = s.min_time_step if s.min_time_step is not None else s.time_step / 64
         self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
@@ -150,6 +151,14 @@ class InitialValueProblem:
         self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
         self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
+
+    def linear_solver(self):
+        """The settings' linear back end for this system's pattern, with the momenta of
+        dynamic displacement nodes condensed when there are any (solvers/linear.py)."""
+        sysm = self.system
+        linear = make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern())
+        F, B = sysm.momentum_blocks()
+        return CondensedMomentumSolver(linear, sysm.n, F, B) if len(B) else linear
 
     # ------------------------------------------------------------------ phases
     def initial_assembly(self, st):

@@ -422,7 +422,7 @@ def plastic_bar(shape, drive):
     return m, X
 
 
-@pytest.mark.parametrize("shape", ["hexahedron8", "hexahedron20", "hexahedron27", "pentahedron15"])
+@pytest.mark.parametrize("shape", ["hexahedron8", "hexahedron20", "hexahedron27", "pentahedron15", "tetrahedron10"])
 def test_bilinear_hardening_bar_load_unload(shape):
     """A distorted block of bilinear isotropic hardening solids (E = 1000, ν = 0.3,
     E_T = 100, σ_y0 = 1) under a dead axial traction (nominal stress) raised to 2.5 σ_y0

@@ -190,6 +190,17 @@ def solid_faces(shape_name, quadrangle=None):
     return tuple(faces)
 
 
+def _corner_count(surface):
+    """Corners of a surface shape (they come first in its node order)."""
+    return 3 if surface.startswith("t") else 4
+
+
+def _corner_keys(corners):
+    """Rows of corner node indices, sorted and padded to 4 with −1, to compare faces."""
+    keys = np.sort(corners, axis=1)
+    return np.pad(keys, ((0, 0), (0, 4 - keys.shape[1])), constant_values=-1)
+
+
 def _corner_interpolation(surf, xi):
     """The interpolation through the corners of a surface shape at its nodes xi (ns, nc)
     and its derivatives at the centre (nc, 2): bilinear (quadrangles) or linear (t6)."""
@@ -277,6 +288,7 @@ class SurfaceLoads(ElementFamily):
     def __init__(self, specs, nodes, kind, shape):
         super().__init__(specs, nodes)
         sh = self.shape = surface_shape(shape)
+        self.shape_name = shape
         self.kind = kind
         S = self.specs
         N = sh.n_nodes
@@ -336,7 +348,9 @@ class SurfaceLoads(ElementFamily):
 
     # ------------------------------------------------------------------ layout
     def bind(self, system):
-        """The rows of the abstract nodes of `from nodes` pressures."""
+        """The check that every surface lies on a solid face (when the model has solids) and
+        the rows of the abstract nodes of `from nodes` pressures."""
+        self._check_on_solid_faces(system)
         if not self.from_nodes.any():
             return
         abstract = next((f for f in system.families if f.name == "abstract node"), None)
@@ -353,6 +367,28 @@ class SurfaceLoads(ElementFamily):
                     raise ValueError(f"{self.where(s)}{err.args[0]}") from None
                 self.prow[e, k] = abstract.rows[i]
                 self.pdiff[e, k] = int(abstract.differential[i])
+
+    def _check_on_solid_faces(self, system):
+        """In a model with solid elements, a surface whose corner nodes are not the corners
+        of a face of one of them is bad input (named with its card and nodes).  Without
+        solid elements surface loads stand alone on their nodes, as MBDyn allows."""
+        faces = []
+        for fam in system.families:
+            if fam.name.startswith("solid") and hasattr(fam, "cells"):
+                name, conn = fam.cells()
+                for face in solid_faces(_base_shape(name)):
+                    faces.append(_corner_keys(conn[:, list(face.nodes[:_corner_count(face.surface)])]))
+        if not faces:
+            return
+        faces = np.concatenate(faces)
+        mine = _corner_keys(self.conn[:, :_corner_count(self.shape_name)])
+        _, inverse = np.unique(np.concatenate([faces, mine]), axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        off = np.flatnonzero(~np.isin(inverse[len(faces):], inverse[:len(faces)]))
+        if len(off):
+            spec = self.specs[off[0]]
+            raise ValueError(f"{self.where(spec)}nodes {', '.join(map(str, spec.nodes))} are not a face of any "
+                             f"solid element")
 
     def build_pattern(self):
         N = self.shape.n_nodes

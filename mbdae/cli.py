@@ -20,6 +20,7 @@ from collections import Counter
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
 from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.system import System
+from mbdae.engine.io.vtu import VTUWriter
 
 # The sub-commands that live in their own modules, loaded (importlib.import_module) only when
 # that command runs: `run` and `check` then import only what a deck needs (no plotting,
@@ -48,6 +49,10 @@ def build_parser(command=None):
                      help="output file prefix (default: the deck path, as MBDyn does)")
     run.add_argument("--final-time", type=float, help="override the deck's final time")
     run.add_argument("-q", "--quiet", action="store_true", help="no notes and no progress")
+    run.add_argument("--vtu", nargs="?", const="reference", choices=("reference", "deformed"),
+                     help="also write PREFIX.pvd and one PREFIX_NNNNN.vtu per output step (solid elements: "
+                          "displacement, velocity, Cauchy and von Mises stress; needs meshio); points at the "
+                          "reference (default) or deformed positions")
     check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
     check.add_argument("deck", help="MBDyn input file")
     for name, help_line in SUBCOMMAND_HELP.items():
@@ -119,7 +124,8 @@ def command_run(args):
     t0 = time.perf_counter()
     started = time.time()
     # the files are the results: nothing is kept in memory (a direct run returns its statistics)
-    results = deck.run(output_prefix=prefix, keep_results=False, **overrides)
+    observers = [VTUWriter(prefix, args.vtu)] if args.vtu else []     # meshio is imported only then
+    results = deck.run(output_prefix=prefix, observers=observers, keep_results=False, **overrides)
     wall = time.perf_counter() - t0
     if results is not None and not args.quiet:
         if isinstance(results, dict):

@@ -26,6 +26,7 @@ from mbdae.engine.system import System
 from mbdae.engine.core.state import StepEvent
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
+from mbdae.solvers.linear import CondensedMomentumSolver, make_linear_solver
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
@@ -140,7 +141,8 @@ class InitialValueProblem:
             modified=s.modified_newton,
             iterations_before_assembly=s.iterations_before_assembly,
             reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver,
-            refresh_contraction=s.refresh_contraction, constraint_test_scale=s.constraint_test_scale))
+            refresh_contraction=s.refresh_contraction, constraint_test_scale=s.constraint_test_scale),
+            linear=self.linear_solver())
         self.method = make_method(s.method, s.rho)
         self.min_h = s.min_time_step if s.min_time_step is not None else s.time_step / 64
         self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
@@ -158,6 +160,14 @@ class InitialValueProblem:
         self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
         self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
+
+    def linear_solver(self):
+        """The settings' linear back end for this system's pattern, with the momenta of
+        dynamic displacement nodes condensed when there are any (solvers/linear.py)."""
+        sysm = self.system
+        linear = make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern())
+        F, B = sysm.momentum_blocks()
+        return CondensedMomentumSolver(linear, sysm.n, F, B) if len(B) else linear
 
     # ------------------------------------------------------------------ phases
     def initial_assembly(self, st):
@@ -436,7 +446,7 @@ class InitialValueProblem:
             base, tolerance=base.tolerance if s.dummy_steps_tolerance is None else s.dummy_steps_tolerance,
             test="norm" if s.dummy_steps_tolerance is not None else base.test,
             max_iterations=(base.max_iterations if s.dummy_steps_max_iterations is None
-                            else s.dummy_steps_max_iterations), modified=False))
+                            else s.dummy_steps_max_iterations), modified=False), linear=self.linear_solver())
         dummy = CrankNicolson() if s.dummy_steps_method is None else make_method(*s.dummy_steps_method)
         for k in range(s.dummy_steps):
             h = s.time_step * s.dummy_steps_ratio

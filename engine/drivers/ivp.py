@@ -24,6 +24,7 @@ import numpy as np
 
 from mbdae.engine.system import System
 from mbdae.engine.core.state import StepEvent
+from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.linear import CondensedMomentumSolver, make_linear_solver
@@ -31,6 +32,11 @@ from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
 from mbdae.solvers.stepcontrol import make_strategy
+
+
+# rows whose residual at t0 the derivatives phase keeps (the assembled constraints)
+CONSTRAINT_DIMS = [DIM[d] for d in ("position constraint", "rotation constraint", "velocity constraint",
+                                    "angular velocity constraint")]
 
 
 class SimulationFailed(RuntimeError):
@@ -226,8 +232,9 @@ class InitialValueProblem:
         to t0 + dCoef, in which the joints' position-level rows are imposed at velocity level
         (φ_q v + φ_t = 0).  Loads are evaluated at t0 itself, the joints' drives at t0 + dCoef.  That index-2 step gives the accelerations and reactions to O(dCoef)
         including the convective and φ_tt terms, which the index-3 form would get O(1) wrong.
-        Afterwards y and the velocities are restored: only ẏ of the momenta and the
-        multipliers are taken from the step."""
+        Afterwards the structural nodes' y and velocities are restored: ẏ of the momenta and
+        y, ẏ of every other unknown (multipliers, abstract and hydraulic nodes: solved, not
+        biased, unless a constraint row) are taken from the step."""
         s = self.settings
         nodes = self.system.nodes
         coef = s.derivatives_coefficient
@@ -238,13 +245,23 @@ class InitialValueProblem:
         keep = np.zeros(self.system.n, bool)
         keep[nodes.ix] = True
         keep[nodes.ig_rot] = True
+        # the structural nodes' unknowns keep their y (given positions, consistent momenta);
+        # every other unknown keeps the step's y0 + dCoef ẏ, as MBDyn's derivatives phase:
+        # multipliers, and abstract or hydraulic node values an algebraic equation fixes
+        structural = keep.copy()
+        for index in (nodes.ib, nodes.ic):
+            structural[index[index >= 0]] = True
+        # the constraint rows keep their t0 residual (they were assembled); the other
+        # algebraic rows (hydraulic and abstract algebraic nodes, the u/p-c pressures) are
+        # solved, so their unknowns start consistent, as MBDyn's derivatives phase leaves them
+        constraint_rows = self.system.is_alg & np.isin(self.system.dim, CONSTRAINT_DIMS)
         last = None
         for c in tries:
             trial = base.copy()
             dcoef = ImplicitEuler().coefficients(s.time_step * c, None).b0    # the step's dCoef
             alg = self.system.is_alg
             f0 = self.system.evaluate(base, dcoef, mode="derivatives", want_jac=False)[0]
-            bias = np.where(alg, f0, 0.0)
+            bias = np.where(constraint_rows, f0, 0.0)
             # loads at t0 (as MBDyn: a drive that steps at t0 enters with its value there,
             # e.g. half the step for `double step`); the joints' imposed motion at t0 + dCoef,
             # so that the velocity-level rows' difference quotient carries φ_tt
@@ -262,8 +279,7 @@ class InitialValueProblem:
                 self.newton.invalidate()
                 continue
             self.newton.invalidate()
-            alg = self.system.is_alg
-            st.y[alg] = trial.y[alg]
+            st.y[~structural] = trial.y[~structural]
             st.yp[~keep] = trial.yp[~keep]
             st.yp[alg] = 0.0
             self.derivatives_info = (it, err)

@@ -40,15 +40,18 @@ def test_jacobian_vs_finite_differences(name, i, dcoef, seed):
         f"col {c} ({system.owner_text(c)}): {Ja[r, c]:.8e} vs {Jf[r, c]:.8e}")
 
 
+@pytest.mark.parametrize("family,seed", [("joint", 3), ("rigid body displacement joint", 13)])
 @pytest.mark.parametrize("mode", ["ia_position", "ia_velocity"])
-def test_joint_jacobian_in_initial_assembly(mode):
-    rng = np.random.default_rng(3)
-    system = System(SAMPLES["joint"][0](rng))
+def test_jacobian_in_initial_assembly(family, seed, mode):
+    """The families with initial-assembly rows: FD Jacobian in the position and velocity
+    subproblems."""
+    rng = np.random.default_rng(seed)
+    system = System(SAMPLES[family][0](rng))
     st = randomize_state(system, rng, g_scale=0.0 if mode == "ia_velocity" else 0.2)
     if mode == "ia_velocity":
         st.y[system.nodes.ig_rot] = 0.0
-    ia = (rng.normal(size=(system.nodes.n, 3)), rng.normal(size=(system.nodes.n, 3)),
-          rng.normal(size=(system.nodes.n, 3)))
+    n = system.nodes.n
+    ia = (rng.normal(size=(n, 3)), rng.normal(size=(n, 3)), rng.normal(size=(n, 3)))
     dcoef = 1.0 if mode == "ia_position" else 0.0
     err, scale, r, c, Ja, Jf = jacobian_mismatch(system, st, dcoef, mode=mode, ia=ia, eps=1e-6)
     assert err <= 1e-6 * max(scale, 1.0), f"{mode}: row {system.owner_text(r)} col {c}: {Ja[r, c]} vs {Jf[r, c]}"
@@ -168,17 +171,3 @@ def test_rigid_body_displacement_objectivity():
     assert np.allclose(turn(m0), m1, atol=1e-10 * np.abs(m0).max())
     assert np.allclose(turn(s0), s1, atol=1e-10 * np.abs(s0).max())
     assert np.allclose(turn(c0), c1, atol=1e-10 * np.abs(c0).max())
-
-
-@pytest.mark.parametrize("mode", ["ia_position", "ia_velocity"])
-def test_rigid_body_displacement_jacobian_in_initial_assembly(mode):
-    rng = np.random.default_rng(13)
-    system = System(SAMPLES["rigid body displacement joint"][0](rng))
-    st = randomize_state(system, rng, g_scale=0.0 if mode == "ia_velocity" else 0.2)
-    if mode == "ia_velocity":
-        st.y[system.nodes.ig_rot] = 0.0
-    n = system.nodes.n
-    ia = (rng.normal(size=(n, 3)), rng.normal(size=(n, 3)), rng.normal(size=(n, 3)))
-    dcoef = 1.0 if mode == "ia_position" else 0.0
-    err, scale, r, c, Ja, Jf = jacobian_mismatch(system, st, dcoef, mode=mode, ia=ia, eps=1e-6)
-    assert err <= 1e-6 * max(scale, 1.0), f"{mode}: row {system.owner_text(r)} col {c}: {Ja[r, c]} vs {Jf[r, c]}"

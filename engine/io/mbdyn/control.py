@@ -153,6 +153,15 @@ class ControlCards:
         self.note(card.name, "use automatic differentiation: mbdae assembles its own analytic "
                              "Jacobians (no effect)")
 
+    def cd_initial_assembly_of_deformable(self, card, args):
+        """`initial assembly of deformable and force elements;` (manual, control data): MBDyn
+        lets deformable and force elements take part in its initial assembly; mbdae's initial
+        assembly (§6.1) solves the joints' constraints only, which leaves a model whose
+        deformable elements start undeformed unchanged; said in one note."""
+        self.note(card.name, "initial assembly of deformable and force elements: mbdae's initial "
+                             "assembly involves the joints only (deformable and force elements keep "
+                             "their input configuration)")
+
     def cd_initial_stiffness(self, card, args):
         p = args.real("the position stiffness")
         v = args.real("the velocity stiffness") if args.more() else p
@@ -261,13 +270,13 @@ CONTROL_CARDS = table(
         ("default aerodynamic output", P.card_accepted_note), ("loadable path", P.card_accepted_note),
         ("use automatic differentiation", R.cd_automatic_differentiation),
         ("rigid body kinematics", R.cd_rigid_body_kinematics), ("output meter", R.cd_output_meter),
+        ("initial assembly of deformable and force elements", R.cd_initial_assembly_of_deformable),
         ("finite difference jacobian meter", P.card_accepted_note),
         ("linear solver", P.iv_linear_solver), ("solver", P.iv_linear_solver),
         ("threads", P.iv_threads), ("model", R.cd_model),
     ])
 UNSUPPORTED_CONTROL_CARDS = table([
     ("use", "only joints take part in mbdae's initial assembly"),
-    ("initial assembly of deformable and force elements", "only joints take part in mbdae's initial assembly"),
     ("make restart file", None), ("load restart file", None),
     ("default scale", "residual scaling"), ("jacobian check", None),
 ])

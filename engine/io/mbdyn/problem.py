@@ -110,7 +110,8 @@ class ProblemCards:
 
     def iv_strategy(self, card, args):
         """`strategy: factor, reduction factor, steps before reduction, raise factor, steps
-        before raise, min iterations [, max iterations]` (manual §4.1.1; solvers/stepcontrol.py)."""
+        before raise, min iterations [, max iterations]`, `strategy: no change` and `strategy:
+        change, (DriveCaller) time step pattern` (manual §4.1.1; solvers/stepcontrol.py)."""
         w = args.peek()
         kind = args.expect_keyword("factor", "no change", "change")
         if kind == "factor":
@@ -120,8 +121,8 @@ class ProblemCards:
             if args.more():
                 values.append(args.integer("the maximum iterations"))
             self.settings["strategy"] = tuple(values)
-        elif kind != "nochange":
-            raise w.error(not_supported(f"strategy: {w.text} (mbdae has 'factor' and 'no change')"))
+        elif kind == "change":
+            self.settings["strategy"] = ("change", self.read_drive(args))
 
     def iv_tolerance(self, card, args):
         """`tolerance: {null|r} [, test, kind [, scale]] [, {null|s} [, test, kind]]` (§4.1.2)."""
@@ -395,9 +396,26 @@ class ProblemCards:
 
     def iv_derivatives_tolerance(self, card, args):
         self.settings["derivatives_tolerance"] = args.real("the derivatives tolerance")
+        if args.more():
+            w = args.peek()
+            args.real("the derivatives solution tolerance")
+            self.note(w, "derivatives tolerance: the solution tolerance is not used (mbdae's "
+                         "derivatives phase tests the residual only)")
+
+    def iv_enforce_constraint_equations(self, card, args):
+        """`enforce constraint equations: { constraint violations [, scale factor, s] |
+        constraint violation rates };` (MBDyn's solver input): how MBDyn weighs the constraint
+        rows in its residual test (violations times s, default 1/time step, or the rows as
+        assembled).  mbdae's residual test uses the rows as assembled (c/dCoef), which is
+        MBDyn's default `constraint violation rates`; the other choice is noted."""
         w = args.peek()
-        if w is not None:
-            raise w.error(not_supported("a solution tolerance for the derivatives phase"))
+        kind = args.expect_keyword("constraint violations", "constraint violation rates")
+        if kind == "constraintviolations":
+            if args.is_keyword("scale factor"):
+                args.real("the scale factor of the constraint violations")
+            self.note(w, "enforce constraint equations: constraint violations: mbdae's residual test "
+                         "uses the constraint rows as assembled (c/dCoef, MBDyn's 'constraint "
+                         "violation rates'); the converged solution is the same")
 
     def iv_derivatives_max_iterations(self, card, args):
         self.settings["derivatives_max_iterations"] = max(args.integer("a number of iterations"), 1)
@@ -523,6 +541,7 @@ PROBLEM_CARDS = table([
     ("output meter", R.iv_output_meter), ("abort after", R.iv_abort_after),
     ("derivatives tolerance", R.iv_derivatives_tolerance),
     ("derivatives max iterations", R.iv_derivatives_max_iterations),
+    ("enforce constraint equations", R.iv_enforce_constraint_equations),
     ("derivatives coefficient", R.iv_derivatives_coefficient),
     ("dummy steps number", R.iv_dummy_steps_number), ("dummy steps ratio", R.iv_dummy_steps_ratio),
     ("fictitious steps number", R.iv_dummy_steps_number),
@@ -534,7 +553,7 @@ INVERSE_CARDS = {**PROBLEM_CARDS, **table([
     ("modify residual test", R.card_accepted_note), ("full residual test", R.card_accepted_note),
 ])}
 UNSUPPORTED_PROBLEM_CARDS = table([
-    ("modify residual test", None), ("enforce constraint equations", None),
+    ("modify residual test", None),
     ("real time", None), ("dummy steps tolerance", None),
     ("dummy steps max iterations", None), ("dummy steps method", "dummy steps use Crank-Nicolson"),
     ("fictitious steps tolerance", None), ("fictitious steps max iterations", None),

@@ -257,7 +257,7 @@ def _element_kind(family):
     name = family.name
     if name == "body":
         return "body"
-    if name in ("joint", "rod", "deformable joint", "viscous body"):
+    if name in ("joint", "rod", "deformable joint", "viscous body", "angular velocity"):
         return "joint"
     if name == "force":
         return "force"

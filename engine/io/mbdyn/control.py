@@ -50,6 +50,8 @@ FAMILY_MESSAGES = {
 RBK_WORDS = (("position", "position"), ("orientation", "orientation"), ("velocity", "velocity"),
              ("angular velocity", "angular_velocity"), ("acceleration", "acceleration"),
              ("angular acceleration", "angular_acceleration"))
+STATIC_RBK = ("rigid body kinematics with model: static (the frame's inertial loads belong to the inertia "
+              "a static model drops)")
 MBDYN_TYPE_ORDER = ("abstract nodes", "structural nodes", "electric nodes", "thermal nodes",
                     "parameter nodes", "hydraulic nodes", "gravity", "rigid bodies", "joints",
                     "joint regularizations", "beams", "plates", "forces")   # order in MBDyn's messages
@@ -99,6 +101,8 @@ class ControlCards:
         the model is converted (weights become forces, engine/drivers/static.py static_model);
         each time step then solves a static equilibrium at the loads of its time."""
         args.expect_keyword("static")
+        if self.model.rigid_body_kinematics is not None:
+            raise card.name.error(not_supported(STATIC_RBK))
         self.static_model = True
         self.model.static_model = True
 
@@ -107,9 +111,9 @@ class ControlCards:
         [, velocity, V] [, angular velocity, W] [, acceleration, A] [, angular acceleration,
         Ẇ];` (manual, control data, "Rigid Body Kinematics"): constant vectors and an
         orientation matrix, or template drives (the orientation as a rotation vector).  Stored
-        as the Model's `rigid_body_kinematics` (engine/core/rbk.py), which only the elements
-        that write loads in the moving frame (the solids' body loads) read; a null constant
-        one is ignored, as MBDyn ignores it."""
+        as the Model's `rigid_body_kinematics` (engine/core/rbk.py): the nodes, rigid bodies
+        and solid elements add the frame's inertial loads; a null constant one is ignored, as
+        MBDyn ignores it."""
         kind = args.expect_keyword("const", "drive")
         given = {}
         for word, name in RBK_WORDS:
@@ -122,6 +126,8 @@ class ControlCards:
         if not given:
             raise card.args[0].error("rigid body kinematics: at least one of position, orientation, "
                                      "velocity, angular velocity, acceleration, angular acceleration expected")
+        if self.static_model:
+            raise card.name.error(not_supported(STATIC_RBK))
         if kind == "const":
             if all(np.array_equal(v, np.eye(3)) if k == "orientation" else not np.any(v) for k, v in given.items()):
                 self.note(card.name, "null rigid body kinematics ignored (as MBDyn does)")

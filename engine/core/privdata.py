@@ -20,7 +20,7 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.drives import Drive
 
-ELEMENT_KINDS = ("body", "joint", "force", "beam")
+ELEMENT_KINDS = ("body", "joint", "force", "beam", "solid")
 """MBDyn element types the model namespace knows here (`model::element::<kind>`)."""
 
 _NODE_NAME = re.compile(r"^\s*(X|x|Phi|XP|xP|Omega|omega|E|E313|E321|PE|XPP|xPP|OmegaP|omegaP)\[(\d)\]\s*$")
@@ -263,6 +263,8 @@ def _element_kind(family):
         return "force"
     if name.startswith("beam") or name == "hbeam":
         return "beam"
+    if name == "solid":
+        return "solid"
     return None
 
 

@@ -267,9 +267,10 @@ class ElementCards:
         `element` drive): (label, MBDyn element type, `couple` read as `force`)."""
         lw = args.peek()
         label = args.label("an element label")
-        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", what="an element type")
+        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", "solid", what="an element type")
         kind = {"couple": "force"}.get(kind, kind)
-        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams"}[kind]
+        family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams",
+                  "solid": "solids"}[kind]
         if label not in self.element_labels.get(family, set()):
             raise lw.error(f"{what}: {kind} {label} is not defined")
         return label, kind

@@ -12,8 +12,9 @@ origin acceleration ā₀ projected in the frame (`inertial_terms`, eq. 8.52):
 * the solid elements (elements/solid_kernel.py): the body load -ρ(ā₀ + ω̄̇₀×x + ω̄₀×ω̄₀×x)
   of eq. 12.46 with their mass matrix (the Coriolis part -2ρ ω̄₀×ẋ is the nodes' 2 ω̄₀×β̂).
 
-All vectors are given in the global frame; what the input omits is zero (the orientation: the
-identity).  The orientation is a rotation vector (its drive, for the `drive` form).  As in
+Gravity acts as given, in the frame's components (MBDyn's gravity element does not read the
+frame either).  All vectors are given in the global frame; what the input omits is zero (the
+orientation: the identity).  The orientation is a rotation vector (its drive, for the `drive` form).  As in
 MBDyn, ω̇₀ and a₀ are what the input gives, not derivatives of ω₀ and v₀."""
 from dataclasses import dataclass, field
 from typing import NamedTuple

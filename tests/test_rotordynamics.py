@@ -12,6 +12,20 @@ from mbdae.engine.core.drives import ExpressionDrive, ConstDrive
 from mbdae.engine.io.mbdyn.deck import DeckError, read_deck
 from mbdae.solvers.stepcontrol import ChangeStrategy, make_strategy
 from mbdae.solvers.integrators import make_method
+from mbdae.engine.system import System
+from mbdae.engine.checks import jacobian_mismatch
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.drives import LinearDrive, SineDrive
+from mbdae.engine.core.rbk import RigidBodyKinematics
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae import initial_value_problem
+from samples import SAMPLES, randomize_state, rigid_motion
+from mbdae.elements.solid_meshes import block_mesh
+from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic, hookean_linear_viscoelastic_isotropic
+from mbdae.engine.core.state import Context
+from mbdae.engine.io.mbdyn import reference as mr
+from mbdae.engine.core.mathparser import MathParser
+from mbdae.engine.core.privdata import ModelNamespace
 
 DECK = """begin: data;
     problem: initial value;
@@ -155,14 +169,6 @@ def test_model_drive_function(tmp_path):
 
 
 # =========================================================================== angular velocity joint
-from mbdae.engine.system import System
-from mbdae.engine.checks import jacobian_mismatch
-from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.drives import LinearDrive, SineDrive
-from mbdae.engine.core.rbk import RigidBodyKinematics
-from mbdae.engine.core.tpldrive import VectorDrive
-from mbdae import initial_value_problem
-from samples import SAMPLES, randomize_state
 
 J_SPIN = np.diag([1.0, 1.0, 2.0])          # axisymmetric about the node's axis 3
 
@@ -203,10 +209,8 @@ def test_angular_velocity_joint_objectivity():
     st = randomize_state(system, rng)
     nodes = system.nodes
     st.y[nodes.ig_rot] = 0.0
-    from samples import rigid_motion
 
     def blocks(s):
-        from mbdae.engine.core.state import Context
         ctx = Context(s.t, s.y, s.yp, system.kinematics(s, 0.5), "regular", s.t, s.families)
         m_rows, c_rows = fam.residual_blocks(ctx)
         return m_rows, c_rows[:, 0], rot.matvec(ctx.kin.R[fam.node], fam.d_local)
@@ -242,7 +246,6 @@ def test_angular_velocity_joint_spins_the_body_as_imposed(tmp_path, tilt):
     perp = np.linalg.norm(w_body[:, :2], axis=1)
     np.testing.assert_allclose(perp, perp[0], rtol=2e-5, atol=1e-12)      # the integrator's O(h²) drift
     assert perp[0] == pytest.approx(0.5 if tilt else 0.0)
-    from mbdae.engine.io.mbdyn import reference as mr
     rows = np.array([b[3] for b in mr.blocks(mr.read_lines(prefix + ".jnt"))])
     mu, d, wj = rows[:, 3], rows[:, 12:15], rows[:, 15]
     np.testing.assert_allclose(rows[:, [0, 1, 2, 4, 5, 6, 7, 8]], 0.0, atol=0)
@@ -382,8 +385,6 @@ def test_rotating_frame_pendulum_equals_the_inertial_spin():
 
 
 # ------------------------------------------------------------------ solids in a rotating frame
-from mbdae.elements.solid_meshes import block_mesh
-from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic, hookean_linear_viscoelastic_isotropic
 
 
 def bar_mesh(nx, h, shape="hexahedron20"):
@@ -554,8 +555,6 @@ def test_rotordynamics_problem_cards_are_read_with_notes(tmp_path):
 def test_solid_kinetic_energy_private_datum():
     """`model::element::solid(label, "E")` (and the `element, label, solid, string, "E"` drive of
     deck 0001's kinetic energy): ½ m |v|² of a cube (side 2, ρ = 3) in uniform motion."""
-    from mbdae.engine.core.mathparser import MathParser
-    from mbdae.engine.core.privdata import ModelNamespace
     m = Model()
     parser = MathParser()
     m.namespace = ModelNamespace().register(parser)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mbdae.engine.io.mbdyn.deck import read_deck
+from mbdae.elements.registry import element_cards
 from mbdae.engine.core.rotations import euler123_to_R
 from mbdae.engine.io.mbdyn.reference import blocks, read_lines
 
@@ -100,12 +101,7 @@ def test_rotor_in_rotating_frame_matches_the_inertial_spin(tmp_path):
     assert_same_whirl(t3, n3, n4, T, (2001, 2003, 2005), 1e-3)
 
 
-def _has_card(name):
-    from mbdae.elements.registry import element_cards
-    return name in element_cards()
-
-
-NEEDS_RBD = pytest.mark.skipif(not _has_card("rigid body displacement joint"),
+NEEDS_RBD = pytest.mark.skipif("rigid body displacement joint" not in element_cards(),
                                reason="the solid rotor decks need the rigid body displacement joint (branch solid-joints)")
 
 

@@ -5,10 +5,14 @@ tests/test_element_checks.py for the two-node families (rods, joints, internal f
 deformable joints), in tests/test_beam.py for beam3 and beam2, in tests/test_hbeam.py for
 hbeam, in tests/test_solid.py for every solid shape, and in tests/test_surface_load.py for
 the surface loads (relative traction objectivity; zero net force and moment of a pressure on
-a closed surface).  solid_shapes.py (shapes and rules) and solid_meshes.py (block meshes)
-are set-up helpers of the solid family, not families.  Neither check applies to the rest: the viscous body acts between one node and the
-ground; spring supports, abstract forces and clamp genels act on one scalar dof against the
-ground (along a fixed global axis when the dof is a structural position); abstract, hydraulic
+a closed surface), and in tests/test_element_checks.py for the rigid body displacement joint
+(multi-node: Σ forces = 0, Σ moments = c × λ, zero once its rows hold; loads and global
+rows turn with the system).  solid_shapes.py (shapes and rules) and solid_meshes.py (structured
+meshes: blocks, boxes, Cook's membrane, a quarter ring) are set-up helpers of the solid
+family, not families.  Neither check applies to the rest: the viscous body acts between one node and the
+ground; spring supports, cross spring supports, abstract forces and clamp genels act on scalar dofs
+against the ground (along a fixed global axis when the dof is a structural position);
+inertia elements write no equations; abstract, hydraulic
 and parameter nodes carry no structural loads; the driven and regularization families only switch or scale the
 rows of the families they wrap."""
 from mbdae.elements.registry import family_classes

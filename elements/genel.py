@@ -1,6 +1,6 @@
 """Scalar elements on one degree of freedom (a `NodeDof`, input manual §2.5 / spec §7.10):
-the `spring support` and `clamp` genels (manual §8.9, "Genel Element") and the `abstract`
-force (manual §8.8, theory manual §14.1).
+the `spring support`, `cross spring support` and `clamp` genels (manual §8.9, "Genel
+Element") and the `abstract` force (manual §8.8, theory manual §14.1).
 
 A NodeDof names a scalar unknown: an abstract or a hydraulic node (elements/abstract_nodes.py),
 or a position component (index 1-3) of a structural node (of any kind, the displacement-only
@@ -10,6 +10,8 @@ receives the loads.
 Spring support: a 1-D elastic law of the dof value, F(x - x0(t)); MBDyn gives the law the value
 x only (strain rate 0, the dof order must be `algebraic`), and the row receives -F:
     f = +F(x),   J = ∂F/∂x · (dCoef for a differential dof | 1 for an algebraic one).
+Cross spring support: the same law of the value of a second (`col`) dof, on the first
+(`row`) dof's equation: f_row = +F(x_col), J[row, col] = ∂F/∂x · (dCoef | 1).
 Abstract force: a scalar drive F(t) added to the row, f = -F.  The drive may read the model
 state (`element` drives, model::element): it is then evaluated at every residual and, as in
 MBDyn (whose AbstractForce assembles no Jacobian), contributes no Jacobian term.
@@ -64,6 +66,15 @@ class SpringSupportSpec:
     label: int
     dof: NodeDof
     law: object                     # 1-D elastic law (constitutive.Law or LinearElastic1D)
+    output: bool = True
+
+
+@dataclass
+class CrossSpringSupportSpec:
+    label: int
+    row: NodeDof                    # the dof whose equation receives the law's value
+    col: NodeDof                    # the dof whose value the law reads
+    law: object                     # 1-D elastic law
     output: bool = True
 
 
@@ -158,6 +169,15 @@ def spring_support(model, label, node, law, node_type="abstract", index=1, order
     return label
 
 
+def cross_spring_support(model, label, row_node, col_node, law, row_type="abstract", row_index=1,
+                         col_type="abstract", col_index=1):
+    """`genel: cross spring support` (input manual §8.9): a 1-D elastic law of the value of
+    the `col` dof written to the equation of the `row` dof (elements/genel.py)."""
+    model.cross_spring_supports.append(CrossSpringSupportSpec(
+        label, NodeDof(row_node, row_type, row_index), NodeDof(col_node, col_type, col_index), law))
+    return label
+
+
 def abstract_force(model, label, node, drive, node_type="abstract", index=1):
     """`force: abstract` (input manual §8.8): a scalar drive on a dof's equation."""
     model.abstract_forces.append(
@@ -174,9 +194,9 @@ def genel_clamp(model, label, node, node_type="structural", index=1, value=None,
     return label
 
 
-MODEL_FIELDS = {"spring_supports": list, "abstract_forces": list,
+MODEL_FIELDS = {"spring_supports": list, "cross_spring_supports": list, "abstract_forces": list,
                 "genel_clamps": list}   # Model attributes: factory (None: None)
-MODEL_METHODS = (spring_support, abstract_force, genel_clamp,)
+MODEL_METHODS = (spring_support, cross_spring_support, abstract_force, genel_clamp,)
 
 
 def build(model, nodes, built):
@@ -185,6 +205,8 @@ def build(model, nodes, built):
     families = []
     if model.spring_supports:
         families.append(SpringSupports(model.spring_supports, nodes, scalar))
+    if model.cross_spring_supports:
+        families.append(CrossSpringSupports(model.cross_spring_supports, nodes, scalar))
     if model.abstract_forces:
         families.append(AbstractForces(model.abstract_forces, nodes, scalar))
     if model.genel_clamps:
@@ -213,6 +235,12 @@ def genel_sample(model, rng):
     m.spring_support(4, 3, LinearElastic1D(2.0))
     m.spring_support(5, 2, cubic_elastic(1, 1.0, 20.0, 300.0))
     m.spring_support(6, 2, LinearElastic1D(4.0), node_type="hydraulic")
+    m.cross_spring_support(21, 2, 1, LinearElastic1D(6.0, LinearDrive(0.2, -0.1)))
+    m.cross_spring_support(22, 1, 1, cubic_elastic(1, 2.0, 10.0, 30.0), row_type="abstract",
+                           col_type="structural", col_index=3)
+    m.cross_spring_support(23, 1, 2, LinearElastic1D(-9.0), row_type="structural", row_index=1,
+                           col_type="abstract")
+    m.cross_spring_support(24, 1, 2, LinearElastic1D(1.5), row_type="hydraulic", col_type="hydraulic")
     m.abstract_force(5, 1, SineDrive(0.0, 3.0, 2.0, "forever", 0.5))
     m.abstract_force(6, 2, LinearDrive(1.0, 0.5))
     m.abstract_force(7, 1, ConstDrive(0.3), node_type="structural", index=3)
@@ -225,7 +253,8 @@ def genel_sample(model, rng):
     return m
 
 
-SAMPLES = {"spring support": [genel_sample], "abstract force": [genel_sample],
+SAMPLES = {"spring support": [genel_sample], "cross spring support": [genel_sample],
+           "abstract force": [genel_sample],
            "genel clamp": [genel_sample]}
 
 
@@ -276,6 +305,48 @@ class SpringSupports(ElementFamily):
         r = np.zeros((self.ne, 1))
         self._loads(ctx, False, r, np.zeros((self.ne, 1, 1)))
         return r[:, 0]
+
+
+class CrossSpringSupports(ElementFamily):
+    """Cross spring supports (input manual §8.9, "Cross spring support"): the 1-D elastic law
+    F of the value x_c of the `col` dof, on the equation of the `row` dof (as MBDyn's, whose
+    residual gets -F): f_row = +F(x_c), ∂f_row/∂Δ_c = ∂F/∂x · (dCoef for a differential col
+    dof | 1 for an algebraic one), by the spring supports' kernel read at the col dofs."""
+    name = "cross spring support"
+    output_file = "gen"
+
+    def __init__(self, specs, nodes, scalar=None):
+        super().__init__(specs, nodes)
+        self.scalar = {} if scalar is None else scalar
+        for s in self.specs:
+            if s.col.order != "algebraic":
+                raise ValueError(f"genel {s.label}: a cross spring support reads the value of its "
+                                 "column dof: its order must be 'algebraic'")
+        self.laws = ScalarLaws([s.law for s in self.specs], [f"genel {s.label}" for s in self.specs])
+        for s, law in zip(self.specs, self.laws.laws):
+            if law.viscous or not law.elastic:
+                raise ValueError(f"genel {s.label}: a cross spring support takes an elastic 1-D law "
+                                 "(it gets no strain rate)")
+
+    def build_pattern(self):
+        self.rows, _ = resolve_dofs([(s.label, s.row) for s in self.specs], self.nodes, self.scalar, "genel")
+        self.cols, self.differential = resolve_dofs([(s.label, s.col) for s in self.specs], self.nodes,
+                                                    self.scalar, "genel")
+        p = self.pattern = Pattern()
+        p.add_res(self.rows[:, None])
+        p.add_jac(self.rows[:, None], self.cols[:, None])
+        return p
+
+    def evaluate(self, ctx, res_views, jac_views):
+        """One compiled call (spring_support_loads at the col dofs) over all instances."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        laws = self.laws.vectorized
+        spring_support_loads(ctx.y, self.cols, self.differential, float(ctx.dcoef), *laws.arrays,
+                             *laws.time_values(ctx.t), want_jac, res_views[0], jac[0])
+
+    def output_groups(self, ctx):
+        """MBDyn writes no .gen rows for a cross spring support."""
+        return []
 
 
 class AbstractForces(ElementFamily):
@@ -464,11 +535,13 @@ def read_genel(reader, model, args, label, word):
     """`genel: <label>, [name,] {spring support | clamp}, ...` (manual §8.9; elements/genel.py).
     Other genels are not supported."""
     tw = args.peek()
-    kind = args.is_keyword("spring support", "clamp")
+    kind = args.is_keyword("spring support", "cross spring support", "clamp")
     if not kind:
         raise tw.error(reader.not_supported(f"{reader.shown(tw.text) if tw else 'this'} (genel)"))
     if kind == "clamp":
         return read_genel_clamp(reader, model, args, label)
+    if kind == "crossspringsupport":
+        return read_cross_spring_support(reader, model, args, label)
     dw = args.peek()
     dof = reader.read_node_dof(args)
     if dof.order != "algebraic":
@@ -480,6 +553,27 @@ def read_genel(reader, model, args, label, word):
     if args.is_keyword("output"):
         reader.read_output_flag(args, "genels")
     model.spring_support(label, dof.node, law, dof.node_type, dof.index, dof.order)
+
+
+def read_cross_spring_support(reader, model, args, label):
+    """`cross spring support, (NodeDof) row, (NodeDof) col, (ConstitutiveLaw<1D>) [, output, ...]`
+    (manual §8.9): the law of col's algebraic value on row's equation (row's order does not
+    matter: the equation is the dof's)."""
+    row = reader.read_node_dof(args)
+    cw = args.peek()
+    col = reader.read_node_dof(args)
+    if col.order != "algebraic":
+        raise cw.error("cross spring support: the column dof order must be 'algebraic' (the law reads "
+                       "its value)")
+    lw = args.peek()
+    law = reader.read_law(args, 1)
+    if law.viscous:
+        raise lw.error(reader.not_supported("a viscous law in a cross spring support (MBDyn's cross "
+                                            "spring damper support)"))
+    if args.is_keyword("output"):
+        reader.read_output_flag(args, "genels")
+    model.cross_spring_support(label, row.node, col.node, law, row.node_type, row.index,
+                               col.node_type, col.index)
 
 
 def read_genel_clamp(reader, model, args, label):

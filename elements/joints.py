@@ -12,6 +12,10 @@ and activates a subset of 15 candidate scalar constraints:
   rows 12-13  axis orthogonality (R1 a1)ᵀ(R2 a2) = 0 (revolute hinge eq. 9.36, Cardano hinge)
   row  14     distance ‖x2 + f2 - x1 - f1‖ - l(t) (eq. 9.19)
 
+The offset displacement joint (input manual, "Offset displacement joint") is the spherical
+hinge's rows 0-2 with f1 = o1, f2 = 0: node 2 (typically a displacement node of the solids)
+follows x1 + R1 o1.
+
 Each active row owns one algebraic multiplier λ.  Position-level rows are divided by
 dCoef (G2).  Node loads are Bᵀλ with B the virtual-displacement gradient of the row
 (for the rotation rows the multiplier is redefined as in eq. 9.15 so that the couple is
@@ -212,6 +216,21 @@ def total_joint(model, label, node1, node2, offset1=None, position_orientation1=
                        output_frame=None if output_orientation1 is None else mat(output_orientation1))
 
 
+def offset_displacement_joint(model, label, node1, node2, position=None):
+    """Offset displacement joint (input manual, "Offset displacement joint", MBDyn's RBE2-like
+    coupling): the displacement (or any structural) node 2 follows the point of node 1 at the
+    constant offset o1 = R1ᵀ(X2 - x1) from their initial poses, x2 = x1 + R1 o1; X2 is
+    `position` (absolute) or node 2's initial position.  Its rows are the spherical hinge's
+    (§9.1.5) with f1 = o1, f2 = 0."""
+    spec1 = model._node_spec(node1)
+    if spec1.kind.endswith("displacement"):
+        raise ValueError(f"offset displacement joint {label}: node 1 ({node1}) must be a structural node "
+                         "with rotation, not a displacement node")
+    X2 = model._node_spec(node2).x if position is None else vec(position)
+    o1 = spec1.R.T @ (X2 - spec1.x)
+    return _joint(model, label, "offset displacement joint", node1, node2, f1=o1, rows=range(3))
+
+
 def total_equation(model, label, node1, node2, **kw):
     """Total equation (MBDyn's `total equation`): the constraint rows of a total joint
     (§9.1.13, same arguments as `total_joint`) whose multipliers load no node; a `total
@@ -269,7 +288,8 @@ def _total_rows(position_status, position_drive, orientation_status, orientation
 
 
 MODEL_FIELDS = {"joints": list}   # Model attributes: factory (None: None)
-MODEL_METHODS = (clamp, spherical_hinge, spherical_pin, revolute_hinge, revolute_pin, cardano_hinge, in_line, in_plane, prismatic, distance, drive_hinge, drive_displacement, drive_displacement_pin, axial_rotation, total_joint, total_equation, total_internal_reaction, total_pin_joint,)
+MODEL_METHODS = (clamp, spherical_hinge, spherical_pin, revolute_hinge, revolute_pin, cardano_hinge, in_line, in_plane, prismatic, distance, drive_hinge, drive_displacement, drive_displacement_pin, axial_rotation, total_joint, total_equation, total_internal_reaction, total_pin_joint,
+                 offset_displacement_joint,)
 
 
 def build(model, nodes, built):
@@ -318,6 +338,8 @@ def joint_sample(model, rng):
                       position_status=("active", "inactive", "active"), position_drive=VectorDrive.constant(v()),
                       orientation_status=("inactive", "active", "active"),
                       orientation_drive=VectorDrive.single(v(), ConstDrive(0.2)))
+    m.structural_node(7, "static displacement", position=v(), velocity=v())
+    m.offset_displacement_joint(17, 3, 7, position=v())
     return m
 
 
@@ -428,6 +450,7 @@ class RigidJoints(ElementFamily):
         self._distance_output = np.array([t == "distance" for t in self.types], bool)
         self._node2_frame_output = np.array([t in ("revolute hinge", "revolute pin", "axial rotation")
                                              for t in self.types], bool)
+        self._offset_disp = np.array([t == "offset displacement joint" for t in self.types], bool)
         self.f1 = np.array([s.f1 for s in S], float).reshape(ne, 3)
         self.f2 = np.array([s.f2 for s in S], float).reshape(ne, 3)
         self.R1h = np.array([s.R1h for s in S], float).reshape(ne, 3, 3)
@@ -705,6 +728,8 @@ class RigidJoints(ElementFamily):
             return xyz("df")
         if t == "distance":
             return ("d",)
+        if t == "offset displacement joint":
+            return xyz("FMfm")
         return ()
 
     def private_data(self, ctx, name):
@@ -730,9 +755,15 @@ class RigidJoints(ElementFamily):
         elif quantity == "r":
             imposed = np.where(self.active[:, ROT], H["rot_drive"].values(ctx.t), 0.0)
             values = np.where(drive_type[:, None], imposed, self._relative_rotation(G, self.state_arrays(ctx)))
-        elif quantity in ("F", "M", "f"):
-            F, M = self._local_reactions(ctx, G)
-            values = M if quantity == "M" else F
+        elif quantity in ("F", "M", "f", "m"):
+            load2 = -self.node_loads(ctx)[:, 6:12]
+            Floc, Mloc, Fglob, Mglob = self._jnt_loads(G, load2[:, 0:3], load2[:, 3:6])
+            if quantity in ("f", "m"):       # global components (offset displacement joint)
+                local = Mloc if quantity == "m" else Floc
+                glob = Mglob if quantity == "m" else Fglob
+                values = np.where(self._offset_disp[:, None], glob, local)
+            else:
+                values = Mloc if quantity == "M" else Floc
         elif quantity == "d":
             values = np.where(self.active[:, POS], H["pos_drive"].values(ctx.t), 0.0)
         elif quantity == "t":
@@ -755,12 +786,6 @@ class RigidJoints(ElementFamily):
         reference = arrays["theta"] if "theta" in arrays else self._initial_rotations()
         return unwrap_rotation_vector(reference, theta)
 
-    def _local_reactions(self, ctx, G):
-        """The reaction columns 2-7 of the .jnt rows (see output_groups), all instances."""
-        load2 = -self.node_loads(ctx)[:, 6:12]
-        Floc, Mloc, F, M = self._jnt_loads(G, load2[:, 0:3], load2[:, 3:6])
-        return Floc, Mloc
-
     def _jnt_loads(self, G, F2, M2):
         """The force and couple of the .jnt rows, local then global (see output_groups), from
         the load the joint applies to node 2.  The distance joint's local force is its
@@ -769,6 +794,10 @@ class RigidJoints(ElementFamily):
         sign = np.where(node1_convention, -1.0, 1.0)[:, None]
         F = sign * F2
         M = sign * (M2 - rot.cross(G["f2"], F2))
+        if self._offset_disp.any():
+            # MBDyn's offset displacement joint writes minus the load on node 1: the force on
+            # node 2 and its moment about node 1, (R1 o1) × F2
+            M = np.where(self._offset_disp[:, None], rot.cross(G["f1"], F2), M)
         Ef, Em = self._local_frames(G)
         Floc, Mloc = rot.mattvec(Ef, F), rot.mattvec(Em, M)
         if self._distance_output.any():
@@ -807,7 +836,9 @@ class RigidJoints(ElementFamily):
         whose only node is MBDyn's first node,
         what the joint applies to the ground.  The couple excludes the moment of the force
         about the node.  Joint frame, then global; then the type's own columns
-        (spec/mbdyn-input-language.md §8.6).  Types not covered by those decks follow the
+        (spec/mbdyn-input-language.md §8.6).  The offset displacement joint writes, as MBDyn's,
+        the force on node 2 and its moment about node 1 ((R1 o1) × F2, in node 1's frame
+        then global), no further columns.  Types not covered by those decks follow the
         hinge convention."""
         H = self.hinted(ctx)                # offsets and drives (activation hints: State)
         G, F2, M2 = self.reactions(ctx)
@@ -1124,6 +1155,20 @@ def read_total_joint(reader, model, args, label, word, type_="total joint"):
                       rotation_orientation2=R2r, type_=type_, **constraints)
 
 
+def read_offset_displacement_joint(reader, model, args, label, word):
+    """`offset displacement joint, <node 1>, <node 2> [, position, <abs position>]` (input
+    manual, "Offset displacement joint"): node 1 a structural node with rotation, the position
+    (of node 2's point, relative to node 2's frame as MBDyn reads it) defaults to node 2's."""
+    w1 = args.peek()
+    n1, _ = reader.node_site(args)
+    if n1.kind.endswith("displacement"):
+        raise w1.error(f"offset displacement joint: node 1 (Structural({n1.label})) must have rotation "
+                       "(it is a displacement node)")
+    n2, s2 = reader.node_site(args)
+    X2 = reader.read_vec3(args, "abs position", s2) if args.is_keyword("position") else None
+    model.offset_displacement_joint(label, n1.label, n2.label, X2)
+
+
 def read_total_pin_joint(reader, model, args, label, word):
     """`total pin joint` (manual §8.12.49): node group (relative), then ground group (absolute)."""
     n, site = reader.node_site(args)
@@ -1152,4 +1197,5 @@ CARDS = {
     "imposed displacement pin": read_imposed_displacement_pin, "axial rotation": read_axial_rotation,
     "total joint": read_total_joint, "total pin joint": read_total_pin_joint,
     "total equation": read_total_equation, "total internal reaction": read_total_internal_reaction,
+    "offset displacement joint": read_offset_displacement_joint,
 }

@@ -16,7 +16,9 @@ each evaluated by one compiled call (elements/surface_load_kernel.surface_equati
   surface moves or deforms (input manual: "do not change their direction and magnitude"):
   constant nodal loads, no stiffness.
 - Nodes: any structural nodes (displacement nodes of the solid elements, or nodes with
-  rotations, whose rotation is not involved); a node may repeat (a collapsed quadrangle)."""
+  rotations, whose rotation is not involved); a node may repeat (a collapsed quadrangle).
+- Initial assembly: only with `use: surface loads, in assembly` (control data), in the
+  position subproblem (see SurfaceLoads.evaluate)."""
 from dataclasses import dataclass
 from functools import lru_cache
 import itertools
@@ -119,15 +121,20 @@ def traction_load(model, label, shape, nodes, traction, orientations=None, absol
     return label
 
 
-MODEL_FIELDS = {"surface_loads": list}   # Model attributes: factory (None: None)
+MODEL_FIELDS = {"surface_loads": list,           # Model attributes: factory (None: None)
+                "surface_loads_in_assembly": None}   # `use: surface loads, in assembly`
 MODEL_METHODS = (pressure_load, traction_load)
 
 
 def build(model, nodes, built):
-    """One family per (kind, shape) present, kinds then SURFACE_SHAPES order."""
-    return [SurfaceLoads([s for s in model.surface_loads if (s.kind, s.shape) == (kind, shape)], nodes, kind, shape)
-            for kind in KINDS for shape in SURFACE_SHAPES
-            if any((s.kind, s.shape) == (kind, shape) for s in model.surface_loads)]
+    """One family per (kind, shape) present, kinds then SURFACE_SHAPES order; with
+    `surface_loads_in_assembly` they take part in the initial assembly."""
+    families = [SurfaceLoads([s for s in model.surface_loads if (s.kind, s.shape) == (kind, shape)], nodes, kind,
+                             shape) for kind in KINDS for shape in SURFACE_SHAPES
+                if any((s.kind, s.shape) == (kind, shape) for s in model.surface_loads)]
+    for fam in families:
+        fam.in_initial_assembly = bool(model.surface_loads_in_assembly)
+    return families
 
 
 # ---------------------------------------------------------------------- faces of the solid shapes
@@ -181,6 +188,17 @@ def solid_faces(shape_name, quadrangle=None):
             surf = quadrangle
         faces.append(SolidFace(surf, _face_order(R, on, sh.corners, surf, m), tuple(m / np.linalg.norm(m))))
     return tuple(faces)
+
+
+def _corner_count(surface):
+    """Corners of a surface shape (they come first in its node order)."""
+    return 3 if surface.startswith("t") else 4
+
+
+def _corner_keys(corners):
+    """Rows of corner node indices, sorted and padded to 4 with −1, to compare faces."""
+    keys = np.sort(corners, axis=1)
+    return np.pad(keys, ((0, 0), (0, 4 - keys.shape[1])), constant_values=-1)
 
 
 def _corner_interpolation(surf, xi):
@@ -270,6 +288,7 @@ class SurfaceLoads(ElementFamily):
     def __init__(self, specs, nodes, kind, shape):
         super().__init__(specs, nodes)
         sh = self.shape = surface_shape(shape)
+        self.shape_name = shape
         self.kind = kind
         S = self.specs
         N = sh.n_nodes
@@ -329,7 +348,9 @@ class SurfaceLoads(ElementFamily):
 
     # ------------------------------------------------------------------ layout
     def bind(self, system):
-        """The rows of the abstract nodes of `from nodes` pressures."""
+        """The check that every surface lies on a solid face (when the model has solids) and
+        the rows of the abstract nodes of `from nodes` pressures."""
+        self._check_on_solid_faces(system)
         if not self.from_nodes.any():
             return
         abstract = next((f for f in system.families if f.name == "abstract node"), None)
@@ -346,6 +367,28 @@ class SurfaceLoads(ElementFamily):
                     raise ValueError(f"{self.where(s)}{err.args[0]}") from None
                 self.prow[e, k] = abstract.rows[i]
                 self.pdiff[e, k] = int(abstract.differential[i])
+
+    def _check_on_solid_faces(self, system):
+        """In a model with solid elements, a surface whose corner nodes are not the corners
+        of a face of one of them is bad input (named with its card and nodes).  Without
+        solid elements surface loads stand alone on their nodes, as MBDyn allows."""
+        faces = []
+        for fam in system.families:
+            if fam.name.startswith("solid") and hasattr(fam, "cells"):
+                name, conn = fam.cells()
+                for face in solid_faces(_base_shape(name)):
+                    faces.append(_corner_keys(conn[:, list(face.nodes[:_corner_count(face.surface)])]))
+        if not faces:
+            return
+        faces = np.concatenate(faces)
+        mine = _corner_keys(self.conn[:, :_corner_count(self.shape_name)])
+        _, inverse = np.unique(np.concatenate([faces, mine]), axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        off = np.flatnonzero(~np.isin(inverse[len(faces):], inverse[:len(faces)]))
+        if len(off):
+            spec = self.specs[off[0]]
+            raise ValueError(f"{self.where(spec)}nodes {', '.join(map(str, spec.nodes))} are not a face of any "
+                             f"solid element")
 
     def build_pattern(self):
         N = self.shape.n_nodes
@@ -371,8 +414,15 @@ class SurfaceLoads(ElementFamily):
         return self._tdrives.values(t).reshape(self.ne, self.shape.n_nodes, 3)
 
     def evaluate(self, ctx, res_views, jac_views):
-        """One compiled call (surface_equations) over all loads of this kind and shape."""
+        """One compiled call (surface_equations) over all loads of this kind and shape.  In the
+        initial assembly (`use: surface loads, in assembly`) the loads act in its position
+        subproblem (against the nodes' assembly springs, with dCoef = 1) and not in the
+        velocity one, as MBDyn's InitialAssRes puts them on the position rows only."""
         want_jac = jac_views is not None
+        if ctx.mode == "ia_velocity":
+            for view in list(res_views) + (list(jac_views) if want_jac else []):
+                view[...] = 0.0
+            return
         j_uu = jac_views[self._juu] if want_jac and self._juu is not None else self._idle_uu
         j_up = jac_views[self._jup] if want_jac and self._jup is not None else self._idle_up
         kin = ctx.kin

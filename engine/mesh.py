@@ -22,16 +22,22 @@ from itertools import combinations, permutations
 
 import numpy as np
 
-try:                                     # the optional extra `mesh`
-    import meshio
-except ImportError:
-    meshio = None
-else:
+
+@cache
+def load_meshio():
+    """meshio, the optional extra `mesh`, imported on first use (it takes 0.7 s, which `mbdae
+    run` and `check` should not pay when they write no VTU); ImportError with the install
+    line when it is missing."""
+    try:
+        import meshio
+    except ImportError:
+        raise ImportError("meshes and VTU output need meshio: pip install 'mbdae[mesh]'") from None
     # meshio 5.3.5 has no quadratic wedge in its table of cell dimensions (meshio issue
     # 1247): without the entry no wedge15 cell can be read or written
-    _dims = getattr(getattr(meshio, "_mesh", None), "topological_dimension", None)
-    if isinstance(_dims, dict):
-        _dims.setdefault("wedge15", 3)
+    dims = getattr(getattr(meshio, "_mesh", None), "topological_dimension", None)
+    if isinstance(dims, dict):
+        dims.setdefault("wedge15", 3)
+    return meshio
 
 
 def _nodes(r, s, t=None):
@@ -134,11 +140,6 @@ _SPACE["hexahedron20r"] = _SPACE["hexahedron20"]
 _SPACE["q8r"] = _SPACE["q8"]
 
 TOL = 1e-9
-
-
-def _need_meshio():
-    if meshio is None:
-        raise ImportError("reading meshes needs meshio: pip install 'mbdae[mesh]'")
 
 
 # ---------------------------------------------------------------- node permutations
@@ -358,8 +359,7 @@ def _corner_fit(shape, X):
 # ---------------------------------------------------------------- the mesh
 def read_mesh(path, **options):
     """A Mesh from any file meshio reads (options: Mesh.from_meshio's)."""
-    _need_meshio()
-    return Mesh.from_meshio(meshio.read(path), **options)
+    return Mesh.from_meshio(load_meshio().read(path), **options)
 
 
 def _pick(sets, shape_rows):

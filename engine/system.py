@@ -114,6 +114,33 @@ class System:
         self.scaled_rows = self.is_alg & np.isin(self.dim, [DIM["position constraint"],
                                                             DIM["rotation constraint"]])
 
+    # ------------------------------------------------------------------ linear solver
+    def momentum_blocks(self):
+        """(force rows, momentum unknowns), each (m, 3), of the dynamic displacement nodes whose
+        momentum columns hold entries only in their own force and momentum-definition rows
+        (solvers/linear.py CondensedMomentumSolver eliminates them); (m = 0) when none."""
+        nodes = self.nodes
+        sel = np.flatnonzero(nodes.dynamic & ~nodes.rotating)
+        F, B = nodes.ix[sel], nodes.ib[sel]
+        pattern = self.assembler.matrix_from_data(np.ones(self.assembler.nnz))[:, B.ravel()].tocoo()
+        node = pattern.col // 3                  # the node whose momentum column holds the entry
+        own_row = (pattern.row[:, None] == F[node]).any(axis=1) | (pattern.row[:, None] == B[node]).any(axis=1)
+        keep = np.bincount(node[~own_row], minlength=len(sel)) == 0
+        return F[keep], B[keep]
+
+    def linear_pattern(self):
+        """(unknowns, entries) of the matrix the linear back end factorizes: J, or its Schur
+        complement without the condensed momenta (momentum_blocks), whose pattern is J's on
+        the kept unknowns (the mass pattern lies within the stiffness pattern)."""
+        F, B = self.momentum_blocks()
+        a = self.assembler
+        if not len(B):
+            return self.n, a.nnz
+        kept = np.ones(self.n, bool)
+        kept[B.ravel()] = False
+        cols = np.repeat(np.arange(self.n), np.diff(a.indptr))
+        return int(kept.sum()), int((kept[cols] & kept[a.indices]).sum())
+
     # ------------------------------------------------------------------ state
     def initial_state(self, t0):
         y = np.zeros(self.n)

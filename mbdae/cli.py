@@ -20,6 +20,7 @@ from collections import Counter
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
 from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.system import System
+from mbdae.engine.io.vtu import VTUWriter
 
 # The sub-commands that live in their own modules, loaded (importlib.import_module) only when
 # that command runs: `run` and `check` then import only what a deck needs (no plotting,
@@ -48,6 +49,10 @@ def build_parser(command=None):
                      help="output file prefix (default: the deck path, as MBDyn does)")
     run.add_argument("--final-time", type=float, help="override the deck's final time")
     run.add_argument("-q", "--quiet", action="store_true", help="no notes and no progress")
+    run.add_argument("--vtu", nargs="?", const="reference", choices=("reference", "deformed"),
+                     help="also write PREFIX.pvd and one PREFIX_NNNNN.vtu per output step (solid elements: "
+                          "displacement, velocity, Cauchy and von Mises stress; needs meshio); points at the "
+                          "reference (default) or deformed positions")
     check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
     check.add_argument("deck", help="MBDyn input file")
     for name, help_line in SUBCOMMAND_HELP.items():
@@ -119,7 +124,8 @@ def command_run(args):
     t0 = time.perf_counter()
     started = time.time()
     # the files are the results: nothing is kept in memory (a direct run returns its statistics)
-    results = deck.run(output_prefix=prefix, keep_results=False, **overrides)
+    observers = [VTUWriter(prefix, args.vtu)] if args.vtu else []     # meshio is imported only then
+    results = deck.run(output_prefix=prefix, observers=observers, keep_results=False, **overrides)
     wall = time.perf_counter() - t0
     if results is not None and not args.quiet:
         if isinstance(results, dict):
@@ -158,14 +164,19 @@ def check_report(deck):
     lines = [f"deck: {deck.path}"]
     if deck.title:
         lines.append(f"title: {deck.title}")
+    displacement = kinds.get("static displacement", 0) + kinds.get("dynamic displacement", 0)
     lines.append(f"structural nodes: {len(m.nodes) + len(m.dummy_nodes)} "
                  f"({kinds.get('static', 0)} static, {kinds.get('dynamic', 0)} dynamic, "
-                 f"{len(m.dummy_nodes)} dummy)")
+                 + (f"{displacement} displacement, " if displacement else "")
+                 + f"{len(m.dummy_nodes)} dummy)")
     lines.append("elements:")
     lines.append(f"  rigid bodies: {len(m.bodies)}")
     joints = Counter([s.type for s in m.joints] + ["angular velocity"] * len(m.angular_velocity_joints))
-    lines.append(f"  joints: {len(m.joints) + len(m.rods) + len(m.angular_velocity_joints)}"
-                 + _breakdown(joints + Counter({"rod": len(m.rods)} if m.rods else {})))
+    rbd = m.rigid_body_displacement_joints
+    joints += Counter({"rod": len(m.rods)} if m.rods else {})
+    joints += Counter({"rigid body displacement joint": len(rbd)} if rbd else {})
+    lines.append(f"  joints: {len(m.joints) + len(m.rods) + len(rbd) + len(m.angular_velocity_joints)}"
+                 + _breakdown(joints))
     forces = Counter(f"{s.frame}{' internal' if s.node2 is not None else ''} {s.kind}" for s in m.forces)
     lines.append(f"  forces: {len(m.forces)}" + _breakdown(forces))
     lines.append(f"  gravity: {'yes' if m.gravity_vector is not None else 'no'}")

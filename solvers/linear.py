@@ -13,10 +13,15 @@
 * `kvxopt-umfpack`, `kvxopt-klu`: UMFPACK or KLU through kvxopt (optional extra `mbdae[klu]`),
   symbolic analysis kept, a full numeric factorization each time.
 
+Large finite-element patterns (`finite_element_pattern`: solid meshes, thousands of unknowns
+with tens of entries per column) get UMFPACK through kvxopt for `default`, `umfpack` and
+`naive` (SuperLU without kvxopt): KLU does not use dense supernodal kernels and its fill on
+3-D meshes makes it 4–10x slower there (benchmarks/RESULTS.md, "Linear solver on solid meshes").
+
 Every back end has `name` (what runs), `description` (as the run's .log shows it, e.g.
 `klu (requested: umfpack; refactorization with kept pivots)`), `factorizations` and
 `refactorizations`; `solver_statistics` gives the run statistics' entries."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,6 +34,19 @@ SOLVER_NAMES = ("default", "klu", "superlu", "umfpack", "naive", "kvxopt-umfpack
 REFACTORIZING_REQUESTS = ("umfpack", "naive")
 KLU_DETAIL = "refactorization with kept pivots"
 NO_KLU = "no KLU library found"
+# a pattern at least this large and dense is a finite-element one (see finite_element_pattern)
+FE_MIN_UNKNOWNS = 2000
+FE_MIN_ENTRIES_PER_COLUMN = 40
+
+
+def finite_element_pattern(pattern):
+    """Whether a Jacobian pattern `(unknowns, entries)` is a large finite-element one
+    (≥ FE_MIN_UNKNOWNS unknowns, ≥ FE_MIN_ENTRIES_PER_COLUMN entries per column on
+    average): multibody patterns have 5–25 entries per column, solid meshes 60–120."""
+    if pattern is None:
+        return False
+    n, nnz = pattern
+    return n >= FE_MIN_UNKNOWNS and nnz >= FE_MIN_ENTRIES_PER_COLUMN * n
 
 
 class SingularMatrix(RuntimeError):
@@ -41,6 +59,12 @@ class LinearSolverChoice:
     name: str
     requested: str
     detail: str = ""
+    asked: str = "default"      # the mbdae name the choice was made for (choose_linear_solver)
+
+    def for_pattern(self, pattern):
+        """The choice once the Jacobian's (unknowns, entries) are known (a finite-element
+        pattern changes what `default`, `umfpack` and `naive` run)."""
+        return choose_linear_solver(self.asked, self.requested, pattern)
 
     def describe(self):
         """`klu (requested: umfpack; refactorization with kept pivots)`, `superlu`, ..."""
@@ -67,14 +91,26 @@ def kvxopt_available():
     return True
 
 
-def choose_linear_solver(name=None, requested=None):
+def choose_linear_solver(name=None, requested=None, pattern=None):
     """The LinearSolverChoice for the solver `name` (None: `default`).  `requested`: the name
     the user wrote when it differs from `name` (a deck's `linear solver` card mapped to one
-    of these names), shown in the description.  An explicit `klu` without a KLU library, a
+    of these names), shown in the description.  `pattern`: the Jacobian's (unknowns,
+    entries) when known; a finite-element one (finite_element_pattern) gets UMFPACK for
+    `default`, `umfpack` and `naive`.  An explicit `klu` without a KLU library, a
     `kvxopt-*` without kvxopt or an unknown name is a ValueError."""
     name = (name or "default").lower()
     requested = (requested or name).lower()
+    return replace(_choice(name, requested, pattern), asked=name)
+
+
+def _choice(name, requested, pattern):
     klu = klu_available()
+    if name in ("default",) + REFACTORIZING_REQUESTS and finite_element_pattern(pattern):
+        n, nnz = pattern
+        why = f"finite-element pattern, {n} unknowns, {nnz / n:.0f} entries per column"
+        if kvxopt_available():
+            return LinearSolverChoice("kvxopt-umfpack", requested, why)
+        return LinearSolverChoice("superlu", requested, why + "; kvxopt not installed")
     if name in ("default",) + REFACTORIZING_REQUESTS:
         return LinearSolverChoice("klu", requested, KLU_DETAIL) if klu else \
             LinearSolverChoice("superlu", requested, NO_KLU)
@@ -220,10 +256,11 @@ def available_linear_solvers():
     return names
 
 
-def make_linear_solver(name=None, requested=None):
+def make_linear_solver(name=None, requested=None, pattern=None):
     """The back end for `name` (see the module docstring; None or `default`: KLU when a KLU
-    library is found, else SuperLU), with its `description` for the run's log."""
-    choice = choose_linear_solver(name, requested)
+    library is found, else SuperLU; UMFPACK for a finite-element `pattern`), with its
+    `description` for the run's log."""
+    choice = choose_linear_solver(name, requested, pattern)
     if choice.name == "klu":
         try:
             solver = KLUSolver()
@@ -286,6 +323,80 @@ class ReusingSolver:
 
     def forget_pivots(self):
         self.A = None
+        if hasattr(self.backend, "forget_pivots"):
+            self.backend.forget_pivots()
+
+
+class CondensedMomentumSolver:
+    """Solves J Δ = b with the momentum unknowns β of dynamic displacement nodes eliminated
+    first.  Such a β column has entries only in its node's force rows (β̇: P = I, or
+    I + 2 dCoef ω̄₀× in a moving frame, engine/core/rbk.py) and in its
+    momentum-definition rows (β − M ẋ, eq. 12.58: D = dCoef·I), so with the 3×3 blocks
+    W_k = P_k D_k⁻¹ the Schur complement on the kept unknowns z
+
+        S = J_zz − Σ_k E_k W_k J_{β_k, z}        (E_k: node k's force rows)
+
+    is the effective matrix M/dCoef + C + dCoef·K of the displacements, half the size of J
+    and with a quarter of its entries; the inner back end factorizes S, and
+    Δβ_k = D_k⁻¹ (b_{β_k} − J_{β_k, z} Δz).  The same solution as factorizing J (the β pivots
+    are the diagonal blocks D_k); `force_rows`, `momenta`: (m, 3) row/unknown indices."""
+
+    def __init__(self, backend, n, force_rows, momenta):
+        self.backend = backend
+        self.n = n
+        self.momenta = momenta.ravel()
+        kept = np.ones(n, bool)
+        kept[self.momenta] = False
+        self.kept = np.flatnonzero(kept)
+        position = np.full(n, -1, np.int64)
+        position[self.kept] = np.arange(len(self.kept))
+        m = len(momenta)
+        # W_k scatters into S's force rows of node k: entry (force row i, momentum row 3k + j)
+        self.w_rows = np.repeat(position[force_rows], 3, axis=1).ravel()
+        self.w_cols = np.tile(np.arange(3 * m).reshape(m, 1, 3), (1, 3, 1)).ravel()
+        self.P_index = (np.repeat(force_rows, 3, axis=1).ravel(), np.tile(momenta, (1, 3)).ravel())
+        self.D_index = (np.repeat(momenta, 3, axis=1).ravel(), np.tile(momenta, (1, 3)).ravel())
+        self.m = m
+        self.name = backend.name
+        self.requested = getattr(backend, "requested", backend.name)
+        self.description = f"{backend.description}; momenta of {m} displacement nodes condensed"
+
+    @property
+    def factorizations(self):
+        return self.backend.factorizations
+
+    @property
+    def refactorizations(self):
+        return getattr(self.backend, "refactorizations", 0)
+
+    def factor(self, A):
+        A = sp.csc_matrix(A)
+        m = self.m
+        P = np.asarray(A[self.P_index]).reshape(m, 3, 3)
+        D = np.asarray(A[self.D_index]).reshape(m, 3, 3)
+        try:
+            self.D_inv = np.linalg.inv(D)
+        except np.linalg.LinAlgError as err:
+            raise SingularMatrix(f"momentum pivot block: {err}") from None
+        self.W = sp.csr_matrix(((P @ self.D_inv).ravel(), (self.w_rows, self.w_cols)),
+                               shape=(len(self.kept), 3 * m))
+        A_rows = A.tocsr()
+        self.J_beta_z = A_rows[self.momenta][:, self.kept].tocsr()
+        S = (A_rows[self.kept][:, self.kept] - self.W @ self.J_beta_z).tocsc()
+        S.sort_indices()
+        self.backend.factor(S)
+
+    def solve(self, b):
+        b = np.asarray(b, float)
+        b_beta = b[self.momenta]
+        z = self.backend.solve(b[self.kept] - self.W @ b_beta)
+        x = np.empty(self.n)
+        x[self.kept] = z
+        x[self.momenta] = np.einsum("kij,kj->ki", self.D_inv,
+                                    (b_beta - self.J_beta_z @ z).reshape(self.m, 3)).ravel()
+        return x
+
+    def forget_pivots(self):
         if hasattr(self.backend, "forget_pivots"):
             self.backend.forget_pivots()
 

@@ -28,6 +28,10 @@ class NewtonSettings:
     reuse_across_steps: bool = False
     refresh_contraction: float = 0.5        # modified Newton: rebuild J when err/prev_err exceeds this
     linear_solver: str = "default"         # KLU when a KLU library is found, else SuperLU (solvers/linear.py)
+    constraint_test_scale: float = None    # MBDyn's `enforce constraint equations: constraint
+                                           # violations, scale factor, s`: in the regular steps'
+                                           # residual test the rows divided by dCoef count as
+                                           # dCoef·s·f (s times the constraint violation); None: as f
 
 
 class NoConvergence(RuntimeError):
@@ -64,25 +68,47 @@ class NewtonRaphson:
         if hasattr(self.linear, "forget_pivots"):
             self.linear.forget_pivots()
 
+    def _tested(self, system, f, fabs, dcoef, mode):
+        """(f, f̃) as the residual test sees them: with `constraint_test_scale` s, in a regular
+        step, the position-level constraint rows (divided by dCoef, System.scaled_rows) count
+        times dCoef·s (manual §4.1.2, "Enforce Constraint Equations")."""
+        s = self.settings.constraint_test_scale
+        rows = getattr(system, "scaled_rows", None)
+        if s is None or mode != "regular" or rows is None:
+            return f, fabs
+        f = f.copy()
+        f[rows] *= dcoef * s
+        if fabs is not None:
+            fabs = fabs.copy()
+            fabs[rows] *= dcoef * s
+        return f, fabs
+
     def _worst(self, system, f):
         row = int(np.argmax(np.abs(np.where(np.isfinite(f), f, np.inf))))
         return row, system.owner_text(row)
 
     def solve(self, system, state, dcoef, mode="regular", ia=None, tolerance=None,
-              max_iterations=None, test=None, bias=None):
-        """Iterate until the residual test passes; `bias` is subtracted from f (used by the
-        derivatives phase).  Returns (iterations, error, converged on the solution test).
+              max_iterations=None, test=None, bias=None, solution_tolerance=None, solution_test=None):
+        """Iterate until the residual test passes (or the solution test, when it has a positive
+        tolerance: the first that passes ends the loop, manual §4.1.2); `bias` is subtracted
+        from f (used by the derivatives phase); tolerance, max_iterations, test,
+        solution_tolerance and solution_test override the settings' ones for this solve.
+        Returns (iterations, error, converged on the solution test).
         An element that cannot be evaluated at an iterate (InvalidConfiguration, e.g. an
         inverted solid element) ends the solve as a diverged one, with its message."""
         try:
-            return self._solve(system, state, dcoef, mode, ia, tolerance, max_iterations, test, bias)
+            return self._solve(system, state, dcoef, mode, ia, tolerance, max_iterations, test, bias,
+                               solution_tolerance, solution_test)
         except InvalidConfiguration as e:
             self.invalidate()
             raise SimulationDiverged(str(e)) from None
 
-    def _solve(self, system, state, dcoef, mode, ia, tolerance, max_iterations, test, bias):
+    def _solve(self, system, state, dcoef, mode, ia, tolerance, max_iterations, test, bias,
+               solution_tolerance, solution_test):
         s = self.settings
         tol = s.tolerance if tolerance is None else tolerance
+        sol_tol = s.solution_tolerance if solution_tolerance is None else solution_tolerance
+        sol_test = s.solution_test if solution_test is None else solution_test
         maxit = s.max_iterations if max_iterations is None else max_iterations
         test = s.test if test is None else test
         modified = s.modified and not getattr(system, "full_newton", False)
@@ -100,7 +126,7 @@ class NewtonRaphson:
             if bias is not None:
                 f = f - bias
             try:
-                err = residual_error(test, f, fabs, system.dim)
+                err = residual_error(test, *self._tested(system, f, fabs, dcoef, mode), system.dim)
             except SimulationDiverged:
                 row, owner = self._worst(system, f)
                 raise SimulationDiverged(f"non-finite residual at iteration {it}; worst equation "
@@ -146,7 +172,7 @@ class NewtonRaphson:
             since_factor += 1
             self.total_iterations += 1
             prev_err = err
-            if s.solution_tolerance > 0 and s.solution_test != "none":
-                if solution_error(s.solution_test, dx) <= s.solution_tolerance:
+            if sol_tol > 0 and sol_test != "none":
+                if solution_error(sol_test, dx) <= sol_tol:
                     self.converged_kinematics = None      # the state moved after the evaluation
                     return it, err, True

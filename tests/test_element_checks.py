@@ -116,3 +116,69 @@ def test_objectivity(name):
         # constraint rows (positions, rotations, relative velocities) are frame-invariant
         c0, c1 = r0[1], r1[1]
         assert np.allclose(c0, c1, atol=1e-9 * max(1.0, np.abs(c0).max()))
+
+
+# ------------------------------------------------------------ multi-node coupling (RBE3-like)
+def _rbd_blocks(system, st, dcoef=0.4):
+    """(family, kinematics, master loads (ne, 6), rows (ne, 6), slave loads (nk, 3)) of the
+    rigid body displacement joint sample, alone."""
+    fam = system.families[0]
+    kin = system.kinematics(st, dcoef)
+    res = fam.residual_blocks(Context(st.t, st.y, st.yp, kin, "regular"))
+    return fam, kin, res[0], res[1], res[2]
+
+
+def test_rigid_body_displacement_action_equals_reaction():
+    """Σ forces = 0 over master and slaves; Σ moments about the origin = c_t × λt + c_r × λr,
+    the rate of λ·c under a rigid rotation of the rows' global frame (zero once the rows
+    hold: tests/test_solid_joints.py checks that case), at a random state."""
+    rng = np.random.default_rng(11)
+    system = System(SAMPLES["rigid body displacement joint"][0](rng))
+    st = randomize_state(system, rng)
+    dcoef = 0.4
+    fam, kin, m, c, s = _rbd_blocks(system, st, dcoef)
+    scale = max(np.abs(m).max(), np.abs(s).max())
+    lam = st.y[fam.mult]
+    for e in range(fam.ne):
+        k = np.flatnonzero(fam.owner == e)
+        xm, xs = kin.x[fam.master[e]], kin.x[fam.slave[k]]
+        F = m[e, :3] + s[k].sum(axis=0)
+        M = m[e, 3:] + np.cross(xm, m[e, :3]) + np.cross(xs, s[k]).sum(axis=0)
+        rows = dcoef * c[e]                       # the rows are c / dCoef in a step
+        expected = np.cross(rows[:3], lam[e, :3]) + np.cross(rows[3:], lam[e, 3:])
+        assert np.allclose(F, 0.0, atol=1e-12 * scale)
+        assert np.allclose(M, expected, atol=1e-11 * scale) and np.abs(expected).max() > 1e-3 * scale
+
+
+def test_rigid_body_displacement_objectivity():
+    """A rigid rotation Q and translation of the whole system (the global multipliers turned
+    by Q too) turns the loads and the (global) rows by Q."""
+    rng = np.random.default_rng(12)
+    system = System(SAMPLES["rigid body displacement joint"][0](rng))
+    st = randomize_state(system, rng)
+    nodes = system.nodes
+    st.y[nodes.ig_rot] = 0.0
+    fam, _, m0, c0, s0 = _rbd_blocks(system, st)
+    Q = rot.exp_rotvec(rng.normal(size=3))
+    st2 = rigid_motion(st, nodes, Q, rng.normal(size=3), rng.normal(size=3), rng.normal(size=3))
+    lam = st.y[fam.mult].reshape(fam.ne, 2, 3)
+    st2.y[fam.mult] = rot.matvec(Q, lam).reshape(fam.ne, 6)
+    _, _, m1, c1, s1 = _rbd_blocks(system, st2)
+    turn = lambda a: rot.matvec(Q, a.reshape(-1, 3)).reshape(a.shape)   # noqa: E731
+    assert np.allclose(turn(m0), m1, atol=1e-10 * np.abs(m0).max())
+    assert np.allclose(turn(s0), s1, atol=1e-10 * np.abs(s0).max())
+    assert np.allclose(turn(c0), c1, atol=1e-10 * np.abs(c0).max())
+
+
+@pytest.mark.parametrize("mode", ["ia_position", "ia_velocity"])
+def test_rigid_body_displacement_jacobian_in_initial_assembly(mode):
+    rng = np.random.default_rng(13)
+    system = System(SAMPLES["rigid body displacement joint"][0](rng))
+    st = randomize_state(system, rng, g_scale=0.0 if mode == "ia_velocity" else 0.2)
+    if mode == "ia_velocity":
+        st.y[system.nodes.ig_rot] = 0.0
+    n = system.nodes.n
+    ia = (rng.normal(size=(n, 3)), rng.normal(size=(n, 3)), rng.normal(size=(n, 3)))
+    dcoef = 1.0 if mode == "ia_position" else 0.0
+    err, scale, r, c, Ja, Jf = jacobian_mismatch(system, st, dcoef, mode=mode, ia=ia, eps=1e-6)
+    assert err <= 1e-6 * max(scale, 1.0), f"{mode}: row {system.owner_text(r)} col {c}: {Ja[r, c]} vs {Jf[r, c]}"

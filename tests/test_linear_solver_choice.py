@@ -1,7 +1,9 @@
 """Which linear solver a run uses: KLU (with numeric refactorization, kept pivots) by default
 whenever a KLU library is found, for decks and for the Python API; MBDyn's `umfpack` and
-`naive` get KLU with refactorization too; SuperLU when no KLU library is found.  The run's
-.log names the choice and the run statistics name the solver that ran."""
+`naive` get KLU with refactorization too; SuperLU when no KLU library is found; large
+finite-element patterns get UMFPACK.  The run's .log names the choice and the run statistics
+name the solver that ran.  The momenta of dynamic displacement nodes are condensed before
+the factorization, with the same solution."""
 import numpy as np
 import pytest
 
@@ -12,8 +14,12 @@ from mbdae.engine.io.mbdyn.deck import parse_deck
 from mbdae.engine.model import Model
 from mbdae.solvers import linear
 from test_inverse_dynamics import arm
-from mbdae.solvers.linear import (KLUSolver, SuperLUSolver, choose_linear_solver, klu_available,
-                                  make_linear_solver)
+from mbdae.solvers.linear import (CondensedMomentumSolver, KLUSolver, SuperLUSolver, choose_linear_solver,
+                                  klu_available, make_linear_solver)
+import scipy.sparse.linalg as spla
+from mbdae.engine.system import System
+from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
+from mbdae.elements.solid_meshes import block_mesh
 
 needs_klu = pytest.mark.skipif(not klu_available(), reason="no KLU library (libklu1 or mbdae[klu])")
 
@@ -136,3 +142,88 @@ def test_inverse_dynamics_statistics_name_the_solver():
     assert res.stats["linear_solver"] == "klu"
     res = mbdae.InverseDynamicsProblem(arm(), np.linspace(0.0, 0.02, 3), linear_solver="superlu").run()
     assert res.stats["linear_solver"] == "superlu" and res.stats["refactorizations"] == 0
+
+
+def solid_cube(n, with_body=False):
+    """A cube of hexahedron20 elements on dynamic displacement nodes, clamped on x = 0 by
+    genel clamps (multiplier rows), with a structural force on one free node; `with_body`
+    adds a rigid body with a revolute pin to show mixed models keep their other unknowns."""
+    P, conn, _ = block_mesh("hexahedron20", n, 1.0, 0.2, np.random.default_rng(3))
+    m = Model()
+    for k, x in enumerate(P):
+        m.structural_node(k + 1, "dynamic displacement", position=x)
+    for e, c in enumerate(conn):
+        m.solid(e + 1, "hexahedron20", c + 1, hookean_linear_elastic_isotropic(2e5, 0.3), 1000.0)
+    label = 1
+    for k in np.flatnonzero(P[:, 0] < 1e-9):
+        for c in (1, 2, 3):
+            m.genel_clamp(label, int(k + 1), node_type="structural", index=c, value=None)
+            label += 1
+    tip = int(np.argmax(P.sum(axis=1))) + 1
+    m.force(1, tip, [0.0, 0.0, -50.0])
+    if with_body:
+        m.structural_node(len(P) + 1, "dynamic", position=[2.0, 0.0, 0.0])
+        m.body(len(conn) + 1, len(P) + 1, 1.0, inertia=np.diag([0.1, 0.1, 0.1]))
+        m.spherical_pin(label, len(P) + 1, offset=[-1.0, 0, 0], absolute_position=[1.0, 0, 0])
+        m.gravity([0, -9.81, 0])
+    return m
+
+
+@pytest.mark.parametrize("with_body", [False, True])
+def test_condensed_momenta_give_the_full_solution(with_body):
+    """Eliminating the dynamic displacement nodes' momenta (a Schur complement on their
+    3×3 pivot blocks) solves J Δ = b exactly as a factorization of the whole J does."""
+    system = System(solid_cube(2, with_body))
+    F, B = system.momentum_blocks()
+    assert len(B) == system.nodes.n - with_body          # every displacement node, not the body's
+    st = system.initial_state(0.0)
+    rng = np.random.default_rng(0)
+    st.y[system.nodes.ix[:len(B)]] += 1e-3 * rng.normal(size=(len(B), 3))
+    st.yp[:] = rng.normal(size=system.n)
+    for dcoef in (1e-6, 1e-3, 0.5):
+        J = system.evaluate(st, dcoef)[2].tocsc()
+        b = rng.normal(size=system.n)
+        exact = spla.spsolve(J, b)
+        solver = CondensedMomentumSolver(make_linear_solver("superlu"), system.n, F, B)
+        solver.factor(J)
+        x = solver.solve(b)
+        assert np.abs(x - exact).max() <= 1e-8 * np.abs(exact).max(), dcoef
+    n_kept, nnz_kept = system.linear_pattern()
+    assert n_kept == system.n - 3 * len(B)
+    S_pattern = solver.backend.lu.shape
+    assert S_pattern == (n_kept, n_kept)
+
+
+def test_runs_with_condensed_momenta_match_the_full_solver():
+    """A dynamic run of a clamped solid cube with the momenta condensed (the IVP's default)
+    follows the run that factorizes the whole Jacobian, to the Newton tolerance."""
+    runs = []
+    for condense in (True, False):
+        problem = InitialValueProblem(solid_cube(2), final_time=2e-3, time_step=5e-4, tolerance=1e-10,
+                                      linear_solver="superlu")
+        if not condense:
+            problem.newton.linear = make_linear_solver("superlu")
+        assert isinstance(problem.newton.linear, CondensedMomentumSolver) == condense
+        runs.append(problem.run().x)
+    scale = np.abs(runs[1][-1] - runs[1][0]).max()
+    assert scale > 1e-6
+    assert np.abs(runs[0] - runs[1]).max() < 1e-9 * scale + 1e-12
+
+
+def test_finite_element_patterns_get_umfpack():
+    """Large solid meshes (thousands of unknowns, tens of entries per column) get UMFPACK for
+    `default`, `umfpack` and `naive` (KLU is several times slower there, RESULTS.md); an
+    explicit `klu` stays KLU, multibody patterns keep the default."""
+    fe = (20000, 60 * 20000)
+    assert linear.finite_element_pattern(fe) and not linear.finite_element_pattern((20000, 12 * 20000))
+    assert not linear.finite_element_pattern((500, 60 * 500))
+    expected = "kvxopt-umfpack" if linear.kvxopt_available() else "superlu"
+    for name in ("default", "umfpack", "naive"):
+        choice = choose_linear_solver(name, pattern=fe)
+        assert choice.name == expected and "finite-element pattern, 20000 unknowns, 60 entries" in choice.describe()
+    assert choose_linear_solver("superlu", pattern=fe).name == "superlu"
+    if klu_available():
+        assert choose_linear_solver("klu", pattern=fe).name == "klu"
+        assert choose_linear_solver("default", pattern=(20000, 12 * 20000)).name == "klu"
+        # the .log's choice is refined once the pattern is known
+        assert choose_linear_solver("default").for_pattern(fe).name == expected

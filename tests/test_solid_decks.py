@@ -11,7 +11,7 @@ import pytest
 from mbdae.engine.io.mbdyn.deck import read_deck
 from mbdae.elements.registry import element_cards
 from mbdae.engine.core.rotations import euler123_to_R
-from mbdae.engine.io.mbdyn.reference import blocks, read_lines
+from mbdae.engine.io.mbdyn.reference import blocks, read_lines, output_times
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 DECKS = os.path.join(SHARED, "mbdyn-tests", "solid")
@@ -34,6 +34,139 @@ def test_solid_deck_runs_to_its_final_time(deck, tmp_path):
     steps = [line.split() for line in open(f"{prefix}.out") if line.startswith("Step")]
     assert len(mov) == 1 + sum(int(s[-1]) for s in steps[1:])          # a block per output step
     assert steps[-1][-1] == "1" and float(steps[-1][2]) > 0
+
+
+# ------------------------------------------------------------ decks with a closed-form check
+# (the joints and pressure decks couple displacement nodes to nodes with rotation; sedlan's
+# decks are solids held and driven through offset displacement joints)
+SEDLAN = [f"sedlan/mbdyn_test_solid_{k:04d}.mbd" for k in (1, 2, 4, 8, 10, 11, 13, 14, 15)]
+
+
+# shear moduli of the sedlan decks twisted by a small angle (Mooney-Rivlin: 2 (C1 + C2);
+# E, ν forms: E / (2 (1 + ν))) and the angle (degrees)
+SMALL_TWIST = {"sedlan/mbdyn_test_solid_0010.mbd": (5.0 / 3.0, 10.0),
+               "sedlan/mbdyn_test_solid_0014.mbd": (2 * (6.6711140760507004e-01 + 1.6677785190126751e-01), 1.0),
+               "sedlan/mbdyn_test_solid_0015.mbd": (5.0 / (2 * 1.499), 1.0)}
+
+
+@pytest.mark.parametrize("deck", SEDLAN if LONG else [])
+def test_sedlan_deck_twists_the_bar(deck, tmp_path):
+    """A bar (radius 5, length 20; static solids, Mooney-Rivlin, neo-Hookean, u/p-c) between
+    two end nodes coupled to its end faces by offset displacement joints, one held and one
+    turned by total pin joints, run to the final time (0008: to its `abort after: regular
+    step, 10`; the output meter, closest next t1/20, need not write the last step).  The end
+    reactions balance (no other load); twisted by 1° or 10° the torque is Saint-Venant's
+    G J φ / L (J = π r⁴/2; the rigid end faces do not warp a circular section) within 0.5 %
+    (a faceted circle, nonlinear laws)."""
+    d = read_deck(os.path.join(DECKS, deck), echo=lambda *a: None)
+    prefix = str(tmp_path / os.path.basename(deck))
+    r = d.run(prefix)
+    mov = blocks(read_lines(f"{prefix}.mov"))
+    assert np.isfinite(np.array(list(mov[-1].values()), float)).all()
+    steps = [line.split() for line in open(f"{prefix}.out") if line.startswith("Step")]
+    assert len(mov) == 1 + sum(int(s[-1]) for s in steps[1:])
+    end = 10 * d.settings["time_step"] if d.abort_after else d.settings["final_time"]
+    assert np.isclose(float(steps[-1][2]), end)
+    F1, M1 = (h[-1] for h in r.joint(1))
+    F2, M2 = (h[-1] for h in r.joint(2))
+    scale = np.abs(np.concatenate([M1, M2])).max()
+    pins = {s.label: s.node2 for s in d.model.joints if s.type == "total pin joint"}
+    x1, x2 = r.x[-1, r.index(pins[1])], r.x[-1, r.index(pins[2])]
+    assert np.allclose(F1 + F2, 0.0, atol=1e-3 * scale)
+    assert np.allclose(M1 + M2 + np.cross(x1, F1) + np.cross(x2, F2), 0.0, atol=1e-3 * scale)
+    if deck in SMALL_TWIST:
+        G, degrees = SMALL_TWIST[deck]
+        torque = G * np.pi * 5.0 ** 4 / 2 * np.radians(degrees) / 20.0
+        assert abs(M2[0] - torque) < 5e-3 * torque
+
+
+def _run(deck, tmp_path):
+    d = read_deck(os.path.join(DECKS, deck), echo=lambda *a: None)
+    prefix = str(tmp_path / os.path.basename(deck))
+    results = d.run(prefix)
+    times = output_times(read_lines(f"{prefix}.out"))
+    return d, results, prefix, times
+
+
+def test_rigid_body_displacement_joint_deck_carries_the_master_load(tmp_path):
+    """joints/rigidbodydisplacementjoint (static): the master node 7 carries the force
+    (0, 0, t) applied at the point P = (1, 0, 0) fixed to it, and the slaves (offset points of
+    the spinning node 2) take it all: the joint's .jnt force is (0, 0, t) and its couple the
+    moment of that force about node 7, (P(t) - x7) × F, to the deck's tolerance (1e-5)."""
+    _, r, prefix, times = _run("joints/rigidbodydisplacementjoint.mbd", tmp_path)
+    jnt = blocks(read_lines(f"{prefix}.jnt"))
+    k7 = r.index(7)
+    x70 = r.x[0, k7]
+    arm0 = r.R[0, k7].T @ (np.array([1.0, 0.0, 0.0]) - x70)
+    assert len(jnt) == len(times) == len(r.t) and np.isclose(times[-1], 1.0)
+    for t, row, x7, R7 in zip(r.t, jnt, r.x[:, k7], r.R[:, k7]):
+        F = np.array([0.0, 0.0, t])
+        values = np.array(row[6], float)
+        assert np.allclose(values[6:9], F, atol=1e-8)
+        assert np.allclose(values[9:12], np.cross(R7 @ arm0, F), atol=1e-6)
+        assert np.allclose(values[0:3], R7.T @ F, atol=1e-8)
+
+
+def test_hydrostatic2_deck_floats_in_equilibrium(tmp_path):
+    """pressure/hydrostatic2: a plate as dense as the liquid, fully submerged, spinning freely:
+    the abstract nodes hold p = ρ g (-z) at the corners (spring + cross spring supports), the
+    buoyancy of the pressure on the closed surface balances the weight (the centre stays) and
+    carries no moment (|ω| stays: a torque-free symmetric top)."""
+    _, r, prefix, times = _run("pressure/hydrostatic2.mbd", tmp_path)
+    k0 = r.index(0)
+    assert r.t[-1] > 9.98               # its output meter (closest next, 1e-3) writes every other step
+    assert np.abs(r.x[:, k0] - r.x[0, k0]).max() < 1e-8
+    w = np.linalg.norm(r.w[:, k0], axis=1)
+    assert np.abs(w - w[0]).max() < 1e-6 * w[0]
+    ab = blocks(read_lines(f"{prefix}.abs"))
+    for row, x in zip(ab[1:], r.x[1:]):           # t0: the phases leave the unassembled p = 0
+        z = np.array([x[r.index(label)][2] for label in row])
+        p = np.array([v[0] for v in row.values()], float)
+        assert np.allclose(p, -1000 * 9.81 * z, rtol=1e-9)
+
+
+@pytest.mark.skipif(not LONG, reason="MBDAE_LONG=1: 10 000 steps")
+def test_hydrostatic_deck_pressures(tmp_path):
+    """pressure/hydrostatic: p = ρ g (-z) at the twelve nodes at every output step (its face 3,
+    4-3-11-10, leaves the surface open, so the block is not in equilibrium and drifts, in
+    MBDyn too)."""
+    _, r, prefix, _ = _run("pressure/hydrostatic.mbd", tmp_path)
+    ab = blocks(read_lines(f"{prefix}.abs"))
+    for row, x in zip(ab[1:], r.x[1:]):
+        z = np.array([x[r.index(label)][2] for label in row])
+        assert np.allclose(np.array([v[0] for v in row.values()], float), -1000 * 9.81 * z, rtol=1e-9)
+
+
+@pytest.mark.skipif(not LONG, reason="MBDAE_LONG=1: 10 000 steps")
+def test_offset_displacement_joint_deck_closed_form(tmp_path):
+    """joints/offsetdisplacementjoint: node 3 (displacement) stays at node 2's offset point
+    (0.2, 0.3, 0.4), node 2 spinning at 2π rad/s: x3 = x2 + R2 (0.2, 0.3, 0.4)."""
+    _, r, _, _ = _run("joints/offsetdisplacementjoint.mbd", tmp_path)
+    k2, k3 = r.index(2), r.index(3)
+    expected = r.x[:, k2] + np.einsum("nij,j->ni", r.R[:, k2], [0.2, 0.3, 0.4])
+    assert np.isclose(r.t[-1], 1.0) and np.allclose(r.x[:, k3], expected, atol=1e-9)
+
+
+@pytest.mark.skipif(not LONG, reason="MBDAE_LONG=1")
+def test_pressureload_deck_clamp_reactions(tmp_path):
+    """pressure/pressureload: a collapsed quadrangle (a triangle of half the a(1+t) × b(1+t)
+    rectangle) turning about y under p = 15 MPa · t from abstract nodes: the clamps' reactions
+    add up to the pressure resultant, p A along the face normal."""
+    _, r, prefix, _ = _run("pressure/pressureload.mbd", tmp_path)
+    gen = blocks(read_lines(f"{prefix}.gen"))
+    a, b = 10e-3, 30e-3
+    for t, row in zip(r.t, gen):
+        lam = np.array([row[label][0] for label in range(1, 13)], float).reshape(4, 3).sum(axis=0)
+        area = 0.5 * a * b * (1 + t) ** 2
+        normal = np.array([np.sin(2 * np.pi * t), 0.0, -np.cos(2 * np.pi * t)])
+        assert np.allclose(lam, 15e6 * t * area * normal * np.sign(lam @ normal), atol=1e-6 * 15e6 * area + 1e-9)
+
+
+@pytest.mark.skipif(not LONG, reason="MBDAE_LONG=1")
+def test_rigid_body_displacement_joint2_deck_runs(tmp_path):
+    """joints/rigidbodydisplacementjoint2: the master of four clamped, moving slaves with 100
+    dummy steps (implicit Euler) before msstc5 steps."""
+    test_solid_deck_runs_to_its_final_time("joints/rigidbodydisplacementjoint2.mbd", tmp_path)
 
 
 # ------------------------------------------------------------------ rotordynamics

@@ -31,6 +31,7 @@ from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.io.mbdyn.deck import DeckError, read_deck
 from mbdae.elements.solid_shapes import solid_shape, surface_shape, SURFACE_SHAPES, SOLID_SHAPES, ShapeFunctions
 from mbdae.elements.surface_load import solid_faces, curved_surface_nodes
+from mbdae.elements.solid_meshes import block_mesh
 
 HERE = os.path.dirname(__file__)
 SOLID_TESTS = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "solid")
@@ -629,3 +630,24 @@ def test_mbdyn_pressure_decks(name):
         n = surface_shape(shape).n_nodes
         assert spec.shape == shape and spec.nodes == tuple(int(w) for w in words[1:1 + n])
     System(deck.model)
+
+
+def test_surface_not_on_a_solid_face_is_refused(tmp_path):
+    """In a model with solid elements, a surface load must lie on a face of one of them (its
+    corners in any order or orientation); otherwise the card is named with its nodes."""
+    P, conn, _ = block_mesh("hexahedron8", 1, 1.0)
+    faces = solid_faces("hexahedron8")
+    def model(surface_nodes):
+        m = Model()
+        for k, x in enumerate(P):
+            m.structural_node(k + 1, "static displacement", position=x)
+        m.solid(1, "hexahedron8", conn[0] + 1, hookean_linear_elastic_isotropic(1e3, 0.3), 1.0)
+        m.pressure_load(2, "q4", surface_nodes, 1.0, where="deck.mbd:7")
+        return m
+    for face in faces:                                   # every face, also with reversed orientation
+        nodes = conn[0][list(face.nodes)] + 1
+        System(model(nodes))
+        System(model(nodes[::-1]))
+    diagonal = conn[0][[0, 1, 6, 7]] + 1
+    with pytest.raises(ValueError, match=r"^deck.mbd:7: pressureq4 2: nodes .* are not a face of any solid element"):
+        System(model(diagonal))

@@ -454,6 +454,9 @@ def _hookean_upc(prm, eps, sig, D):
     D[6, 6] = -inv_kappa
 
 
+YIELD_TOLERANCE = 1e-12      # relative, on σ̄* > σ_y (the trial state's yield test)
+
+
 @kernel
 def _bilinear_hardening(prm, eps, upc, hold, hnew, sig, D):
     """Radial return of the bilinear isotropic hardening law (see
@@ -476,7 +479,10 @@ def _bilinear_hardening(prm, eps, upc, hold, hnew, sig, D):
     sbar_trial = 2.0 * mu * math.sqrt(1.5 * ee)
     beta = 1.0
     c = 0.0
-    if sbar_trial > sy:
+    # yield only beyond round-off: points of one homogeneous state (the same σ̄* = σ_y up to
+    # the last bits at the start of a reloading step) must not split into elastic and plastic
+    # ones, which with tetrahedron10's negative-weight centre point makes the tangent indefinite
+    if sbar_trial > sy * (1.0 + YIELD_TOLERANCE):
         sbar = (EP * sbar_trial + 3.0 * mu * sy) / (EP + 3.0 * mu)
         beta = sbar / sbar_trial
         c = 4.5 * mu * sy / ((EP + 3.0 * mu) * sbar_trial ** 3)

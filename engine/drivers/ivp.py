@@ -5,8 +5,10 @@ time-step reduction on failure, and output.
 Policies the manual leaves open, stated here:
 * Initial assembly solves the position subproblem (per-node penalty weights, index-3
   joint rows, velocity-level rows held at λ = 0), commits the rotations, then the linear
-  velocity subproblem φ_q v + φ_t = 0 and the non-holonomic rows; only joints take part.
-* The derivatives phase is a Newton solve with dCoef = h0 · coefficient that updates
+  velocity subproblem φ_q v + φ_t = 0 and the non-holonomic rows; the joints take part
+  (and the surface loads in the position subproblem with `use: surface loads, in assembly`).
+* The derivatives phase is a Newton solve (residual test, and a solution test when
+  `derivatives tolerance` gives its second value) with dCoef = h0 · coefficient that updates
   ẏ += Δ and, consistently, y += dCoef Δ (a tiny implicit Euler step), so a position
   residual left by the assembly is absorbed instead of turned into a spurious velocity.
 * The first regular step is Crank-Nicolson (as MBDyn); then the chosen method.
@@ -15,7 +17,7 @@ Policies the manual leaves open, stated here:
   stops with a diagnosis (step, time, worst equation and its owner); output written so
   far stays on disk.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import sys as _sys
 import time as _time
 import numpy as np
@@ -24,6 +26,7 @@ from mbdae.engine.system import System
 from mbdae.engine.core.state import StepEvent
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
+from mbdae.solvers.linear import CondensedMomentumSolver, make_linear_solver
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
@@ -56,11 +59,16 @@ class Settings:
     linear_solver: str = "default"         # KLU when a KLU library is found, else SuperLU (solvers/linear.py)
     derivatives_coefficient: float = 1e-6
     derivatives_tolerance: float = 1e-6
+    derivatives_solution_tolerance: float = 0.0   # > 0: also a solution (norm) test ends the phase
     derivatives_max_iterations: int = 10
     derivatives_retries: int = 3            # retries with the coefficient × and ÷ the factor
     derivatives_retry_factor: float = 10.0
     dummy_steps: int = 0
     dummy_steps_ratio: float = 1e-3
+    dummy_steps_tolerance: float = None     # None: `tolerance`
+    dummy_steps_max_iterations: int = None  # None: `max_iterations`
+    dummy_steps_method: tuple = None        # (name, rho) after the first (Crank-Nicolson) dummy step;
+                                            # None: Crank-Nicolson throughout
     skip_initial_assembly: bool = False
     assembly_tolerance: float = 1e-10
     assembly_max_iterations: int = 50
@@ -74,6 +82,7 @@ class Settings:
     strategy: tuple = None                  # None: halving; ("factor", red, n_red, raise, n_raise, min_it[, max_it]);
                                             # ("change", drive): the step from a drive of time
     eigenanalysis: object = None            # engine.eigen.EigenSettings (`eigenanalysis` card)
+    constraint_test_scale: float = None     # `enforce constraint equations` (solvers/newton.py)
 
 
 @dataclass
@@ -133,7 +142,8 @@ class InitialValueProblem:
             modified=s.modified_newton,
             iterations_before_assembly=s.iterations_before_assembly,
             reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver,
-            refresh_contraction=s.refresh_contraction))
+            refresh_contraction=s.refresh_contraction, constraint_test_scale=s.constraint_test_scale),
+            linear=self.linear_solver())
         self.method = make_method(s.method, s.rho)
         # MBDyn's `strategy: change` has no bounds unless given; mbdae's own default is
         # halving down to h/64 and doubling back up to h
@@ -154,6 +164,14 @@ class InitialValueProblem:
         self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
         self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
+
+    def linear_solver(self):
+        """The settings' linear back end for this system's pattern, with the momenta of
+        dynamic displacement nodes condensed when there are any (solvers/linear.py)."""
+        sysm = self.system
+        linear = make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern())
+        F, B = sysm.momentum_blocks()
+        return CondensedMomentumSolver(linear, sysm.n, F, B) if len(B) else linear
 
     # ------------------------------------------------------------------ phases
     def initial_assembly(self, st):
@@ -240,7 +258,9 @@ class InitialValueProblem:
                 it, err, _ = self.newton.solve(self.system, trial, dcoef, mode="derivatives",
                                                tolerance=s.derivatives_tolerance,
                                                max_iterations=s.derivatives_max_iterations,
-                                               bias=bias)
+                                               bias=bias,
+                                               solution_tolerance=s.derivatives_solution_tolerance,
+                                               solution_test="norm")
             except (NoConvergence, SimulationDiverged) as e:
                 last = e
                 self.newton.invalidate()
@@ -418,17 +438,31 @@ class InitialValueProblem:
                 self.eigen.run(self, st, k)
 
     def _dummy_steps(self, hist):
-        """`dummy steps number`: small Crank-Nicolson steps of h·ratio that advance time and
-        build the start-up history (not written to output)."""
+        """`dummy steps number`: small steps of h·ratio that advance time and build the
+        start-up history (not written to output): Crank-Nicolson, or after a first
+        Crank-Nicolson step the `dummy steps method`, solved to the dummy steps' tolerance and
+        max iterations (manual §4.1.3; the regular ones when not given)."""
         s = self.settings
+        if s.dummy_steps <= 0:
+            return hist
+        base = self.newton.settings
+        newton = NewtonRaphson(replace(
+            base, tolerance=base.tolerance if s.dummy_steps_tolerance is None else s.dummy_steps_tolerance,
+            test="norm" if s.dummy_steps_tolerance is not None else base.test,
+            max_iterations=(base.max_iterations if s.dummy_steps_max_iterations is None
+                            else s.dummy_steps_max_iterations), modified=False), linear=self.linear_solver())
+        dummy = CrankNicolson() if s.dummy_steps_method is None else make_method(*s.dummy_steps_method)
         for k in range(s.dummy_steps):
             h = s.time_step * s.dummy_steps_ratio
+            method = dummy.startup(k)
             try:
-                st, it, err, _ = CrankNicolson().step(self.system, self.newton, hist, h)
+                st, it, err, _ = method.step(self.system, newton, hist, h)
             except (NoConvergence, SimulationDiverged) as e:
                 raise SimulationFailed(f"dummy step {k + 1} failed: {e}") from None
-            self.system.commit(st)
-            hist = st.history = hist.after(self.system, st)
+            finally:
+                newton.invalidate()
+            self.system.commit(st, newton.converged_kinematics)
+            hist = st.history = hist.after(self.system, st, method)
             self.state = st
             self.log(f"# dummy step {k + 1} at time {st.t:g} in {it} iterations")
         return hist

@@ -8,16 +8,12 @@ order, or a VTK cell type and indices in VTK's order), nodes in no cell are vert
 cauchy_stress (Voigt order xx, yy, zz, xy, yz, zx), cauchy_stress_tensor (3×3, row
 major) and von_mises, the stress averaged at the nodes (`family.nodal_cauchy_stress(ctx)`)."""
 import os
-from xml.sax.saxutils import quoteattr
+from html import escape     # (xml.sax.saxutils would import urllib, http and ssl: 45 ms)
 
 import numpy as np
 
-from mbdae.engine.mesh import MBDYN_NODES, UPC, mbdyn_to_vtk
+from mbdae.engine.mesh import MBDYN_NODES, UPC, load_meshio, mbdyn_to_vtk
 
-try:                                     # the optional extra `mesh` (engine/mesh.py gives
-    import meshio                        # meshio 5.3.5 the quadratic wedge it lacks)
-except ImportError:
-    meshio = None
 
 # VTK cell type names (vtkCellType.h) -> meshio's
 VTK_NAMES = {"VTK_VERTEX": "vertex", "VTK_HEXAHEDRON": "hexahedron", "VTK_QUADRATIC_HEXAHEDRON": "hexahedron20",
@@ -48,11 +44,6 @@ def von_mises(s):
     return np.sqrt(0.5 * ((xx - yy) ** 2 + (yy - zz) ** 2 + (zz - xx) ** 2) + 3.0 * (xy ** 2 + yz ** 2 + zx ** 2))
 
 
-def _need_meshio():
-    if meshio is None:
-        raise ImportError("VTU output needs meshio: pip install 'mbdae[mesh]'")
-
-
 def vtk_cells(kind, conn):
     """(meshio cell type, connectivity in VTK order) of cells given by an MBDyn shape name
     (MBDyn order, u/p-c names too) or by a VTK/meshio cell type (VTK order)."""
@@ -69,7 +60,6 @@ def write_vtu(path, points, cells, point_data):
     vtk_cells), point data {name: (n,) or (n, k)}; a stress in Voigt
     rows under "cauchy_stress" also gives "cauchy_stress_tensor" and "von_mises".  Points
     in no cell become vertex cells."""
-    _need_meshio()
     points = np.asarray(points, float).reshape(-1, 3)
     blocks, used = [], np.zeros(len(points), bool)
     for kind, conn in cells:
@@ -84,6 +74,7 @@ def write_vtu(path, points, cells, point_data):
         s = data["cauchy_stress"].reshape(len(points), 6)
         data["cauchy_stress_tensor"] = stress_tensor(s).reshape(len(points), 9)
         data["von_mises"] = von_mises(s)
+    meshio = load_meshio()
     meshio.write(path, meshio.Mesh(points, blocks, point_data=data), file_format="vtu")
 
 
@@ -91,7 +82,7 @@ def write_pvd(path, entries):
     """A ParaView collection of (time, file) pairs; file names relative to the .pvd."""
     lines = ['<?xml version="1.0"?>',
              '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">', "<Collection>"]
-    lines += [f'<DataSet timestep="{t!r}" group="" part="0" file={quoteattr(f)}/>' for t, f in entries]
+    lines += [f'<DataSet timestep="{t!r}" group="" part="0" file="{escape(f, quote=True)}"/>' for t, f in entries]
     lines += ["</Collection>", "</VTKFile>", ""]
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -121,7 +112,7 @@ class VTUWriter:
     def __init__(self, base, configuration="reference"):
         if configuration not in ("reference", "deformed"):
             raise ValueError(f"configuration must be 'reference' or 'deformed', not {configuration!r}")
-        _need_meshio()
+        load_meshio()
         self.base, self.configuration = base, configuration
         self.entries = []
 

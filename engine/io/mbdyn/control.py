@@ -27,6 +27,10 @@ COUNTERS = {
     "externalelements": "external elements", "outputelements": "output elements",
     "inertia": "inertia",
 }
+# items of the `use: ..., in assembly` card (manual §5.2.2, and MBDyn's surface loads)
+USE_ITEM_NAMES = ("rigid bodies", "gravity", "forces", "beams", "aerodynamic elements", "loadable elements",
+                  "surface loads")
+USE_ITEMS = {normalize(k) for k in USE_ITEM_NAMES}
 # MBDyn's names in count messages (psNodeNames / psElemNames and the "exceeds" wording)
 FAMILY_MESSAGES = {
     "structural nodes": ("Structural", "structural nodes number", "Structural"),
@@ -93,6 +97,28 @@ class ControlCards:
 
     def cd_skip_initial_joint_assembly(self, card, args):
         self.settings["skip_initial_assembly"] = True
+
+    def cd_use(self, card, args):
+        """`use: <item> [, ...], in assembly;` (manual §5.2.2, "Use"): the items' elements take
+        part in the initial assembly.  mbdae supports `surface loads` (their loads enter the
+        position subproblem, as MBDyn's InitialAssRes of the pressure loads does); `joints`
+        and `beams` are MBDyn's defaults (mbdae's assembly has the joints only)."""
+        items = []
+        while args.more() and args.peek_keyword() != "inassembly":
+            w = args.take("an item")
+            kw = normalize(w.text)
+            if kw == "surfaceloads":
+                items.append(kw)
+            elif kw in USE_ITEMS:
+                raise w.error(not_supported(f"use: {w.text.strip()}, in assembly (mbdae's initial assembly "
+                                            "takes the joints and, on request, the surface loads)"))
+            else:
+                raise w.error(f"syntax error: unknown item '{w.text.strip()}' in 'use' (one of "
+                              f"{', '.join(USE_ITEM_NAMES)})")
+        if not items:
+            raise card.name.error("use: an item list is expected before 'in assembly'")
+        args.expect_keyword("in assembly")
+        self.model.surface_loads_in_assembly = True
 
     def cd_model(self, card, args):
         """`model: static;` (manual, control data, "Model"): every dynamic node becomes static
@@ -279,10 +305,9 @@ CONTROL_CARDS = table(
         ("initial assembly of deformable and force elements", R.cd_initial_assembly_of_deformable),
         ("finite difference jacobian meter", P.card_accepted_note),
         ("linear solver", P.iv_linear_solver), ("solver", P.iv_linear_solver),
-        ("threads", P.iv_threads), ("model", R.cd_model),
+        ("threads", P.iv_threads), ("model", R.cd_model), ("use", R.cd_use),
     ])
 UNSUPPORTED_CONTROL_CARDS = table([
-    ("use", "only joints take part in mbdae's initial assembly"),
     ("make restart file", None), ("load restart file", None),
     ("default scale", "residual scaling"), ("jacobian check", None),
 ])

@@ -75,17 +75,18 @@ class Deck:
     counts: dict = field(default_factory=dict)
     linear_solver_request: str = None      # the `linear solver` card's solver (None: no card)
 
-    def problem(self, output_prefix=None, **overrides):
-        """An InitialValueProblem with the deck's settings (overrides win, e.g. final_time)."""
+    def problem(self, output_prefix=None, observers=(), **overrides):
+        """An InitialValueProblem with the deck's settings (overrides win, e.g. final_time);
+        `observers`: more observers beside the MBDyn writer (e.g. engine/io/vtu.py VTUWriter)."""
         if "inverse_dynamics" in self.settings:
-            return self.inverse_problem(output_prefix, **overrides)
+            return self.inverse_problem(output_prefix, observers, **overrides)
         s = dict(self.settings)
         s.update(overrides)
         if output_prefix is not None:
             s["output_prefix"] = output_prefix
         settings = Settings(**s)
         choice = self.linear_solver_choice(overrides)
-        return InitialValueProblem(self.model, settings, observers=writers_for(settings, choice))
+        return InitialValueProblem(self.model, settings, observers=writers_for(settings, choice) + list(observers))
 
     def linear_solver_choice(self, overrides=None):
         """The linear solver a run of the deck uses (LinearSolverChoice: back end, what the deck
@@ -94,21 +95,22 @@ class Deck:
         requested = None if "linear_solver" in (overrides or {}) else self.linear_solver_request
         return choose_linear_solver(s.get("linear_solver"), requested)
 
-    def run(self, output_prefix=None, **overrides):
+    def run(self, output_prefix=None, observers=(), **overrides):
         """Run the deck (honouring `abort after`, manual §4.1.4); with output_prefix writes
-        MBDyn-style .out/.mov/.jnt/.log.  Returns Results, or None after `abort after: input`."""
+        MBDyn-style .out/.mov/.jnt/.log; `observers`: more observers (see problem).  Returns
+        Results, or None after `abort after: input`."""
         kind, steps = self.abort_after or (None, None)
         if kind == "input":
             return None
         if "inverse_dynamics" in self.settings:
-            results = self.inverse_problem(output_prefix, **overrides).run()      # stats name the solver
+            results = self.inverse_problem(output_prefix, observers, **overrides).run()   # stats name the solver
             self.append_log(output_prefix)
             return results
         if kind == "regularstep":
             s = {**self.settings, **overrides}
             overrides["final_time"] = min(s.get("final_time", 0.0),
                                           s.get("initial_time", 0.0) + steps * s.get("time_step", 1e-3))
-        problem = self.problem(output_prefix, **overrides)
+        problem = self.problem(output_prefix, observers, **overrides)
         if kind == "derivatives":
             try:
                 problem.prepare()
@@ -122,7 +124,7 @@ class Deck:
         self.append_log(problem.settings.output_prefix)
         return results
 
-    def inverse_problem(self, output_prefix=None, **overrides):
+    def inverse_problem(self, output_prefix=None, observers=(), **overrides):
         """An InverseDynamicsProblem (`problem: inverse dynamics`, manual §6.3) with the deck's
         times, tolerance, problem type and weights."""
         s = {**self.settings, **overrides}
@@ -132,7 +134,7 @@ class Deck:
             max_iterations=s.get("max_iterations", 20), linear_solver=s.get("linear_solver", "default"),
             observers=writers_for(Settings(output_prefix=output_prefix or s.get("output_prefix"),
                                            output_precision=s.get("output_precision", 6)),
-                                  self.linear_solver_choice(overrides)),
+                                  self.linear_solver_choice(overrides)) + list(observers),
             **s["inverse_dynamics"])
 
     def append_log(self, prefix):

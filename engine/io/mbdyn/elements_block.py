@@ -37,7 +37,7 @@ UNSUPPORTED_JOINTS = (
     "plane rotation", "gimbal rotation", "modal", "beam slider",
     "brake", "screw", "plane displacement", "plane displacement pin", "linear velocity",
     "linear acceleration", "angular acceleration", "imposed orientation",
-    "kinematic", "offset displacement joint", "rigid body displacement joint", "point contact",
+    "kinematic", "point contact",
     "coincidence", "total reaction", "gimbal hinge",
     "continuous contact", "hydraulic actuator")
 # element cards read by a family module: what the label is, whether `name, "..."` may follow
@@ -122,7 +122,8 @@ class ElementCards:
                 raise tw.error(not_supported(f"{shown(tw.text)} (joint)"))
             raise tw.error(f"syntax error: unknown joint type '{tw.text}'")
         m = self.model
-        pools = (m.joints, m.rods, m.deformable, m.viscous_bodies, m.angular_velocity_joints)
+        pools = (m.joints, m.rods, m.deformable, m.viscous_bodies, m.angular_velocity_joints,
+                 m.rigid_body_displacement_joints)
         before = [len(pool) for pool in pools]
         reader(self, self.model, args, label, tw)
         output = self.read_joint_options(args, label)
@@ -155,7 +156,8 @@ class ElementCards:
         """`output: <element type>, labels... | range, a, b` (manual §8.20.4)."""
         w = args.peek()
         kind = args.expect_keyword("joint", "force", "couple", "body", what="an element type")
-        pools = {"joint": self.model.joints + self.model.rods + self.model.angular_velocity_joints,
+        pools = {"joint": self.model.joints + self.model.rods + self.model.angular_velocity_joints
+                 + self.model.rigid_body_displacement_joints,
                  "force": self.model.forces,
                  "couple": self.model.forces, "body": []}
         for label in self.read_label_list(args):
@@ -212,16 +214,28 @@ class ElementCards:
                 if element not in self.element_labels.get(families[kind], set()):
                     raise lw.error(f"inertia {label}: {kind} {element} is not defined")
                 labels.append(element)
+        mode, ow = "log", None
         if args.is_keyword("output"):
             ow = args.peek()
             mode = args.expect_keyword("no", "yes", "log", "both", "always")
-            if mode == "always":
-                raise ow.error(not_supported(f"inertia output '{ow.text}' (only the .log summary)"))
-            if mode == "no":
-                return
             if mode in ("yes", "both"):
                 self.note(ow, f"inertia output '{ow.text}': mbdae writes the inertia summary to the .log "
                               "file only (not to standard output)")
+        if mode == "no":
+            return
+        if mode == "always":
+            # an element recomputed at each step (elements/inertia.py): its private data
+            if selected.get("solid", []) != []:
+                raise ow.error(not_supported("inertia output 'always' of solid elements (rigid bodies only)"))
+            self.count("inertia", label, word)
+            try:
+                self.model.inertia_element(label, selected.get("body", []), X, R, name or "")
+            except ValueError as e:
+                raise word.error(str(e)) from None
+            self.note(word, f"inertia {label}: output always: its mass properties are recomputed at every "
+                            "step for its private data; MBDyn's per-step text output of inertia elements "
+                            "is not written")
+            return
         self.log_lines += inertia_summary(label, name, self.model, self.nodes, selected, X, R)
 
     def bind(self, card, args):
@@ -267,10 +281,11 @@ class ElementCards:
         `element` drive): (label, MBDyn element type, `couple` read as `force`)."""
         lw = args.peek()
         label = args.label("an element label")
-        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", "solid", what="an element type")
+        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", "inertia", "solid",
+                                   what="an element type")
         kind = {"couple": "force"}.get(kind, kind)
         family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams",
-                  "solid": "solids"}[kind]
+                  "inertia": "inertia", "solid": "solids"}[kind]
         if label not in self.element_labels.get(family, set()):
             raise lw.error(f"{what}: {kind} {label} is not defined")
         return label, kind

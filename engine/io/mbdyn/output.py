@@ -90,7 +90,8 @@ class MBDynWriter:
         if method is not None:
             f.write(f"method: {method.name}" + (f", rho {method.rho}" if hasattr(method, 'rho') else "") + "\n")
         if self.linear_solver is not None:
-            f.write(f"linear solver: {self.linear_solver.describe()}\n")
+            used = self.linear_solver.for_pattern(system.linear_pattern())
+            f.write(f"linear solver: {used.describe()}\n")
         f.flush()
         specs = nodes.specs
         descs = [sp.orientation_description for sp in specs]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mbdae.engine.core.drives import Drive, PostponedDrive, constant_value
 from mbdae.engine.drivers.eigen import EigenSettings
+from mbdae.engine.drivers.ivp import Settings
 from mbdae.engine.drivers.inverse import PROBLEM_TYPES, explicit_derivatives
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 from mbdae.solvers.integrators import METHOD_NAMES, make_method
@@ -32,6 +33,8 @@ class ProblemCards:
             self.block_cards(word, "inversedynamics", INVERSE_CARDS, "inverse dynamics")
             return
         self.block_cards(word, self.problem_name, PROBLEM_CARDS, "initial value")
+        if getattr(self, "_constraint_scale_per_step", False):
+            self.settings["constraint_test_scale"] = 1.0 / self.settings.get("time_step", Settings.time_step)
 
     # -- inverse dynamics (§6.3)
     def id_problem_type(self, card, args):
@@ -395,27 +398,35 @@ class ProblemCards:
         self.abort_after = (kind, steps)
 
     def iv_derivatives_tolerance(self, card, args):
-        self.settings["derivatives_tolerance"] = args.real("the derivatives tolerance")
+        """`derivatives tolerance: {null|r} [, {null|s}]`: the residual tolerance of the
+        derivatives phase and, as in the `tolerance` card (§4.1.2), an optional tolerance of
+        its solution test (norm of the Newton increment; the first test that passes ends the
+        phase).  Without it the phase has no solution test, as MBDyn's derivative solver."""
+        res = 0.0 if args.is_keyword("null") else args.real("the derivatives tolerance")
+        sol = 0.0
         if args.more():
-            w = args.peek()
-            args.real("the derivatives solution tolerance")
-            self.note(w, "derivatives tolerance: the solution tolerance is not used (mbdae's "
-                         "derivatives phase tests the residual only)")
+            sol = 0.0 if args.is_keyword("null") else args.real("the derivatives solution tolerance")
+        if res <= 0 and sol <= 0:
+            raise card.name.error("derivatives tolerance: a residual or a solution tolerance must be positive")
+        self.settings["derivatives_tolerance"] = res
+        self.settings["derivatives_solution_tolerance"] = max(sol, 0.0)
 
     def iv_enforce_constraint_equations(self, card, args):
-        """`enforce constraint equations: { constraint violations [, scale factor, s] |
-        constraint violation rates };` (MBDyn's solver input): how MBDyn weighs the constraint
-        rows in its residual test (violations times s, default 1/time step, or the rows as
-        assembled).  mbdae's residual test uses the rows as assembled (c/dCoef), which is
-        MBDyn's default `constraint violation rates`; the other choice is noted."""
-        w = args.peek()
+        """`enforce constraint equations: {constraint violations [, scale factor, s] |
+        constraint violation rates}` (manual §4.1.2): with `constraint violations` the residual
+        test of a regular step sees the constraint rows divided by dCoef times dCoef·s, i.e.
+        s times the constraint violation (default s = 1/initial time step); `constraint
+        violation rates` keeps the rows as they are (the default)."""
         kind = args.expect_keyword("constraint violations", "constraint violation rates")
-        if kind == "constraintviolations":
-            if args.is_keyword("scale factor"):
-                args.real("the scale factor of the constraint violations")
-            self.note(w, "enforce constraint equations: constraint violations: mbdae's residual test "
-                         "uses the constraint rows as assembled (c/dCoef, MBDyn's 'constraint "
-                         "violation rates'); the converged solution is the same")
+        if kind == "constraintviolationrates":
+            self.settings["constraint_test_scale"] = None
+            self._constraint_scale_per_step = False
+            return
+        self._constraint_scale_per_step = False
+        if args.is_keyword("scale factor"):
+            self.settings["constraint_test_scale"] = args.real("a scale factor")
+        else:
+            self._constraint_scale_per_step = True        # 1/time step, once the block is read
 
     def iv_derivatives_max_iterations(self, card, args):
         self.settings["derivatives_max_iterations"] = max(args.integer("a number of iterations"), 1)
@@ -488,6 +499,24 @@ class ProblemCards:
     def iv_dummy_steps_ratio(self, card, args):
         self.settings["dummy_steps_ratio"] = args.real("the dummy steps ratio")
 
+    def iv_dummy_steps_tolerance(self, card, args):
+        """`dummy steps tolerance: tol` (manual §4.1.3): the residual tolerance of the dummy steps."""
+        w = args.peek()
+        tol = args.real("the dummy steps tolerance")
+        if tol <= 0:
+            raise w.error("the dummy steps tolerance must be positive")
+        self.settings["dummy_steps_tolerance"] = tol
+
+    def iv_dummy_steps_max_iterations(self, card, args):
+        self.settings["dummy_steps_max_iterations"] = max(args.integer("a number of iterations"), 1)
+
+    def iv_dummy_steps_method(self, card, args):
+        """`dummy steps method: <method_data>` (manual §4.1.3), as the `method` card; the first
+        dummy step is Crank-Nicolson (as MBDyn's), the others use this method."""
+        method = self.read_method_name(args)
+        rho = 0.0 if method in METHODS_WITHOUT_RADIUS else self.read_method_radii(args, method)
+        self.settings["dummy_steps_method"] = (method, rho)
+
     def card_accepted_note(self, card, args):
         while args.more():
             args.take("an argument")
@@ -540,12 +569,17 @@ PROBLEM_CARDS = table([
     ("solver", R.iv_linear_solver), ("threads", R.iv_threads), ("output", R.iv_output),
     ("output meter", R.iv_output_meter), ("abort after", R.iv_abort_after),
     ("derivatives tolerance", R.iv_derivatives_tolerance),
-    ("derivatives max iterations", R.iv_derivatives_max_iterations),
     ("enforce constraint equations", R.iv_enforce_constraint_equations),
+    ("derivatives max iterations", R.iv_derivatives_max_iterations),
     ("derivatives coefficient", R.iv_derivatives_coefficient),
     ("dummy steps number", R.iv_dummy_steps_number), ("dummy steps ratio", R.iv_dummy_steps_ratio),
     ("fictitious steps number", R.iv_dummy_steps_number),
     ("fictitious steps ratio", R.iv_dummy_steps_ratio),
+    ("dummy steps tolerance", R.iv_dummy_steps_tolerance),
+    ("fictitious steps tolerance", R.iv_dummy_steps_tolerance),
+    ("dummy steps max iterations", R.iv_dummy_steps_max_iterations),
+    ("fictitious steps max iterations", R.iv_dummy_steps_max_iterations),
+    ("dummy steps method", R.iv_dummy_steps_method), ("fictitious steps method", R.iv_dummy_steps_method),
     ("eigenanalysis", R.iv_eigenanalysis), ("eigen analysis", R.iv_eigenanalysis),
 ])
 INVERSE_CARDS = {**PROBLEM_CARDS, **table([
@@ -554,10 +588,7 @@ INVERSE_CARDS = {**PROBLEM_CARDS, **table([
 ])}
 UNSUPPORTED_PROBLEM_CARDS = table([
     ("modify residual test", None),
-    ("real time", None), ("dummy steps tolerance", None),
-    ("dummy steps max iterations", None), ("dummy steps method", "dummy steps use Crank-Nicolson"),
-    ("fictitious steps tolerance", None), ("fictitious steps max iterations", None),
-    ("fictitious steps method", "dummy steps use Crank-Nicolson"),
+    ("real time", None),
     ("problem type", "inverse dynamics"), ("full residual test", None),
 ])
 del R

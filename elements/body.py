@@ -1,7 +1,17 @@
 """Rigid body (MBDyn `body`) on a dynamic structural node: adds m, s = m b and the
 inertia about the node J = J_cg - m b×b× to the momentum definitions (manual eq. 8.1):
     f_β += -(m ẋ + ω×s),   f_γ += -(s×ẋ + J ω)
-with the perturbations of eq. 8.4.  Several bodies may share a node."""
+with the perturbations of eq. 8.4.  Several bodies may share a node.
+
+With `rigid body kinematics` (engine/core/rbk.py: the model is written in a frame of
+angular velocity ω₀, angular acceleration ω̇₀ and origin acceleration a₀, all in frame
+components) each body adds the inertial loads of the frame motion (eq. 8.41 less the node's
+Coriolis terms 2ω₀×β, ω₀×γ of eq. 8.42), with A = ω̇₀× + ω₀×ω₀×:
+    force row   += m a₀ + A (m x + s)
+    moment row  += s×(a₀ + A x + ω₀×ẋ) + ẋ×(ω₀×s) + J (ω̇₀ + ω₀×ω) + (ω₀ + ω)×(J ω₀)
+(derived from Σ m r×(a₀ + ω̇₀×p + ω₀×ω₀×p + 2ω₀×ṗ) over the body's particles p = x + r; with
+the node's ω₀×γ the Coriolis part sums to 2 s×(ω₀×ẋ) + 2 Σ m r×(ω₀×(ω×r))).  Their Jacobian
+is exact (body_equations)."""
 from dataclasses import dataclass
 from functools import cached_property
 import numpy as np
@@ -14,6 +24,7 @@ from mbdae.elements.base import (ElementFamily, vec, mat, scalar_drive,
                                  random_rotation, random_nodes)
 from mbdae.engine.core.drives import ConstDrive, DriveArray
 from mbdae.engine.core.drives import LinearDrive
+from mbdae.engine.core.rbk import RigidBodyKinematics
 
 
 @dataclass
@@ -55,7 +66,7 @@ def build(model, nodes, built):
     """The rigid bodies of the model and, with gravity, the gravity family on them."""
     if not model.bodies:
         return []
-    bodies = RigidBodies(model.bodies, nodes)
+    bodies = RigidBodies(model.bodies, nodes, getattr(model, "rigid_body_kinematics", None))
     if model.gravity_vector is None:
         return [bodies]
     return [bodies, Gravity(bodies, model.gravity_vector, model.gravity_drive)]
@@ -76,20 +87,38 @@ def body_sample(model, rng):
     return m
 
 
+def moving_frame(rng):
+    """A frame with every motion the inertial loads use (and an orientation, so that they are
+    projected): engine/core/rbk.RigidBodyKinematics."""
+    return RigidBodyKinematics.constant(orientation=random_rotation(rng), angular_velocity=rng.normal(size=3),
+                                        angular_acceleration=rng.normal(size=3), acceleration=rng.normal(size=3))
+
+
+def body_frame_sample(model, rng):
+    """Bodies (with and without offsets, on a shared node) in a moving frame."""
+    m = body_sample(model, rng)
+    m.structural_node(3, "dynamic", position=rng.normal(size=3), velocity=rng.normal(size=3),
+                      angular_velocity=rng.normal(size=3))
+    m.body(4, 3, 0.7, inertia=np.diag([0.2, 0.3, 0.5]))
+    m.rigid_body_kinematics = moving_frame(rng)
+    return m
+
+
 def gravity_sample(model, rng):
     m = body_sample(model, rng)
     m.gravity([0.3, -9.81, 1.1], LinearDrive(1.0, 0.5))
     return m
 
 
-SAMPLES = {"body": [body_sample], "gravity": [gravity_sample]}
+SAMPLES = {"body": [body_sample, body_frame_sample], "gravity": [gravity_sample]}
 
 
 class RigidBodies(ElementFamily):
     name = "body"
 
-    def __init__(self, specs, nodes):
+    def __init__(self, specs, nodes, frame=None):
         super().__init__(specs, nodes)
+        self.frame = frame             # engine/core/rbk.RigidBodyKinematics, or None (inertial frame)
         self.node = self.node_index([s.node for s in self.specs])
         for s, i in zip(self.specs, self.node):
             if not nodes.dynamic[i]:
@@ -120,6 +149,13 @@ class RigidBodies(ElementFamily):
         if not self.centered:
             p.add_jac(ib, ig)
             p.add_jac(ic, ix)
+        if self.frame is not None:      # the moving frame's inertial loads
+            p.add_res(ix)
+            p.add_res(ig)
+            p.add_jac(ix, ix)
+            p.add_jac(ix, ig)
+            p.add_jac(ig, ix)
+            p.add_jac(ig, ig)
         return p
 
     def world_inertia(self, kin):
@@ -131,16 +167,31 @@ class RigidBodies(ElementFamily):
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call (body_equations) over all bodies."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
+        jac, res = list(jac), list(res_views)
         if self.centered:
-            jac = list(jac) + self._no_offset_blocks
+            jac = jac[:2] + self._no_offset_blocks + jac[2:]
+        if self.frame is None:
+            res += self._no_frame_blocks[0]
+            jac += self._no_frame_blocks[1]
+            w0, wp0, a0 = self._no_frame_blocks[2]
+        else:
+            w0, wp0, a0 = self.frame.inertial_terms(ctx.t)
         kin = ctx.kin
-        body_equations(float(kin.dcoef), self.node, self.m, self.s_local, self.J_local, kin.v, kin.w,
-                       kin.R, kin.G, kin.Tw, not self.centered, want_jac, *res_views, *jac)
+        body_equations(float(kin.dcoef), self.node, self.m, self.s_local, self.J_local, kin.x, kin.v, kin.w,
+                       kin.R, kin.G, kin.Tw, not self.centered, self.frame is not None, w0, wp0, a0, want_jac,
+                       *res, *jac)
 
     @cached_property
     def _no_offset_blocks(self):
         """Scratch arrays for the offset blocks a family of centred bodies does not have."""
         return [np.zeros((self.ne, 3, 3)), np.zeros((self.ne, 3, 3))]
+
+    @cached_property
+    def _no_frame_blocks(self):
+        """Scratch residual and Jacobian blocks of the frame's inertial loads, and zero frame
+        motion, for a model written in the inertial frame."""
+        return ([np.zeros((self.ne, 3)), np.zeros((self.ne, 3))], [np.zeros((self.ne, 3, 3)) for _ in range(4)],
+                (np.zeros(3), np.zeros(3), np.zeros(3)))
 
     def node_momenta(self, kin):
         """Σ over bodies of (m ẋ + ω×s, s×ẋ + Jω) per node (consistent initial β, γ)."""
@@ -286,13 +337,21 @@ class Gravity(ElementFamily):
 
 # ---------------------------------------------------------------- kernels
 @kernel
-def body_equations(dcoef, node, m, s_local, J_local, v, w, R, G, Tw, offsets, want_jac,
-                   r_b, r_c, j_bx, j_cg, j_bg, j_cx):
+def body_equations(dcoef, node, m, s_local, J_local, x, v, w, R, G, Tw, offsets, frame, w0, wp0, a0, want_jac,
+                   r_b, r_c, r_fx, r_fg, j_bx, j_cg, j_bg, j_cx, j_fxx, j_fxg, j_fgx, j_fgg):
     """Momentum definition terms of rigid bodies (eq. 8.1): f_β = -(m ẋ + ω×s),
     f_γ = -(s×ẋ + J ω) with s = R m b, J = R J_node Rᵀ; Jacobian by eq. 8.4 and the chain
     rule of G8 (T_θ = dCoef G, T_ω): ∂f_β/∂ẋ = -m I, ∂f_β/∂ω = s×, ∂f_β/∂θ = ω×s×,
     ∂f_γ/∂ẋ = -s×, ∂f_γ/∂ω = -J, ∂f_γ/∂θ = -ẋ×s× + (Jω)× - J ω×.  `offsets` False: every
-    s = 0 and the blocks (β, g), (γ, x) are not written."""
+    s = 0 and the blocks (β, g), (γ, x) are not written.
+    `frame` True: the moving frame's inertial loads on the force rows r_fx and moment rows
+    r_fg (module docstring; w0, wp0, a0 = ω₀, ω̇₀, a₀ in frame components), A = ω̇₀× + ω₀×ω₀×,
+    c = a₀ + A x + ω₀×ẋ, u = ω̇₀ + ω₀×ω, K = J ω₀× - (J ω₀)×:
+    ∂f/∂x = m A, ∂f/∂θ = -A s×; ∂M/∂x = s× A, ∂M/∂ẋ = s× ω₀× - (ω₀×s)×, ∂M/∂ω = K,
+    ∂M/∂θ = c× s× - ẋ× ω₀× s× + J u× - (J u)× + (ω₀ + ω)× K."""
+    W0 = skew((w0[0], w0[1], w0[2]))
+    w0v, wp0v, a0v = (w0[0], w0[1], w0[2]), (wp0[0], wp0[1], wp0[2]), (a0[0], a0[1], a0[2])
+    A = madd(skew(wp0v), mmul(W0, W0))
     for e in range(len(node)):
         i = node[e]
         Ri = mload(R, i)
@@ -302,6 +361,15 @@ def body_equations(dcoef, node, m, s_local, J_local, v, w, R, G, Tw, offsets, wa
         s = mvec(Ri, vload(s_local, e))
         vstore(r_b, e, vscale(-1.0, vadd(vscale(m[e], vi), vcross(wi, s))))
         vstore(r_c, e, vscale(-1.0, vadd(vcross(s, vi), Jw)))
+        if frame:
+            xi = vload(x, i)
+            ws = vcross(w0v, s)
+            c = vadd(vadd(a0v, mvec(A, xi)), vcross(w0v, vi))
+            u = vadd(wp0v, vcross(w0v, wi))
+            Jw0 = mvec(J, w0v)
+            Ju = mvec(J, u)
+            vstore(r_fx, e, vadd(vscale(m[e], a0v), mvec(A, vadd(vscale(m[e], xi), s))))
+            vstore(r_fg, e, vadd(vadd(vcross(s, c), vcross(vi, ws)), vadd(Ju, vcross(vadd(w0v, wi), Jw0))))
         if not want_jac:
             continue
         Gi, Twi = mload(G, i), mload(Tw, i)
@@ -315,6 +383,15 @@ def body_equations(dcoef, node, m, s_local, J_local, v, w, R, G, Tw, offsets, wa
             S = skew(s)
             mstore(j_bg, e, madd(mscale(dcoef, mmul(mmul(skew(wi), S), Gi)), mmul(S, Twi)))
             mstore(j_cx, e, mscale(-1.0, S))
+        if frame:
+            S = skew(s)
+            K = msub(mmul(J, W0), skew(Jw0))
+            mstore(j_fxx, e, mscale(dcoef * m[e], A))
+            mstore(j_fxg, e, mscale(-dcoef, mmul(mmul(A, S), Gi)))
+            mstore(j_fgx, e, madd(mscale(dcoef, mmul(S, A)), msub(mmul(S, W0), skew(ws))))
+            dM = madd(msub(mmul(skew(c), S), mmul(mmul(skew(vi), W0), S)),
+                      madd(msub(mmul(J, skew(u)), skew(Ju)), mmul(skew(vadd(w0v, wi)), K)))
+            mstore(j_fgg, e, madd(mscale(dcoef, mmul(dM, Gi)), mmul(K, Twi)))
 
 
 @kernel

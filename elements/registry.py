@@ -17,8 +17,8 @@ from types import ModuleType
 
 from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
-                            joints, regularization, abstract_nodes, genel, parameters, driven, solid,
-                            surface_load, rigid_body_displacement, inertia)
+                            joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
+                            driven, solid, surface_load, rigid_body_displacement, inertia)
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ ENTRIES = (
     Entry("solid", solid),
     Entry("surface_load", surface_load),
     Entry("joints", joints),
+    Entry("angular_velocity", angular_velocity),
     Entry("rigid_body_displacement", rigid_body_displacement),
     Entry("regularization", regularization),
     Entry("abstract_nodes", abstract_nodes),

@@ -12,7 +12,9 @@ pentahedron15upc, tetrahedron10upc), each evaluated by one compiled call
 - Mass: consistent (eq. 12.47) or lumped (eqs. 12.50–12.52, the consistent diagonal scaled
   to the element mass), from the nodal densities interpolated by the shape functions;
   none for static elements (`static`, or `model: static`) or on static nodes.
-- Body loads: gravity, ᵇf̂_k = ∫ρ h_k dV g (eq. 12.48).
+- Body loads: gravity, ᵇf̂_k = ∫ρ h_k dV g (eq. 12.48), and with `rigid body kinematics`
+  (engine/core/rbk.py) the moving frame's -Σ_l M_kl (ā₀ + (ω̄̇₀× + ω̄₀×ω̄₀×) x_l) (eq. 12.46;
+  the Coriolis part is the nodes' 2 ω̄₀×β̂), on the elements with inertia only.
 - det F > 0 is checked at every evaluation: a violation raises InvalidConfiguration
   naming the element, its integration point and the time.
 - The laws' internal state (plastic strain, Maxwell branches) is per integration point in
@@ -27,6 +29,7 @@ from mbdae.engine.core.solid_laws import law_table, hookean_linear_elastic_isotr
     hookean_matrix, SolidLaw, bilinear_isotropic_hardening, neo_hookean_viscoelastic
 from mbdae.engine.core.state import InvalidConfiguration
 from mbdae.elements.base import ElementFamily, element_nodes
+from mbdae.elements.body import moving_frame
 from mbdae.elements.solid_shapes import solid_shape, SOLID_SHAPES, ShapeFunctions
 from mbdae.elements.solid_kernel import solid_equations, solid_stresses
 
@@ -91,7 +94,8 @@ def build(model, nodes, built):
         return []
     static_model = bool(getattr(model, "static_model", False))
     gravity = (getattr(model, "gravity_vector", None), getattr(model, "gravity_drive", None))
-    return [Solids([s for s in model.solids if s.shape == shape], nodes, shape, static_model, gravity)
+    frame = getattr(model, "rigid_body_kinematics", None)
+    return [Solids([s for s in model.solids if s.shape == shape], nodes, shape, static_model, gravity, frame)
             for shape in SOLID_SHAPES if any(s.shape == shape for s in model.solids)]
 
 
@@ -109,7 +113,7 @@ def distorted_element_nodes(shape, rng, center=(0.0, 0.0, 0.0), size=1.0, distor
     return np.asarray(center) + (X + distortion * size * rng.uniform(-0.5, 0.5, X.shape)) @ Q.T
 
 
-def _solid_sample(shape, law, dynamic=True, lumped=False):
+def _solid_sample(shape, law, dynamic=True, lumped=False, frame=False):
     def sample(model, rng):
         sh = solid_shape(shape)
         X = distorted_element_nodes(shape, rng)
@@ -124,8 +128,10 @@ def _solid_sample(shape, law, dynamic=True, lumped=False):
         model.gravity((0.0, 0.0, -9.81))
         model.solid(1, shape, range(1, sh.n_nodes + 1), law(sh.upc), rng.uniform(500.0, 1500.0, sh.n_nodes),
                     pressure_nodes=pressure, lumped_mass=lumped)
+        if frame:
+            model.rigid_body_kinematics = moving_frame(rng)
         return model
-    sample.__name__ = f"{shape}_sample"
+    sample.__name__ = f"{shape}{'_frame' if frame else ''}_sample"
     return sample
 
 
@@ -156,15 +162,18 @@ SAMPLES = {"solid": [_solid_sample("hexahedron8upc", _upc_hookean), _solid_sampl
                      _solid_sample("hexahedron8", _kelvin_voigt), _solid_sample("hexahedron20", _hookean, lumped=True),
                      _solid_sample("hexahedron20r", _kelvin_voigt, dynamic=False),
                      _solid_sample("hexahedron27", _hookean), _solid_sample("pentahedron15", _kelvin_voigt),
-                     _solid_sample("tetrahedron10", _kelvin_voigt, lumped=True)]}
+                     _solid_sample("tetrahedron10", _kelvin_voigt, lumped=True),
+                     _solid_sample("hexahedron20", _hookean, frame=True),
+                     _solid_sample("pentahedron15", _hookean, lumped=True, frame=True)]}
 
 
 class Solids(ElementFamily):
     """All solid elements of one shape."""
     name = "solid"
 
-    def __init__(self, specs, nodes, shape, static_model=False, gravity=(None, None)):
+    def __init__(self, specs, nodes, shape, static_model=False, gravity=(None, None), frame=None):
         super().__init__(specs, nodes)
+        self.frame = frame               # engine/core/rbk.RigidBodyKinematics, or None (inertial frame)
         sh = self.shape = solid_shape(shape)
         S = self.specs
         self.conn = element_nodes(nodes, S, sh.n_nodes, self.where)
@@ -190,6 +199,11 @@ class Solids(ElementFamily):
         self._gravity_drive = DriveArray([gdrive]) if gvec is not None and gdrive is not None else None
         self.prow = np.zeros((self.ne, sh.n_pressure), np.int64)
 
+    @cached_property
+    def _no_frame(self):
+        """ω̄₀, ω̄̇₀, ā₀ = 0: the model is written in the inertial frame."""
+        return np.zeros(3), np.zeros(3), np.zeros(3)
+
     @staticmethod
     def where(spec):
         shown = f"{spec.where}: " if spec.where else ""
@@ -212,26 +226,9 @@ class Solids(ElementFamily):
                              f"at an integration point; nodes {', '.join(map(str, s.nodes))})")
 
     def _mass_tables(self):
-        """Consistent mass (ne, N, N) (eq. 12.47), or the lumped one (eqs. 12.50–12.52),
-        ∫ρ h_k dV (ne, N) (gravity, eq. 12.48) and the element masses (eq. 12.52)."""
-        points, weights = self.shape.mass_rule
-        h = self.shape.shape.h(points)                                   # (gm, N)
-        dV = self._reference_jacobians(points) * weights                  # (ne, gm)
-        rho = np.array([s.density for s in self.specs], float)            # (ne, N)
-        rho_g = rho @ h.T                                                 # (ne, gm)
-        w = rho_g * dV
-        M = np.einsum("eg,ga,gb->eab", w, h, h)
-        fg = np.einsum("eg,ga->ea", w, h)
-        mass = w.sum(axis=1)
-        lumped = np.flatnonzero([s.lumped_mass for s in self.specs])
-        if len(lumped):
-            diag = np.einsum("eaa->ea", M[lumped])
-            diag *= (mass[lumped] / diag.sum(axis=1))[:, None]
-            ML = np.zeros_like(M[lumped])
-            k = np.arange(M.shape[1])
-            ML[:, k, k] = diag
-            M[lumped] = ML
-        return M, fg, mass
+        """Mass matrices, ∫ρ h_k dV and element masses (mass_tables) of these elements."""
+        return mass_tables(self.shape, self.nodes.x0[self.conn], np.array([s.density for s in self.specs], float),
+                           np.array([s.lumped_mass for s in self.specs], bool))
 
     # ------------------------------------------------------------------ layout
     def bind(self, system):
@@ -324,10 +321,12 @@ class Solids(ElementFamily):
         hold, dt = self._history(ctx)
         kin = ctx.kin
         bad = sc["bad"]
+        w0, wp0, a0 = self._no_frame if self.frame is None else self.frame.inertial_terms(ctx.t)
         solid_equations(self.conn, self.nodes.x0, kin.x, kin.v, self.H, self.dH, self.W, self.Hp, self.prow, ctx.y,
                         self.law_idx, self.codes, self.params, hold, hnew, dt, self.Me, self.inertial, self.fg,
-                        self.g(ctx.t), float(kin.dcoef), want_jac, bad, res["r_u"], res["r_p"], res["r_b"],
-                        jac["j_uu"], jac["j_up"], jac["j_pu"], jac["j_pp"], jac["j_bu"])
+                        self.g(ctx.t), self.frame is not None, w0, wp0, a0, float(kin.dcoef), want_jac, bad,
+                        res["r_u"], res["r_p"], res["r_b"], jac["j_uu"], jac["j_up"], jac["j_pu"], jac["j_pp"],
+                        jac["j_bu"])
         if bad[0] >= 0:
             s = self.specs[bad[0]]
             raise InvalidConfiguration(f"{self.where(s)}det F <= 0 at integration point {bad[1] + 1} at t = {ctx.t:.6g} "
@@ -390,6 +389,46 @@ class Solids(ElementFamily):
 
     def private_data_names(self, i):
         return ("E",)
+
+
+def mass_tables(sh, X, rho, lumped):
+    """Consistent mass (ne, N, N) (eq. 12.47), or the lumped one (eqs. 12.50–12.52) where
+    `lumped`, ∫ρ h_k dV (ne, N) (gravity, eq. 12.48) and the element masses (eq. 12.52) of
+    elements of shape `sh` with node positions X (ne, N, 3) and nodal densities rho (ne, N)."""
+    points, weights = sh.mass_rule
+    h = sh.shape.h(points)                                           # (gm, N)
+    dV = np.linalg.det(np.einsum("gki,ekj->egij", sh.shape.dh(points), X)) * weights    # (ne, gm)
+    w = (rho @ h.T) * dV
+    M = np.einsum("eg,ga,gb->eab", w, h, h)
+    fg = np.einsum("eg,ga->ea", w, h)
+    mass = w.sum(axis=1)
+    lumped = np.flatnonzero(lumped)
+    if len(lumped):
+        diag = np.einsum("eaa->ea", M[lumped])
+        diag *= (mass[lumped] / diag.sum(axis=1))[:, None]
+        ML = np.zeros_like(M[lumped])
+        k = np.arange(M.shape[1])
+        ML[:, k, k] = diag
+        M[lumped] = ML
+    return M, fg, mass
+
+
+def solid_mass_properties(specs, positions):
+    """(m, ∫x dm, ∫x xᵀ dm) of solid elements (SolidSpec) whose nodes are at positions
+    ({node label: x}), from their mass matrices: Σ M_ab x_b and Σ M_ab x_a x_bᵀ, exact for
+    the consistent mass (x is interpolated by the same shape functions)."""
+    m, s1, s2 = 0.0, np.zeros(3), np.zeros((3, 3))
+    for shape in SOLID_SHAPES:
+        group = [s for s in specs if s.shape == shape]
+        if not group:
+            continue
+        X = np.array([[positions[n] for n in s.nodes] for s in group], float)
+        M, _, mass = mass_tables(solid_shape(shape), X, np.array([s.density for s in group], float),
+                                 np.array([s.lumped_mass for s in group], bool))
+        m += float(mass.sum())
+        s1 += np.einsum("eab,ebi->i", M, X)
+        s2 += np.einsum("eab,eai,ebj->ij", M, X, X)
+    return m, s1, s2
 
 
 def _linear_shape(corners, space):

@@ -1,10 +1,11 @@
 """Compiled kernels of the solid elements (theory manual §12.0.1–12.0.6): total Lagrangian,
 isoparametric, any shape (the shape enters as tables at the integration points), any
 solid law (engine/core/solid_laws.solid_law), u/p-c pressure unknowns, consistent or
-lumped mass, gravity.
+lumped mass, gravity, the inertial loads of a moving frame (`rigid body kinematics`).
 
 Residual rows (mbdae's r = -f, MBDyn eqs. 12.58–12.60):
-  node force rows     r_u = ⁱk̂ - ᵇf̂          (the node adds β̂̇)
+  node force rows     r_u = ⁱk̂ - ᵇf̂          (the node adds β̂̇ and, in a moving frame,
+                                               the Coriolis load 2 ω₀×β̂)
   momentum rows       r_b = -M u̇              (the node adds β̂)
   hydraulic rows      r_p = ĉ                 (u/p-c only, eq. 12.41)
 with ⁱk̂_a = Σ_g P h0d_a dV, P = F S (eq. 12.26), ĉ_q = Σ_g σ₇ g_q dV.
@@ -13,7 +14,11 @@ algebraic pressures): dCoef ∂r/∂x + ∂r/∂ẋ and ∂r/∂p̂.  Tangent of
 integration point: ∂ⁱk̂_a/∂x_b = (B_aᵀ D B_b + h0d_aᵀ S h0d_b I) dV plus the viscous terms
 B_aᵀ D_d ∂ε̇*/∂x_b, and ∂ⁱk̂_a/∂ẋ_b = B_aᵀ D_d ∂ε̇*/∂ẋ_b dV, with B_a the Voigt map
 δε = B_a δx_a (eq. 12.23) and ε̇* the Voigt form of Ġ* = det F C⁻¹ Ġ C⁻¹ (eq. 12.17),
-differentiated exactly (the derivative through C⁻¹ and det F included)."""
+differentiated exactly (the derivative through C⁻¹ and det F included).
+Body loads ᵇf̂_a = ∫ρ h_a b dV (eq. 12.48) with b = g - ā₀ - ω̄̇₀×x - ω̄₀×ω̄₀×x (eq. 12.46, the
+Coriolis part left to the nodes): the gravity part is ∫ρ h_a dV g, the frame part, with
+x = Σ h_b x_b, is -Σ_b M_ab (ā₀ + A x_b), A = ω̄̇₀× + ω̄₀×ω̄₀× (M the element's mass matrix,
+consistent or lumped; none for elements without inertia), whose Jacobian is dCoef M_ab A."""
 import numpy as np
 
 from mbdae.engine.core.compiled import kernel
@@ -101,14 +106,16 @@ def rate_maps(F, Fd, detF, A, Finv, Ed, T, dGsdF, work):
 
 @kernel
 def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, params, hold, hnew, dt,
-                    Me, inertial, fg, gvec, dcoef, want_jac, bad,
+                    Me, inertial, fg, gvec, frame, w0, wp0, a0, dcoef, want_jac, bad,
                     r_u, r_p, r_b, j_uu, j_up, j_pu, j_pp, j_bu):
     """All elements of one shape: residual blocks r_u (ne, 3N), r_p (ne, Np), r_b (ne, 3N)
     and, when want_jac, the Jacobian blocks j_uu (ne, 3N, 3N), j_up (ne, 3N, Np),
     j_pu (ne, Np, 3N), j_pp (ne, Np, Np), j_bu (ne, 3, N, N) (momentum rows on the node
     velocities, per component).  H (ng, N), dH (ng, N, 3), W (ng,): shape functions, their
     natural derivatives and weights at the integration points; Hp (ng, Np) the pressure
-    interpolation; prow (ne, Np) the rows of the hydraulic unknowns in y.  hnew receives
+    interpolation; prow (ne, Np) the rows of the hydraulic unknowns in y.  frame: the model
+    is written in a moving frame of angular velocity w0, angular acceleration wp0 and origin
+    acceleration a0 (frame components; module docstring).  hnew receives
     the laws' internal state at this iterate.  bad[0] receives the first element with
     det F ≤ 0 (or -1), bad[1] the integration point."""
     ne, N = conn.shape
@@ -143,6 +150,18 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
     DdT = np.empty((6, 6))
     DdG = np.empty((9, 6))
     work = np.empty((5, 3, 3))
+    # Af = A = ω̄̇₀× + ω̄₀×ω̄₀× of the moving frame (the name A is C⁻¹ below)
+    Af = np.empty((3, 3))
+    W0 = np.array([[0.0, -w0[2], w0[1]], [w0[2], 0.0, -w0[0]], [-w0[1], w0[0], 0.0]])
+    for i in range(3):
+        for k in range(3):
+            Af[i, k] = W0[i, 0] * W0[0, k] + W0[i, 1] * W0[1, k] + W0[i, 2] * W0[2, k]
+    Af[0, 1] -= wp0[2]
+    Af[0, 2] += wp0[1]
+    Af[1, 0] += wp0[2]
+    Af[1, 2] -= wp0[0]
+    Af[2, 0] -= wp0[1]
+    Af[2, 1] += wp0[0]
     bad[0] = -1
     bad[1] = -1
     for e in range(ne):
@@ -324,6 +343,23 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
         for a in range(N):
             for i in range(3):
                 r_u[e, 3 * a + i] -= fg[e, a] * gvec[i]
+        if inertial and frame:
+            # the moving frame's loads Σ_b M_ab (ā₀ + A x_b) on the force rows, and dCoef M_ab A
+            for a in range(N):
+                for b in range(N):
+                    mab = Me[e, a, b]
+                    if mab == 0.0:
+                        continue
+                    xb = x[conn[e, b]]
+                    for i in range(3):
+                        s = a0[i]
+                        for k in range(3):
+                            s += Af[i, k] * xb[k]
+                        r_u[e, 3 * a + i] += mab * s
+                    if want_jac:
+                        for i in range(3):
+                            for k in range(3):
+                                j_uu[e, 3 * a + i, 3 * b + k] += dcoef * mab * Af[i, k]
         if inertial:
             for a in range(N):
                 for i in range(3):

@@ -24,7 +24,7 @@ IA_MODES = ("ia_position", "ia_velocity")
 class System:
     def __init__(self, model):
         self.model = model
-        self.nodes = StructuralNodes(model.nodes)
+        self.nodes = StructuralNodes(model.nodes, getattr(model, "rigid_body_kinematics", None))
         self.families = build_families(model, self.nodes)
         self._set_state_keys()
         kind, dim, labels, what = self.nodes.dof_info()

@@ -171,14 +171,19 @@ def check_report(deck):
                  + f"{len(m.dummy_nodes)} dummy)")
     lines.append("elements:")
     lines.append(f"  rigid bodies: {len(m.bodies)}")
-    joints = Counter(s.type for s in m.joints)
+    joints = Counter([s.type for s in m.joints] + ["angular velocity"] * len(m.angular_velocity_joints))
     rbd = m.rigid_body_displacement_joints
     joints += Counter({"rod": len(m.rods)} if m.rods else {})
     joints += Counter({"rigid body displacement joint": len(rbd)} if rbd else {})
-    lines.append(f"  joints: {len(m.joints) + len(m.rods) + len(rbd)}" + _breakdown(joints))
+    lines.append(f"  joints: {len(m.joints) + len(m.rods) + len(rbd) + len(m.angular_velocity_joints)}"
+                 + _breakdown(joints))
     forces = Counter(f"{s.frame}{' internal' if s.node2 is not None else ''} {s.kind}" for s in m.forces)
     lines.append(f"  forces: {len(m.forces)}" + _breakdown(forces))
     lines.append(f"  gravity: {'yes' if m.gravity_vector is not None else 'no'}")
+    if m.rigid_body_kinematics is not None:
+        rbk = m.rigid_body_kinematics
+        lines.append(f"rigid body kinematics: {rbk.kind} ({', '.join(k.replace('_', ' ') for k in rbk.drives)}); "
+                     "nodes, bodies and solids carry the frame's inertial loads")
     s = deck.settings
     if "inverse_dynamics" in s:
         # bodies may sit on static nodes there (the mass matrix is explicit): the inverse
@@ -196,8 +201,11 @@ def check_report(deck):
     lines.append(f"equations: {system.n}")
     method = s.get("method", "ms")
     rho = f", rho {s['rho']:g}" if method not in ("crank nicolson", "implicit euler", "bdf") else ""
+    strategy = s.get("strategy")
+    step = "" if strategy is None else {"factor": ", strategy factor", "change": ", time step from a drive "
+                                        "(strategy change)"}[strategy[0]]
     lines.append(f"problem: initial value, t = {s.get('initial_time', 0.0):g} .. {s.get('final_time', 0.0):g}, "
-                 f"time step {s.get('time_step', 1e-3):g}, method {method}{rho}")
+                 f"time step {s.get('time_step', 1e-3):g}{step}, method {method}{rho}")
     return lines
 
 

@@ -329,7 +329,8 @@ class ReusingSolver:
 
 class CondensedMomentumSolver:
     """Solves J Δ = b with the momentum unknowns β of dynamic displacement nodes eliminated
-    first.  Such a β column has entries only in its node's force rows (β̇: P = I) and in its
+    first.  Such a β column has entries only in its node's force rows (β̇: P = I, or
+    I + 2 dCoef ω̄₀× in a moving frame, engine/core/rbk.py) and in its
     momentum-definition rows (β − M ẋ, eq. 12.58: D = dCoef·I), so with the 3×3 blocks
     W_k = P_k D_k⁻¹ the Schur complement on the kept unknowns z
 

@@ -8,7 +8,10 @@ Rotation unknowns are incremental Gibbs-Rodrigues parameters g about a reference
 orientation R_ref committed after each converged step (G3): R = R(g) R_ref with R_ref
 fixed during the step, so ω = G(g) ġ exactly (at g = 0, ġ = ω).  The family also carries the "automatic structural" inertia
 terms of dynamic nodes: force row β̇, moment row γ̇ + ẋ×β (eq. 8.3), and the β, γ
-parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.
+parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.  With `rigid
+body kinematics` (engine/core/rbk.py) the model is written in a moving frame and these terms
+gain the frame's Coriolis part, 2 ω̄₀×β on the force row and ω̄₀×γ on the moment row
+(eq. 8.42); the momenta stay the relative ones.
 """
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,7 +19,7 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, DIM, kernel_jacobian_views
-from mbdae.engine.core.compiled import node_kinematics, kernel, vcross, vload
+from mbdae.engine.core.compiled import node_kinematics, kernel, vcross, vload, skew
 from mbdae.engine.core.state import IA_POSITION, IA_VELOCITY
 
 I3 = np.eye(3)
@@ -73,8 +76,9 @@ class StructuralNodes:
     """All structural nodes of a model, as arrays."""
     name = "structural node"
 
-    def __init__(self, specs):
+    def __init__(self, specs, frame=None):
         self.specs = list(specs)
+        self.frame = frame             # engine/core/rbk.RigidBodyKinematics of the model, or None
         n = len(self.specs)
         self.n = n
         self.labels = np.array([s.label for s in self.specs], dtype=np.int64)
@@ -184,9 +188,15 @@ class StructuralNodes:
         elif mode == IA_VELOCITY:
             ia_v, ia_w = np.asarray(ctx.ia_v, float), np.asarray(ctx.ia_w, float)
         jac, want_jac = kernel_jacobian_views(self, jac_views)
+        w0 = self._no_frame if self.frame is None else self.frame.inertial_terms(ctx.t)[0]
         node_equations(mode, float(kin.dcoef), self.dyn, self._ib_dyn, self._ic_dyn, ctx.y, ctx.yp,
-                       kin.x, kin.v, kin.w, kin.g, kin.Tw, ia_x, ia_v, ia_w, self.wx, self.wv, want_jac,
+                       kin.x, kin.v, kin.w, kin.g, kin.Tw, ia_x, ia_v, ia_w, self.wx, self.wv, w0, want_jac,
                        *res_views, *jac)
+
+    @cached_property
+    def _no_frame(self):
+        """ω̄₀ = 0: the model is written in the inertial frame."""
+        return np.zeros(3)
 
     @cached_property
     def _no_ia(self):
@@ -199,14 +209,16 @@ class StructuralNodes:
 
 
 @kernel
-def node_equations(mode, dcoef, dyn, ib, ic, y, yp, x, v, w, g, Tw, ia_x, ia_v, ia_w, wx, wv, want_jac,
+def node_equations(mode, dcoef, dyn, ib, ic, y, yp, x, v, w, g, Tw, ia_x, ia_v, ia_w, wx, wv, w0, want_jac,
                    r_x, r_g, r_b, r_c, j_xx, j_gg, j_bb, j_cc, j_xb, j_gc, j_gx, j_gb):
     """The node equations.  Regular steps and the derivatives phase (eqs. 8.1, 8.3): force
-    row β̇, moment row γ̇ + ẋ×β, momentum definitions β, γ (the bodies add the rest).
+    row β̇ + 2 ω̄₀×β, moment row γ̇ + ẋ×β + ω̄₀×γ (ω̄₀ the moving frame's angular velocity,
+    eq. 8.42; zero in the inertial frame), momentum definitions β, γ (the bodies add the rest).
     Initial assembly (§6.1): weighted rows x - x_in, g (positions) or ẋ - v_in, ω - ω_in
     (velocities), and identity rows on the momenta, which are not its unknowns."""
     n = r_x.shape[0]
     assembly = mode == IA_POSITION or mode == IA_VELOCITY
+    w0v = (w0[0], w0[1], w0[2])
     for i in range(n):
         for k in range(3):
             if mode == IA_POSITION:
@@ -250,11 +262,14 @@ def node_equations(mode, dcoef, dyn, ib, ic, y, yp, x, v, w, g, Tw, ia_x, ia_v, 
                 r_b[a, k] = y[b0 + k]
                 r_c[a, k] = y[c0 + k] if rotating else 0.0
         if not assembly:
-            # force row β̇, moment row γ̇ + ẋ×β
-            vxb = vcross(vload(v, i), (y[b0], y[b0 + 1], y[b0 + 2]))
+            # force row β̇ + 2 ω̄₀×β, moment row γ̇ + ẋ×β + ω̄₀×γ
+            beta = (y[b0], y[b0 + 1], y[b0 + 2])
+            vxb = vcross(vload(v, i), beta)
+            wxb = vcross(w0v, beta)
+            wxc = vcross(w0v, (y[c0], y[c0 + 1], y[c0 + 2])) if rotating else (0.0, 0.0, 0.0)
             for k in range(3):
-                r_x[i, k] = yp[b0 + k]
-                r_g[i, k] = (yp[c0 + k] if rotating else 0.0) + vxb[k]
+                r_x[i, k] = yp[b0 + k] + 2.0 * wxb[k]
+                r_g[i, k] = (yp[c0 + k] if rotating else 0.0) + vxb[k] + wxc[k]
         if not want_jac:
             continue
         diag = 1.0 if assembly else dcoef
@@ -263,9 +278,12 @@ def node_equations(mode, dcoef, dyn, ib, ic, y, yp, x, v, w, g, Tw, ia_x, ia_v, 
             j_cc[a, k, k] = diag
         if assembly:
             continue
+        # β̇ + 2 ω̄₀×β on Δβ: I + 2 dCoef ω̄₀×; γ̇ + ω̄₀×γ on Δγ: I + dCoef ω̄₀×
+        W0 = skew(w0v)
         for k in range(3):
-            j_xb[a, k, k] = 1.0
-            j_gc[a, k, k] = 1.0
+            for m in range(3):
+                j_xb[a, k, m] = (1.0 if k == m else 0.0) + 2.0 * dcoef * W0[k][m]
+                j_gc[a, k, m] = (1.0 if k == m else 0.0) + dcoef * W0[k][m]
         # ẋ×β: -β× on Δẋ, dCoef ẋ× on Δβ
         for p in range(3):
             q, r = (p + 1) % 3, (p + 2) % 3

@@ -20,7 +20,7 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.drives import Drive
 
-ELEMENT_KINDS = ("body", "joint", "force", "beam", "inertia")
+ELEMENT_KINDS = ("body", "joint", "force", "beam", "inertia", "solid")
 """MBDyn element types the model namespace knows here (`model::element::<kind>`)."""
 
 _NODE_NAME = re.compile(r"^\s*(X|x|Phi|XP|xP|Omega|omega|E|E313|E321|PE|XPP|xPP|OmegaP|omegaP)\[(\d)\]\s*$")
@@ -257,7 +257,8 @@ def _element_kind(family):
     name = family.name
     if name == "body":
         return "body"
-    if name in ("joint", "rod", "deformable joint", "viscous body", "rigid body displacement joint"):
+    if name in ("joint", "rod", "deformable joint", "viscous body", "angular velocity",
+                "rigid body displacement joint"):
         return "joint"
     if name == "force":
         return "force"
@@ -265,6 +266,8 @@ def _element_kind(family):
         return "beam"
     if name == "inertia":
         return "inertia"
+    if name == "solid":
+        return "solid"
     return None
 
 

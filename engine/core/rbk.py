@@ -1,12 +1,21 @@
 """Rigid body kinematics of the reference frame (MBDyn input manual, control data, "Rigid Body
-Kinematics"; theory manual eq. 12.46): a prescribed motion of the frame the model is written
-in, constant (`const`) or given by template drives (`drive`).  Elements that write loads in
-that moving frame (the body loads of the solid elements: -ρ(a₀ + ω̇ × x + ω × ω × x + 2 ω × ẋ),
-theory manual eq. 12.46) read it from `Model.rigid_body_kinematics`; it is stored as given and
-applied nowhere else (joints, bodies and nodes do not see it).
+Kinematics"; theory manual §8.1.6-8.1.8 and eq. 12.46): the model is written in a frame whose
+motion is prescribed, constant (`const`) or given by template drives (`drive`).  Joints and
+deformable elements do not see it (they involve relative kinematics only; "ground" joints are
+fixed to the moving frame); the elements that carry inertia add the frame's inertial
+(fictitious) loads, from the frame's angular velocity ω̄₀, angular acceleration ω̄̇₀ and
+origin acceleration ā₀ projected in the frame (`inertial_terms`, eq. 8.52):
 
-All vectors are in the global frame; what the input omits is zero (the orientation: the
-identity).  The orientation is a rotation vector (its drive, for the `drive` form)."""
+* the nodes (engine/core/nodes.py): Coriolis on the momenta, 2 ω̄₀×β and ω̄₀×γ (eq. 8.42);
+* the rigid bodies (elements/body.py): the rest of eq. 8.41 (frame acceleration, Euler and
+  centrifugal loads, the Coriolis terms of the body's own offset and inertia);
+* the solid elements (elements/solid_kernel.py): the body load -ρ(ā₀ + ω̄̇₀×x + ω̄₀×ω̄₀×x)
+  of eq. 12.46 with their mass matrix (the Coriolis part -2ρ ω̄₀×ẋ is the nodes' 2 ω̄₀×β̂).
+
+Gravity acts as given, in the frame's components (MBDyn's gravity element does not read the
+frame either).  All vectors are given in the global frame; what the input omits is zero (the
+orientation: the identity).  The orientation is a rotation vector (its drive, for the `drive` form).  As in
+MBDyn, ω̇₀ and a₀ are what the input gives, not derivatives of ω₀ and v₀."""
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -58,6 +67,13 @@ class RigidBodyKinematics:
         """One quantity at time t (zero when not given)."""
         d = self.drives.get(name)
         return np.zeros(3) if d is None else np.asarray(d.value(t), float)
+
+    def inertial_terms(self, t):
+        """(ω̄₀, ω̄̇₀, ā₀) at time t, each (3,) in the moving frame (R₀ᵀ times the global ones,
+        eq. 8.52): what the inertia-carrying elements need."""
+        R0 = rot.exp_rotvec(self.vector("orientation", t)) if "orientation" in self.drives else np.eye(3)
+        return tuple(np.ascontiguousarray(R0.T @ self.vector(name, t))
+                     for name in ("angular_velocity", "angular_acceleration", "acceleration"))
 
     def at(self, t):
         """The frame's motion at time t (FrameMotion)."""

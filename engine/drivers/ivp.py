@@ -48,8 +48,8 @@ class Settings:
     initial_time: float = 0.0
     final_time: float = 1.0
     time_step: float = 1e-3
-    min_time_step: float = None          # default: time_step / 64
-    max_time_step: float = None          # default: time_step
+    min_time_step: float = None          # default: time_step / 64 (strategy change: none)
+    max_time_step: float = None          # default: time_step (strategy change: unlimited)
     method: str = "ms"
     rho: float = 0.6
     tolerance: float = 1e-6
@@ -85,7 +85,8 @@ class Settings:
     progress: object = None              # None: only on a terminal
     keep_results: bool = True
     algebraic_predictor: str = "linear"     # "constant", "linear" or "quadratic" extrapolation
-    strategy: tuple = None                  # None: halving; ("factor", red, n_red, raise, n_raise, min_it[, max_it])
+    strategy: tuple = None                  # None: halving; ("factor", red, n_red, raise, n_raise, min_it[, max_it]);
+                                            # ("change", drive): the step from a drive of time
     eigenanalysis: object = None            # engine.eigen.EigenSettings (`eigenanalysis` card)
     constraint_test_scale: float = None     # `enforce constraint equations` (solvers/newton.py)
 
@@ -150,8 +151,11 @@ class InitialValueProblem:
             refresh_contraction=s.refresh_contraction, constraint_test_scale=s.constraint_test_scale),
             linear=self.linear_solver())
         self.method = make_method(s.method, s.rho)
-        self.min_h = s.min_time_step if s.min_time_step is not None else s.time_step / 64
-        self.max_h = s.max_time_step if s.max_time_step is not None else s.time_step
+        # MBDyn's `strategy: change` has no bounds unless given; mbdae's own default is
+        # halving down to h/64 and doubling back up to h
+        change = s.strategy is not None and s.strategy[0] == "change"
+        self.min_h = s.min_time_step if s.min_time_step is not None else (0.0 if change else s.time_step / 64)
+        self.max_h = s.max_time_step if s.max_time_step is not None else (np.inf if change else s.time_step)
         self.strategy = make_strategy(s.strategy, self.min_h, self.max_h, self.method)
         self.observers = list(observers)
         # the families the driver reads (found by what they offer, not by class)
@@ -418,7 +422,7 @@ class InitialValueProblem:
                     break
                 except (NoConvergence, SimulationDiverged) as e:
                     self.newton.invalidate()
-                    h_next = self.strategy.after_failure(h_try)
+                    h_next = self.strategy.after_failure(h_try, t=hist[0].t + h_try)
                     if h_next is not None:
                         h_try = h_next
                         self.reductions += 1
@@ -438,7 +442,7 @@ class InitialValueProblem:
             self.state = st
             self.publish(st, self.step, h_try, it, err, solconv)
             self._eigen_due(st)
-            h = self.strategy.after_step(h, h_try, it)          # solvers/stepcontrol.py
+            h = self.strategy.after_step(h, h_try, it, t=st.t)   # solvers/stepcontrol.py
             progress.report(self.step, hist[0].t, it)
         progress.close()
 

@@ -44,6 +44,9 @@ def static_model(model, ramp=None):
     displacement nodes become static displacement ones, as MBDyn's `model: static` does), no
     inertia, weights as forces, loads (forces, couples, weights) multiplied by the scalar drive
     `ramp` when given."""
+    if getattr(model, "rigid_body_kinematics", None) is not None:
+        raise ValueError("static analysis of a model with rigid body kinematics is not supported (the frame's "
+                         "inertial loads belong to the inertia a static model drops)")
     m = copy.copy(model)
     m.static_model = True
     m.nodes = [copy.copy(s) for s in model.nodes]

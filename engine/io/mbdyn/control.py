@@ -54,6 +54,8 @@ FAMILY_MESSAGES = {
 RBK_WORDS = (("position", "position"), ("orientation", "orientation"), ("velocity", "velocity"),
              ("angular velocity", "angular_velocity"), ("acceleration", "acceleration"),
              ("angular acceleration", "angular_acceleration"))
+STATIC_RBK = ("rigid body kinematics with model: static (the frame's inertial loads belong to the inertia "
+              "a static model drops)")
 MBDYN_TYPE_ORDER = ("abstract nodes", "structural nodes", "electric nodes", "thermal nodes",
                     "parameter nodes", "hydraulic nodes", "gravity", "rigid bodies", "joints",
                     "joint regularizations", "beams", "plates", "forces")   # order in MBDyn's messages
@@ -125,6 +127,8 @@ class ControlCards:
         the model is converted (weights become forces, engine/drivers/static.py static_model);
         each time step then solves a static equilibrium at the loads of its time."""
         args.expect_keyword("static")
+        if self.model.rigid_body_kinematics is not None:
+            raise card.name.error(not_supported(STATIC_RBK))
         self.static_model = True
         self.model.static_model = True
 
@@ -133,9 +137,9 @@ class ControlCards:
         [, velocity, V] [, angular velocity, W] [, acceleration, A] [, angular acceleration,
         Ẇ];` (manual, control data, "Rigid Body Kinematics"): constant vectors and an
         orientation matrix, or template drives (the orientation as a rotation vector).  Stored
-        as the Model's `rigid_body_kinematics` (engine/core/rbk.py), which only the elements
-        that write loads in the moving frame (the solids' body loads) read; a null constant
-        one is ignored, as MBDyn ignores it."""
+        as the Model's `rigid_body_kinematics` (engine/core/rbk.py): the nodes, rigid bodies
+        and solid elements add the frame's inertial loads; a null constant one is ignored, as
+        MBDyn ignores it."""
         kind = args.expect_keyword("const", "drive")
         given = {}
         for word, name in RBK_WORDS:
@@ -148,6 +152,8 @@ class ControlCards:
         if not given:
             raise card.args[0].error("rigid body kinematics: at least one of position, orientation, "
                                      "velocity, angular velocity, acceleration, angular acceleration expected")
+        if self.static_model:
+            raise card.name.error(not_supported(STATIC_RBK))
         if kind == "const":
             if all(np.array_equal(v, np.eye(3)) if k == "orientation" else not np.any(v) for k, v in given.items()):
                 self.note(card.name, "null rigid body kinematics ignored (as MBDyn does)")
@@ -178,6 +184,15 @@ class ControlCards:
         families' own analytic ones."""
         self.note(card.name, "use automatic differentiation: mbdae assembles its own analytic "
                              "Jacobians (no effect)")
+
+    def cd_initial_assembly_of_deformable(self, card, args):
+        """`initial assembly of deformable and force elements;` (manual, control data): MBDyn
+        lets deformable and force elements take part in its initial assembly; mbdae's initial
+        assembly (§6.1) solves the joints' constraints only, which leaves a model whose
+        deformable elements start undeformed unchanged; said in one note."""
+        self.note(card.name, "initial assembly of deformable and force elements: mbdae's initial "
+                             "assembly involves the joints only (deformable and force elements keep "
+                             "their input configuration)")
 
     def cd_initial_stiffness(self, card, args):
         p = args.real("the position stiffness")
@@ -287,12 +302,12 @@ CONTROL_CARDS = table(
         ("default aerodynamic output", P.card_accepted_note), ("loadable path", P.card_accepted_note),
         ("use automatic differentiation", R.cd_automatic_differentiation),
         ("rigid body kinematics", R.cd_rigid_body_kinematics), ("output meter", R.cd_output_meter),
+        ("initial assembly of deformable and force elements", R.cd_initial_assembly_of_deformable),
         ("finite difference jacobian meter", P.card_accepted_note),
         ("linear solver", P.iv_linear_solver), ("solver", P.iv_linear_solver),
         ("threads", P.iv_threads), ("model", R.cd_model), ("use", R.cd_use),
     ])
 UNSUPPORTED_CONTROL_CARDS = table([
-    ("initial assembly of deformable and force elements", "only joints take part in mbdae's initial assembly"),
     ("make restart file", None), ("load restart file", None),
     ("default scale", "residual scaling"), ("jacobian check", None),
 ])

@@ -347,6 +347,7 @@ class DeckReader(Directives, ProblemCards, ControlCards, NodeCards, ElementCards
         m = self.model
         return dict(
             nodes=Counter(s.kind for s in m.nodes), dummy_nodes=len(m.dummy_nodes),
-            bodies=len(m.bodies), joints=Counter(s.type for s in m.joints), rods=len(m.rods),
+            bodies=len(m.bodies), rods=len(m.rods),
+            joints=Counter([s.type for s in m.joints] + ["angular velocity"] * len(m.angular_velocity_joints)),
             forces=Counter(f"{s.frame} {s.kind}{' internal' if s.node2 is not None else ''}" for s in m.forces),
             gravity=m.gravity_vector is not None)

@@ -35,6 +35,10 @@ class Directives:
                          lambda a, b, k=k, p=prev: float(self.model_anglerel(a, b, p)[k]), 2)
         self.register_model_components()
         register("model::current", self.model_current, 1)
+        # `model::drive(label, t)`: drive caller `label` at t (§2.2.1); a function of its
+        # arguments only (no model state), with its time derivative
+        register("model::drive", lambda label, t: self.model_drive(label).value(t), 2,
+                 derivatives={1: lambda label, t: self.model_drive(label).derivative(t)})
         # model::node::structural and model::element::<type> on the simulation state
         self.namespace = ModelNamespace().register(self.parser)
 
@@ -66,6 +70,13 @@ class Directives:
     def model_anglerel(self, a, b, prev=False):
         """Rotation vector of R_aᵀ R_b."""
         return rot.log_rotvec(self.model_node_frame(a, prev).R.T @ self.model_node_frame(b, prev).R)
+
+    def model_drive(self, label):
+        """The drive caller `label` (defined by the time the expression is evaluated)."""
+        drive = self.drives.get(int(label))
+        if drive is None:
+            raise ValueError(f"model::drive: drive caller {int(label)} is not defined")
+        return drive
 
     def model_current(self, name):
         """`model::current("<name>")`: a value the element being read provides (L, L0)."""

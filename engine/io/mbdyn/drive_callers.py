@@ -22,6 +22,8 @@ from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 UNSUPPORTED_DRIVES = ("timestep", "file", "dof", "node", "meter", "closest next", "random",
                       "sample and hold", "discrete filter", "bistop", "scalar function", "ginac",
                       "frequency sweep", "fourier series", "shared", "socket")
+# model:: functions of their arguments only (no model state), allowed in string drives
+TIME_FUNCTIONS = ("model::drive",)
 
 
 class DriveCallers:
@@ -137,9 +139,10 @@ class DriveCallers:
         except MathError as e:
             raise sw.error(f"math error in string drive: {e}") from None
         # model::node::<type> and model::element::<type> read the simulation state
-        # (engine/privdata.py); the other model:: functions are evaluated on the initial
-        # configuration only, which would be wrong at run time
-        if any(f.name.startswith("model::") and f.state_source is None
+        # (engine/privdata.py); model::drive is a function of its arguments; the other
+        # model:: functions are evaluated on the initial configuration only, which would be
+        # wrong at run time
+        if any(f.name.startswith("model::") and f.state_source is None and f.name not in TIME_FUNCTIONS
                for f in drive.expression.called_functions()):
             raise sw.error(not_supported("model:: functions in string drives (state-dependent drives)"))
         return drive

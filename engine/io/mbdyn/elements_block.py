@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from mbdae.elements.driven import Hint
+from mbdae.elements.solid import solid_mass_properties
 from mbdae.elements.solid_shapes import SOLID_SHAPES, SURFACE_SHAPES
 from mbdae.elements.registry import element_cards
 from mbdae.engine.core.drives import ConstDrive, constant_value
@@ -35,7 +36,7 @@ UNSUPPORTED_JOINTS = (
     "revolute rotation", "cardano pin", "cardano rotation", "universal pin", "universal rotation",
     "plane rotation", "gimbal rotation", "modal", "beam slider",
     "brake", "screw", "plane displacement", "plane displacement pin", "linear velocity",
-    "angular velocity", "linear acceleration", "angular acceleration", "imposed orientation",
+    "linear acceleration", "angular acceleration", "imposed orientation",
     "kinematic", "point contact",
     "coincidence", "total reaction", "gimbal hinge",
     "continuous contact", "hydraulic actuator")
@@ -121,7 +122,8 @@ class ElementCards:
                 raise tw.error(not_supported(f"{shown(tw.text)} (joint)"))
             raise tw.error(f"syntax error: unknown joint type '{tw.text}'")
         m = self.model
-        pools = (m.joints, m.rods, m.deformable, m.viscous_bodies, m.rigid_body_displacement_joints)
+        pools = (m.joints, m.rods, m.deformable, m.viscous_bodies, m.angular_velocity_joints,
+                 m.rigid_body_displacement_joints)
         before = [len(pool) for pool in pools]
         reader(self, self.model, args, label, tw)
         output = self.read_joint_options(args, label)
@@ -154,7 +156,8 @@ class ElementCards:
         """`output: <element type>, labels... | range, a, b` (manual §8.20.4)."""
         w = args.peek()
         kind = args.expect_keyword("joint", "force", "couple", "body", what="an element type")
-        pools = {"joint": self.model.joints + self.model.rods + self.model.rigid_body_displacement_joints,
+        pools = {"joint": self.model.joints + self.model.rods + self.model.angular_velocity_joints
+                 + self.model.rigid_body_displacement_joints,
                  "force": self.model.forces,
                  "couple": self.model.forces, "body": []}
         for label in self.read_label_list(args):
@@ -179,9 +182,11 @@ class ElementCards:
         self.model.gravity(vector, scalar)
 
     def inertia(self, card, args):
-        """`inertia: label, [name,] [position, X] [, orientation, R], body, {all | labels}
-        [, output, ...]` (manual §8.20.3): mass properties of bodies at the initial configuration,
-        written to the .log file."""
+        """`inertia: label, [name,] [position, X] [, orientation, R], <type>, {all | labels}
+        [, ...] [, output, ...]` (manual §8.20.3): mass properties of the selected elements at
+        the initial configuration, written to the .log file.  Types: body, solid (their mass
+        matrices), joint and loadable (MBDyn's only joint with inertia is the modal joint, and
+        mbdae has neither it nor loadable elements: they add nothing; listed labels must exist)."""
         word = args.peek()
         label = args.label("an inertia label")
         name = args.optional_name()
@@ -190,34 +195,48 @@ class ElementCards:
             X = self.read_vec3(args, "abs position")
         if args.is_keyword("orientation"):
             R = self.read_orientation(args, "abs")
-        labels = []
+        selected = {}                  # type -> None (all) or a list of labels
+        families = {"body": "rigid bodies", "joint": "joints", "solid": "solids", "loadable": "loadable elements"}
         while args.more() and args.peek_keyword() != "output":
             tw = args.peek()
-            kind = args.expect_keyword("body", "joint", "solid", "loadable", what="an element type")
-            if kind != "body":
-                raise tw.error(not_supported(f"inertia of {tw.text} elements"))
+            kind = args.expect_keyword(*families, what="an element type")
+            if kind in selected:
+                raise tw.error(f"inertia {label}: {tw.text} elements listed twice")
             if args.is_keyword("all"):
-                labels = None
-            else:
-                while args.more() and args.peek_keyword() not in ("output", "body", "joint"):
-                    labels.append(args.label("a body label"))
-        mode = "log"
+                selected[kind] = None
+                continue
+            labels = selected[kind] = []
+            while args.more() and args.peek_keyword() not in ("output", *families):
+                lw = args.peek()
+                element = args.label(f"a {kind} label")
+                if element in labels:
+                    raise lw.error(f"inertia {label}: {kind} {element} listed twice")
+                if element not in self.element_labels.get(families[kind], set()):
+                    raise lw.error(f"inertia {label}: {kind} {element} is not defined")
+                labels.append(element)
+        mode, ow = "log", None
         if args.is_keyword("output"):
+            ow = args.peek()
             mode = args.expect_keyword("no", "yes", "log", "both", "always")
+            if mode in ("yes", "both"):
+                self.note(ow, f"inertia output '{ow.text}': mbdae writes the inertia summary to the .log "
+                              "file only (not to standard output)")
         if mode == "no":
             return
         if mode == "always":
             # an element recomputed at each step (elements/inertia.py): its private data
+            if selected.get("solid", []) != []:
+                raise ow.error(not_supported("inertia output 'always' of solid elements (rigid bodies only)"))
             self.count("inertia", label, word)
             try:
-                self.model.inertia_element(label, labels, X, R, name or "")
+                self.model.inertia_element(label, selected.get("body", []), X, R, name or "")
             except ValueError as e:
                 raise word.error(str(e)) from None
             self.note(word, f"inertia {label}: output always: its mass properties are recomputed at every "
                             "step for its private data; MBDyn's per-step text output of inertia elements "
                             "is not written")
             return
-        self.log_lines += inertia_summary(label, name, self.model, self.nodes, labels, X, R, word)
+        self.log_lines += inertia_summary(label, name, self.model, self.nodes, selected, X, R)
 
     def bind(self, card, args):
         """`bind: <element label>, <element type>, <parameter node>, {name | string, "<datum>" |
@@ -262,10 +281,11 @@ class ElementCards:
         `element` drive): (label, MBDyn element type, `couple` read as `force`)."""
         lw = args.peek()
         label = args.label("an element label")
-        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", "inertia", what="an element type")
+        kind = args.expect_keyword("joint", "force", "couple", "body", "beam", "inertia", "solid",
+                                   what="an element type")
         kind = {"couple": "force"}.get(kind, kind)
         family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams",
-                  "inertia": "inertia"}[kind]
+                  "inertia": "inertia", "solid": "solids"}[kind]
         if label not in self.element_labels.get(family, set()):
             raise lw.error(f"{what}: {kind} {label} is not defined")
         return label, kind
@@ -324,31 +344,36 @@ def single_term(drive, word, what):
     raise word.error(not_supported(f"{what} with independently driven components"))
 
 
-def inertia_summary(label, name, model, nodes, labels, X, R, word):
-    """Mass, centre of mass and inertia (about it, in frame R) of the selected bodies at the
-    initial configuration, as .log lines."""
-    specs = [b for b in model.bodies if labels is None or b.label in labels]
-    if labels is not None:
-        missing = sorted(set(labels) - {b.label for b in specs})
-        if missing:
-            raise word.error(f"inertia {label}: Body({missing[0]}) is not defined")
-    m, s, J = 0.0, np.zeros(3), np.zeros((3, 3))
-    points = []
-    for b in specs:
+def inertia_summary(label, name, model, nodes, selected, X, R):
+    """Mass, centre of mass and inertia (about it, in frame R) of the selected bodies and
+    solids ({type: None (all) or labels}) at the initial configuration, as .log lines."""
+    def chosen(kind, specs):
+        labels = selected.get(kind, [])
+        return [s for s in specs if labels is None or s.label in labels]
+    bodies = chosen("body", model.bodies)
+    solids = chosen("solid", model.solids)
+    m, s1, s2 = 0.0, np.zeros(3), np.zeros((3, 3))       # ∫dm, ∫x dm, ∫x xᵀ dm (global frame)
+    for b in bodies:
         f = nodes[b.node].frame
         c = f.x + f.R @ b.xcg
-        points.append((b.mass, c, f.R @ b.J_cg @ f.R.T))
+        Jc = f.R @ b.J_cg @ f.R.T
         m += b.mass
-        s += b.mass * c
-    cg = s / m if m else np.zeros(3)
-    for mi, c, Jc in points:
-        d = c - cg
-        J += Jc + mi * (d @ d * I3 - np.outer(d, d))
+        s1 += b.mass * c
+        s2 += b.mass * np.outer(c, c) + 0.5 * np.trace(Jc) * I3 - Jc
+    if solids:
+        ms, m1, m2 = solid_mass_properties(solids, {k: info.frame.x for k, info in nodes.items()})
+        m, s1, s2 = m + ms, s1 + m1, s2 + m2
+    cg = s1 / m if m else np.zeros(3)
+    about_cg = s2 - m * np.outer(cg, cg)
+    J = np.trace(about_cg) * I3 - about_cg
     J_local = R.T @ J @ R
     fmt = lambda a: " ".join(f"{v:.6e}" for v in np.ravel(a))
     head = f"inertia: {label}" + (f" \"{name}\"" if name else "")
-    return [head, f"    mass:        {m:.6e}", f"    J:           {fmt(J_local)}",
-            f"    Xcg:         {fmt(R.T @ (cg - X))}", f"    bodies:      {len(specs)}"]
+    lines = [head, f"    mass:        {m:.6e}", f"    J:           {fmt(J_local)}",
+             f"    Xcg:         {fmt(R.T @ (cg - X))}", f"    bodies:      {len(bodies)}"]
+    if "solid" in selected:
+        lines.append(f"    solids:      {len(solids)}")
+    return lines
 
 
 R = ElementCards

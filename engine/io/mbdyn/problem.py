@@ -113,7 +113,8 @@ class ProblemCards:
 
     def iv_strategy(self, card, args):
         """`strategy: factor, reduction factor, steps before reduction, raise factor, steps
-        before raise, min iterations [, max iterations]` (manual §4.1.1; solvers/stepcontrol.py)."""
+        before raise, min iterations [, max iterations]`, `strategy: no change` and `strategy:
+        change, (DriveCaller) time step pattern` (manual §4.1.1; solvers/stepcontrol.py)."""
         w = args.peek()
         kind = args.expect_keyword("factor", "no change", "change")
         if kind == "factor":
@@ -123,8 +124,8 @@ class ProblemCards:
             if args.more():
                 values.append(args.integer("the maximum iterations"))
             self.settings["strategy"] = tuple(values)
-        elif kind != "nochange":
-            raise w.error(not_supported(f"strategy: {w.text} (mbdae has 'factor' and 'no change')"))
+        elif kind == "change":
+            self.settings["strategy"] = ("change", self.read_drive(args))
 
     def iv_tolerance(self, card, args):
         """`tolerance: {null|r} [, test, kind [, scale]] [, {null|s} [, test, kind]]` (§4.1.2)."""

@@ -20,7 +20,7 @@ from mbdae.engine.core.rbk import RigidBodyKinematics
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae import initial_value_problem
 from samples import SAMPLES, randomize_state, rigid_motion
-from mbdae.elements.solid_meshes import block_mesh
+from mbdae.elements.solid_meshes import box_mesh
 from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic, hookean_linear_viscoelastic_isotropic
 from mbdae.engine.core.state import Context
 from mbdae.engine.io.mbdyn import reference as mr
@@ -389,19 +389,8 @@ def test_rotating_frame_pendulum_equals_the_inertial_spin():
 
 def bar_mesh(nx, h, shape="hexahedron20"):
     """A bar [0, nx h] × [-h/2, h/2]² along x (nx cubes of side h, one element each)."""
-    P0, conn0, _ = block_mesh(shape, 1, h)
-    pts, cons, index = [], [], {}
-    for i in range(nx):
-        for e in conn0:
-            ids = []
-            for p in P0[e] + np.array([i * h, -h / 2, -h / 2]):
-                key = tuple(np.round(p / h * 1e6).astype(np.int64))
-                if key not in index:
-                    index[key] = len(pts)
-                    pts.append(p)
-                ids.append(index[key])
-            cons.append(ids)
-    return np.array(pts), np.array(cons)
+    P, conn, _ = box_mesh(shape, (nx, 1, 1), (nx * h, h, h))
+    return P - np.array([0.0, h / 2, h / 2]), conn
 
 
 def bar_model(P, conn, law, rho, kind="dynamic displacement", velocity=None, shape="hexahedron20"):

@@ -13,7 +13,7 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic, linear_viscoelastic_generic, hookean_matrix
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.elements.solid_shapes import solid_shape
-from mbdae.elements.solid_meshes import block_mesh
+from mbdae.elements.solid_meshes import block_mesh, box_mesh
 
 SHAPES = ("hexahedron8", "hexahedron20", "hexahedron20r", "hexahedron27", "pentahedron15", "tetrahedron10")
 E, NU = 1000.0, 0.3
@@ -204,20 +204,7 @@ def test_cantilever_bending_frequency(shape, n):
     ω = (1.8751)² √(EI/(ρA L⁴)), within the shear/rotary-inertia correction (< 2 %)."""
     L, h, rho = 1.0, 0.1, 1000.0
     nx, ny = n
-    P0, conn, _ = block_mesh(shape, ny, h)
-    # stretch a cube mesh: replicate it along x
-    pts, cons, index = [], [], {}
-    for i in range(nx):
-        for e in conn:
-            ids = []
-            for p in P0[e] + np.array([i * h, 0.0, 0.0]):
-                key = tuple(np.round(p / h * 1e6).astype(np.int64))
-                if key not in index:
-                    index[key] = len(pts)
-                    pts.append(p)
-                ids.append(index[key])
-            cons.append(ids)
-    P, conn = np.array(pts), np.array(cons)
+    P, conn, _ = box_mesh(shape, (nx * ny, ny, ny), (nx * h, h, h))
     system = System(mesh_model(shape, P, conn, hookean_linear_elastic_isotropic(E, 0.0), density=rho,
                                kind="dynamic displacement"))
     fam = system.families[0]

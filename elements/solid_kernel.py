@@ -105,6 +105,25 @@ def rate_maps(F, Fd, detF, A, Finv, Ed, T, dGsdF, work):
 
 
 @kernel
+def reference_gradients(dH, g, X0, nodes, J0, iJ, h0d):
+    """At integration point g of the element on `nodes`: the reference Jacobian
+    ⁰J_ij = Σ_k ∂h_k/∂r_i X_kj (eq. 12.8) into J0, its inverse into iJ and the reference
+    shape-function gradients h0d = h_d ⁰J⁻ᵀ (eq. 12.12) into h0d; returns det ⁰J."""
+    N = nodes.shape[0]
+    for i in range(3):
+        for j in range(3):
+            s = 0.0
+            for k in range(N):
+                s += dH[g, k, i] * X0[nodes[k], j]
+            J0[i, j] = s
+    detJ = inverse3(J0, iJ)
+    for k in range(N):
+        for j in range(3):
+            h0d[k, j] = dH[g, k, 0] * iJ[j, 0] + dH[g, k, 1] * iJ[j, 1] + dH[g, k, 2] * iJ[j, 2]
+    return detJ
+
+
+@kernel
 def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, params, hold, hnew, dt,
                     Me, inertial, fg, gvec, frame, w0, wp0, a0, dcoef, want_jac, bad,
                     r_u, r_p, r_b, j_uu, j_up, j_pu, j_pp, j_bu):
@@ -123,7 +142,6 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
     Np = Hp.shape[1]
     ue = np.empty((N, 3))
     ve = np.empty((N, 3))
-    Xe = np.empty((N, 3))
     pe = np.empty(max(Np, 1))
     J0 = np.empty((3, 3))
     iJ = np.empty((3, 3))
@@ -168,7 +186,6 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
         for k in range(N):
             nd = conn[e, k]
             for i in range(3):
-                Xe[k, i] = X0[nd, i]
                 ue[k, i] = x[nd, i] - X0[nd, i]
                 ve[k, i] = v[nd, i]
         for q in range(Np):
@@ -188,18 +205,7 @@ def solid_equations(conn, X0, x, v, H, dH, W, Hp, prow, y, law_idx, codes, param
                 for s in range(Np):
                     j_pp[e, q, s] = 0.0
         for g in range(ng):
-            # reference Jacobian ⁰J_ij = Σ_k ∂h_k/∂r_i X_kj (eq. 12.8) and h0d = h_d ⁰J⁻ᵀ (eq. 12.12)
-            for i in range(3):
-                for j in range(3):
-                    s = 0.0
-                    for k in range(N):
-                        s += dH[g, k, i] * Xe[k, j]
-                    J0[i, j] = s
-            detJ = inverse3(J0, iJ)
-            dV = detJ * W[g]
-            for k in range(N):
-                for j in range(3):
-                    h0d[k, j] = dH[g, k, 0] * iJ[j, 0] + dH[g, k, 1] * iJ[j, 1] + dH[g, k, 2] * iJ[j, 2]
+            dV = reference_gradients(dH, g, X0, conn[e], J0, iJ, h0d) * W[g]
             # F = I + Σ û_k h0d_kᵀ, Ḟ = Σ û̇_k h0d_kᵀ (eqs. 12.10-12.11)
             for i in range(3):
                 for j in range(3):
@@ -397,16 +403,7 @@ def solid_stresses(conn, X0, x, H, dH, W, Hp, prow, y, law_idx, codes, params, h
     tau = np.empty((3, 3))
     for e in range(ne):
         for g in range(ng):
-            for i in range(3):
-                for j in range(3):
-                    s = 0.0
-                    for k in range(N):
-                        s += dH[g, k, i] * X0[conn[e, k], j]
-                    J0[i, j] = s
-            inverse3(J0, iJ)
-            for k in range(N):
-                for j in range(3):
-                    h0d[k, j] = dH[g, k, 0] * iJ[j, 0] + dH[g, k, 1] * iJ[j, 1] + dH[g, k, 2] * iJ[j, 2]
+            reference_gradients(dH, g, X0, conn[e], J0, iJ, h0d)
             for i in range(3):
                 for j in range(3):
                     s = 1.0 if i == j else 0.0

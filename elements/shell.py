@@ -22,7 +22,7 @@ Formulation (facts from the manual and MBDyn 1.7.3's element):
   and d (1, 0), each point with its own interpolated frame.
 
 EAS parameters as unknowns.  MBDyn keeps β as element-internal algebraic unknowns
-(iGetNumDof 7 or 13, DofOrder::ALGEBRAIC), with the rows r_β = -Σ αw Pᵀσ divided by
+(iGetNumDof 7 or 13, DofOrder::ALGEBRAIC), with the rows r_β = Σ αw Pᵀσ (up to sign) divided by
 dCoef (eq. 11.90, 11.91b).  This family does the same: the β are its own unknowns
 (n_internal, dof_info, set_offset, as the joints' multipliers), so they sit in the
 generated FD-Jacobian checks, the Newton iteration converges β with the nodes (no local
@@ -53,7 +53,8 @@ import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.elements.base import ElementFamily, element_nodes
-from mbdae.elements.shell_kernel import (shell_reference, shell_equations, bilinear, XI_POINTS, XI_NODES)
+from mbdae.elements.shell_kernel import (shell_reference, shell_equations, shell_mean_frames, bilinear, XI_POINTS,
+                                         XI_NODES)
 
 KINDS = ("shell4eas", "shell4easans")
 N_BETA = {"shell4eas": 13, "shell4easans": 7}
@@ -230,9 +231,13 @@ SAMPLES = {"shell": [_shell_sample("shell4easans", "dynamic", 0.0, 0.0, True),
 
 # ---------------------------------------------------------------------- family
 class Shells(ElementFamily):
-    """All shells of one kind."""
+    """All shells of one kind.  State (per element): the step's mean frame T̄ (set on the
+    predicted state of each step, as MBDyn's RRef) and the converged step's σ, ε + ε̂ at the
+    Gauss points (MBDyn's output writes the stresses of the last residual of the step)."""
     name = "shell"
     output_file = "pla"
+    has_state = True
+    has_step_start = True
 
     def __init__(self, specs, nodes, kind):
         super().__init__(specs, nodes)
@@ -329,11 +334,37 @@ class Shells(ElementFamily):
     def _no_out(self):
         return np.zeros((self.ne, 4, 12)), np.zeros((self.ne, 4, 12)), np.zeros((1, 1, 1))
 
+    # ------------------------------------------------------------------ state
+    def mean_frames(self, R):
+        """T̄ (ne, 3, 3) from the node orientations R (nodes.n, 3, 3)."""
+        Tbar = np.empty((self.ne, 3, 3))
+        shell_mean_frames(self.conn, np.ascontiguousarray(R), self.iTa, Tbar)
+        return Tbar
+
+    def initial_state(self):
+        sig = np.broadcast_to(self.sig0[:, None, :], (self.ne, 4, 12)).copy()
+        return {"Tbar": self.mean_frames(self.nodes.R0), "sigma": sig, "eps": np.zeros((self.ne, 4, 12))}
+
+    def begin_step(self, ctx, families):
+        """On the predicted state of a step: T̄ from the predicted node orientations (MBDyn's
+        RRef after the prediction), in a new dict (the committed arrays stay)."""
+        arrays = dict(families.get(self.state_key) or self.initial_state())
+        arrays["Tbar"] = self.mean_frames(ctx.kin.R)
+        families = dict(families)
+        families[self.state_key] = arrays
+        return families
+
+    def commit(self, ctx, arrays):
+        """The converged step's stresses (for the output), with the step's T̄."""
+        sig, eps = self.stresses(ctx)
+        return {"Tbar": arrays["Tbar"], "sigma": sig, "eps": eps}
+
     # ------------------------------------------------------------------ evaluation
     def _call(self, ctx, res, jac, want_jac, out=None):
         kin = ctx.kin
         so, eo, dummy = self._no_out if out is None else (out[0], out[1], None)
-        shell_equations(self.ans, self.nb, float(kin.dcoef), self.conn, kin.x, kin.R, kin.g, kin.G, self.iTa,
+        Tbar = self.state_arrays(ctx)["Tbar"]
+        shell_equations(self.ans, self.nb, float(kin.dcoef), self.conn, kin.x, kin.R, kin.G, Tbar, self.iTa,
                         self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.D, self.sig0,
                         self.boff, ctx.y, want_jac, out is not None, res, jac if want_jac else self._no_out[2],
                         so, eo)
@@ -344,19 +375,24 @@ class Shells(ElementFamily):
         self._call(ctx, res_views[0], jac_views[0] if want else None, want)
 
     def stresses(self, ctx):
-        """(σ, ε + ε̂) at the Gauss points, (ne, 4, 12) each, local frames, MBDyn's order."""
+        """(σ, ε + ε̂) at the Gauss points, (ne, 4, 12) each, local frames, MBDyn's order,
+        computed at ctx (with the T̄ of ctx's step)."""
         sig, eps = np.empty((self.ne, 4, 12)), np.empty((self.ne, 4, 12))
         self._call(ctx, np.empty((self.ne, 24 + self.nb)), None, False, (sig, eps))
         return sig, eps
 
     def resultants(self, ctx):
         """(ne, 12): element-average membrane and bending resultants n₁, n₂, m₁, m₂ (local
-        frames, MBDyn's order), the mean over the Gauss points."""
-        return self.stresses(ctx)[0].mean(axis=1)
+        frames, MBDyn's order), the mean over the Gauss points: of the converged step when
+        ctx carries the family's state, else computed at ctx."""
+        arrays = ctx.families.get(self.state_key) if ctx.families else None
+        sig = arrays["sigma"] if arrays is not None else self.stresses(ctx)[0]
+        return sig.mean(axis=1)
 
     def output_groups(self, ctx):
-        """.pla rows (MBDyn's Shell Output): the label and σ (12) at each of the 4 Gauss points."""
-        sig = self.stresses(ctx)[0].reshape(self.ne, 48)
+        """.pla rows (MBDyn's Shell Output): the label and σ (12) at each of the 4 Gauss points
+        of the converged step."""
+        sig = self.state_arrays(ctx)["sigma"].reshape(self.ne, 48)
         out = np.array([s.output for s in self.specs], bool)
         return [(self.labels[out], sig[out])]
 

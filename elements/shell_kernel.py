@@ -12,7 +12,7 @@ import numpy as np
 
 from mbdae.engine.core.compiled import (kernel, vload, mload, vstore, mstore, vadd, vsub, vscale, vdot, vnorm,
                                         vcross, zero3, eye3, skew, outer, mvec, mcol, mtrans, mtvec, mmul,
-                                        mtmul, madd, msub, mscale, mdiag, eye_plus, cayley_R_G, log_rotvec,
+                                        mtmul, madd, msub, mscale, mdiag, eye_plus, log_rotvec,
                                         gamma_inv)
 from mbdae.elements.hbeam_kernel import gamma_derivative_times
 
@@ -188,22 +188,36 @@ def sym_q(u, n):
 
 # ---------------------------------------------------------------------- reference data
 @kernel
-def element_frame(Tref, Tcur, phit, Hn, want_h):
-    """T̄ = Rot(VecRot(¼ Σ T_ref,n)) (eqs. 11.35-11.36, MBDyn takes the nodes' reference
-    orientations of the step) and φ̃_n = VecRot(T̄ᵀ T_n) (eqs. 11.37-11.38) into phit (4, 3),
-    Γ(φ̃_n)⁻¹ into Hn (4, 3, 3) when want_h."""
+def mean_frame(Tn):
+    """T̄ = Rot(VecRot(¼ Σ T_n)) of the nodal frames Tn (4, 3, 3) (eqs. 11.35-11.36)."""
     avg = mscale(0.0, eye3())
     for n in range(4):
-        avg = madd(avg, mscale(0.25, mload(Tref, n)))
+        avg = madd(avg, mscale(0.25, mload(Tn, n)))
     pb = vecrot(avg)
     a, b, _, _, _, _, _, _, _ = rotation_coefficients2(pb)
-    Tb = eye_plus(a, skew(pb), b)
+    return eye_plus(a, skew(pb), b)
+
+
+@kernel
+def relative_rotations(Tb, Tn, phit, Hn, want_h):
+    """φ̃_n = VecRot(T̄ᵀ T_n) (eqs. 11.37-11.38) into phit (4, 3), Γ(φ̃_n)⁻¹ into Hn (4, 3, 3)
+    when want_h."""
     for n in range(4):
-        p = log_rotvec(mtmul(Tb, mload(Tcur, n)))
+        p = log_rotvec(mtmul(Tb, mload(Tn, n)))
         vstore(phit, n, p)
         if want_h:
             mstore(Hn, n, gamma_inv(p))
-    return Tb
+
+
+@kernel
+def shell_mean_frames(nidx, R, iTa, Tbar):
+    """T̄ (ne, 3, 3) of every element from its nodes' orientations R (MBDyn takes the nodes'
+    reference orientations of the step, i.e. the predicted ones)."""
+    Tn = np.empty((4, 3, 3))
+    for e in range(nidx.shape[0]):
+        for n in range(4):
+            mstore(Tn, n, mmul(mload(R, nidx[e, n]), mload(iTa[e], n)))
+        mstore(Tbar, e, mean_frame(Tn))
 
 
 @kernel
@@ -232,7 +246,8 @@ def shell_reference(X, R0, nb, iTa, A, Lab, alpha, e0, k0, P, bad):
             R = mload(R0[e], n)
             mstore(iTa[e], n, mtmul(R, F))
             mstore(Tn, n, F)
-        Tb = element_frame(Tn, Tn, phit, Hn, False)
+        Tb = mean_frame(Tn)
+        relative_rotations(Tb, Tn, phit, Hn, False)
         for p in range(8):
             bilinear(XI_POINTS[p, 0], XI_POINTS[p, 1], L, dL)
             ph = zero3()
@@ -376,7 +391,7 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
 
 @kernel
 def point_geometric(e, p, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, K):
-    """K (24, 24) -= the second derivative of μ·ε at point p for fixed μ (the geometric part
+    """K (24, 24) += the second derivative of μ·ε at point p for fixed μ (the geometric part
     of eq. 11.84, on (x_n, φ̃_n)): with ñ_k = A n_k, m̃_k = A m_k,
     μ·ε = Σ_k u_k·Rot(φ̃)ñ_k + φ̃,k·Γ(φ̃)m̃_k + const."""
     Ap = mload(A[e], p)
@@ -406,31 +421,31 @@ def point_geometric(e, p, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, K):
             T = mscale(ln * lm, Hpp)
             T = madd(T, madd(mscale(ln * Lab[e, p, m, 0], Cd0), mscale(ln * Lab[e, p, m, 1], Cd1)))
             T = madd(T, madd(mscale(Lab[e, p, n, 0] * lm, mtrans(Cd0)), mscale(Lab[e, p, n, 1] * lm, mtrans(Cd1))))
-            _put3(K, 6 * n + 3, 6 * m + 3, T, -1.0)
+            _put3(K, 6 * n + 3, 6 * m + 3, T, 1.0)
             C = madd(mscale(ln * Lab[e, p, m, 0], Cu0), mscale(ln * Lab[e, p, m, 1], Cu1))
-            _put3(K, 6 * n + 3, 6 * m, C, -1.0)
-            _put3(K, 6 * m, 6 * n + 3, mtrans(C), -1.0)
+            _put3(K, 6 * n + 3, 6 * m, C, 1.0)
+            _put3(K, 6 * m, 6 * n + 3, mtrans(C), 1.0)
 
 
 @kernel
-def shell_equations(ans, nb, dcoef, nidx, x, R, g, G, iTa, A, Lv, Lab, aw, e0, k0, P, D, sig0, boff, y,
+def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, D, sig0, boff, y,
                     want_jac, want_out, res, jac, out_sigma, out_eps):
     """Node loads and EAS rows res (ne, 24 + nb) of the shells with nodes nidx (ne, 4): per
-    node force and moment, then r_β/dCoef (eq. 11.90; MBDyn divides the algebraic rows by
-    dCoef); unless want_jac is False, jac (ne, 24 + nb, 24 + nb) on the Newton increments
+    node force and moment (the element's internal forces, the engine's sign), then r_β/dCoef
+    (eq. 11.90; MBDyn divides the algebraic rows by dCoef); unless want_jac is False, jac (ne, 24 + nb, 24 + nb) on the Newton increments
     (Δẋ_n, Δġ_n of each node, then Δβ).  With want_out: σ (ne, 4, 12) and ε + ε̂ (ne, 4, 12)
     at the Gauss points.
 
-    Residual (MBDyn's sign): f = -Σ_i α_i w_i B_iᵀσ_i, σ = D(ε + Pβ) + σ₀ (eqs. 11.77-11.78,
+    Residual (the engine's sign, opposite to MBDyn's AssRes): f = Σ_i α_i w_i B_iᵀσ_i, σ = D(ε + Pβ) + σ₀ (eqs. 11.77-11.78,
     11.89), with ANS (eqs. 11.68-11.74) replacing ε₁₃, ε₂₃ by interpolation from a, b, c, d.
     B is taken on (x_n, φ̃_n); the node rotation rows are T̄ Γ(φ̃_n)⁻ᵀ f_φ̃n since
-    δφ̃_n = Γ(φ̃_n)⁻¹T̄ᵀθ_n (eq. 11.25).  Jacobian: the exact derivative, -Σ αw (BᵀDB) plus
+    δφ̃_n = Γ(φ̃_n)⁻¹T̄ᵀθ_n (eq. 11.25).  Jacobian: the exact derivative, Σ αw (BᵀDB) plus
     the second derivative of Σ μ·ε for fixed stresses μ (point_geometric), plus the
     derivative of Γ(φ̃_n)⁻ᵀ, chained by θ_n = dCoef G(g_n) Δġ_n, δx_n = dCoef Δẋ_n."""
     ne = nidx.shape[0]
     NP = 8 if ans else 4
     NQ = 24 + nb
-    xn, Tn, Tr = np.empty((4, 3)), np.empty((4, 3, 3)), np.empty((4, 3, 3))
+    xn, Tn = np.empty((4, 3)), np.empty((4, 3, 3))
     phit, Hn = np.empty((4, 3)), np.empty((4, 3, 3))
     ph, Rp, Gp, co = np.empty((8, 3)), np.empty((8, 3, 3)), np.empty((8, 3, 3)), np.empty((8, 9))
     up, dp = np.empty((8, 2, 3)), np.empty((8, 2, 3))
@@ -449,12 +464,9 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, g, G, iTa, A, Lv, Lab, aw, e0, k
         for n in range(4):
             k = nidx[e, n]
             vstore(xn, n, vload(x, k))
-            Rn = mload(R, k)
-            Rg, _ = cayley_R_G(vload(g, k))
-            F = mload(iTa[e], n)
-            mstore(Tn, n, mmul(Rn, F))
-            mstore(Tr, n, mmul(mtmul(Rg, Rn), F))            # R_ref = R(g)ᵀR: the step's reference
-        Tb = element_frame(Tr, Tn, phit, Hn, True)
+            mstore(Tn, n, mmul(mload(R, k), mload(iTa[e], n)))
+        Tb = mload(Tbar, e)                                   # the step's mean frame (shell_mean_frames)
+        relative_rotations(Tb, Tn, phit, Hn, True)
         for j in range(nb):
             beta[j] = y[boff[e, j]]
         for p in range(NP):
@@ -492,12 +504,12 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, g, G, iTa, A, Lv, Lab, aw, e0, k
                 s = 0.0
                 for r in range(12):
                     s += Bi[i, r, c] * sw[i, r]
-                f[c] -= s
+                f[c] += s
             for j in range(nb):
                 s = 0.0
                 for r in range(12):
                     s += P[e, i, r, j] * sw[i, r]
-                f[24 + j] -= s
+                f[24 + j] += s
         for n in range(4):
             fx = (f[6 * n], f[6 * n + 1], f[6 * n + 2])
             fp = (f[6 * n + 3], f[6 * n + 4], f[6 * n + 5])
@@ -529,19 +541,19 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, g, G, iTa, A, Lv, Lab, aw, e0, k
                     s = 0.0
                     for r in range(12):
                         s += Bi[i, r, a] * DB[r, c]
-                    K[a, c] -= s
+                    K[a, c] += s
                 for c in range(nb):
                     s = 0.0
                     for r in range(12):
                         s += Bi[i, r, a] * DP[r, c]
-                    K[a, 24 + c] -= s
-                    K[24 + c, a] -= s
+                    K[a, 24 + c] += s
+                    K[24 + c, a] += s
             for a in range(nb):
                 for c in range(nb):
                     s = 0.0
                     for r in range(12):
                         s += P[e, i, r, a] * DP[r, c]
-                    K[24 + a, 24 + c] -= s
+                    K[24 + a, 24 + c] += s
         # geometric part: the Gauss points' stresses, the ANS points' shear multipliers
         if ans:
             for q in range(4):

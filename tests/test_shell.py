@@ -356,3 +356,83 @@ def test_free_flying_shell_conserves_momentum():
     assert np.abs(x[-1] - x[0]).max() > 0.1                     # it moved
     assert np.abs(P - P[0]).max() < 1e-12 * np.abs(P[0]).max()
     assert np.abs(H - H[0]).max() < 2e-3 * np.abs(H[0]).max()
+
+
+# ------------------------------------------------------------------ deck cards and law
+def test_isotropic_shell_law():
+    """MBDyn's isotropic law (struct/shell.cc): any two of E, ν, G; a third must agree."""
+    E, nu, h = 2.0e11, 0.3, 0.01
+    G = E / (2 * (1 + nu))
+    D = isotropic_shell_law(E=E, nu=nu, thickness=h)
+    C, Db = E * h / (1 - nu ** 2), E * h ** 3 / (12 * (1 - nu ** 2))
+    assert np.isclose(D[0, 0], C) and np.isclose(D[0, 4], nu * C) and np.isclose(D[1, 1], 2 * G * h)
+    assert np.isclose(D[2, 2], G * h) and np.isclose(D[7, 7], Db) and np.isclose(D[7, 9], -nu * Db)
+    assert np.isclose(D[6, 6], 2 * G * h ** 3 / 12) and np.isclose(D[8, 8], 0.01 * G * h ** 3 / 12)
+    assert np.allclose(D, D.T)
+    for kw in ({"E": E, "G": G}, {"nu": nu, "G": G}, {"E": E, "nu": nu, "G": G}):
+        assert np.allclose(isotropic_shell_law(thickness=h, **kw), D, rtol=1e-12)
+    for kw in ({"E": E}, {"E": E, "nu": nu, "G": 1.01 * G}, {"E": E, "G": 0.2 * E}):
+        with pytest.raises(ValueError):
+            isotropic_shell_law(thickness=h, **kw)
+    with pytest.raises(ValueError):
+        isotropic_shell_law(E=E, nu=nu)
+
+
+def _one_element_deck(card_tail, z2=0.0, order="2, 1, 3, 4"):
+    return (sd.cantilever_deck("shell4easans", nx=1, steps=1)
+            .replace("structural: 2, static, 1.0, 0.0, 0.", f"structural: 2, static, 1.0, 0.0, {z2!r}")
+            .replace("shell4easans: 1, 4, 3, 1, 2, isotropic, E, 1000000.0, nu, 0.3, thickness, 0.02",
+                     f"shell4easans: 1, {order}, {card_tail}"))
+
+
+def _deck_model(text, tmp_path):
+    path = tmp_path / "shell.mbd"
+    path.write_text(text)
+    return read_deck(str(path), echo=lambda *a: None).model
+
+
+def test_deck_law_forms_and_prestress(tmp_path):
+    """`isotropic`, `[matr,] 12×12`, `sym` (upper triangle by rows) and `diag` give the laws
+    they spell; `prestress` the 12-vector (a 1×1 cantilever deck with nodes 4, 3, 1, 2)."""
+    D = isotropic_shell_law(E=1e6, nu=0.3, G=None, thickness=0.02, alpha_s=0.8, alpha_t=0.05)
+    full = ", ".join(repr(float(v)) for v in D.ravel())
+    upper = ", ".join(repr(float(D[i, j])) for i in range(12) for j in range(i, 12))
+    s0 = np.arange(1.0, 13.0)
+    pre = ", prestress, " + ", ".join(repr(float(v)) for v in s0)
+    order = "4, 3, 1, 2"
+    for tail in ("isotropic, Young modulus, 1e6, Poisson modulus, 0.3, as, 0.8, at, 0.05, thickness, 0.02",
+                 f"matr, {full}", full, f"sym, {upper}"):
+        m = _deck_model(_one_element_deck(tail + pre, order=order), tmp_path)
+        assert np.allclose(m.shells[0].D, D, rtol=1e-14) and np.allclose(m.shells[0].prestress, s0)
+    m = _deck_model(_one_element_deck("diag, " + ", ".join(map(str, range(1, 13))), order=order), tmp_path)
+    assert np.allclose(m.shells[0].D, np.diag(np.arange(1.0, 13.0))) and not m.shells[0].prestress.any()
+
+
+@pytest.mark.parametrize("z2,order,law,message", [
+    (0.0, "4, 3, 2, 1", None, "self-intersecting quadrilateral (nodes 4, 3, 2, 1"),
+    (1.5, "4, 3, 1, 2", None, "warped beyond 45° at node"),
+    (0.0, "4, 3, 1, 3", None, "repeated node"),
+    (0.0, "4, 3, 1, 2", "isotropic, E, 1e6, nu, 0.3, G, 7e5, thickness, 0.02", "inconsistent"),
+    (0.0, "4, 3, 1, 2", "isotropic, E, 1e6, nu, 0.3", "thickness must be positive"),
+])
+def test_deck_bad_input(tmp_path, z2, order, law, message):
+    """Bad shells stop the reading with one line naming the deck position, the element and
+    its nodes."""
+    text = _one_element_deck(law or "isotropic, E, 1e6, nu, 0.3, thickness, 0.02", z2, order)
+    with pytest.raises(Exception) as err:
+        _deck_model(text, tmp_path)
+    text = str(err.value)
+    assert message in text and "shell.mbd:28" in text and "\n" not in text, text
+
+
+def test_concave_and_zero_area_quads_are_refused():
+    m = Model()
+    for k, x in enumerate([[1, 1, 0], [-1, 1, 0], [0.5, 0.5, 0], [1, -1, 0]], 1):      # node 3 re-entrant
+        m.structural_node(k, "static", position=x)
+    with pytest.raises(ValueError, match="concave quadrilateral at node"):
+        m.shell(1, (1, 2, 3, 4), isotropic_shell_law(E=1.0, nu=0.3, thickness=0.1))
+    m = Model()
+    for k in range(1, 5):
+        m.structural_node(k, "static", position=[0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="zero-area quadrilateral"):
+        m.shell(1, (1, 2, 3, 4), isotropic_shell_law(E=1.0, nu=0.3, thickness=0.1))

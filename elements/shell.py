@@ -55,8 +55,8 @@ import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.elements.base import ElementFamily, element_nodes
-from mbdae.elements.shell_kernel import (shell_reference, shell_equations, shell_mean_frames, bilinear, XI_POINTS,
-                                         XI_NODES)
+from mbdae.elements.shell_kernel import (shell_reference, shell_equations, shell_mean_frames, shell_eas_products,
+                                         bilinear, XI_POINTS, XI_NODES)
 
 KINDS = ("shell4eas", "shell4easans")
 N_BETA = {"shell4eas": 13, "shell4easans": 7}
@@ -232,14 +232,19 @@ def shell_quad(rng, distortion=0.0, warp=0.0, size=1.0):
     return rng.normal(size=3) + P @ Q.T
 
 
-def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False):
+def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False, law="full"):
+    """law: "full" (isotropic plus a random symmetric positive part), "isotropic" (MBDyn's
+    sparse law), "nonsymmetric" (isotropic plus a random full matrix, as `matr` allows)."""
     def sample(model, rng):
         X = shell_quad(rng, distortion, warp)
         for k, x in enumerate(X, start=1):
             model.structural_node(k, node_kind, position=x, orientation=_rotation(rng),
                                   velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
         D = isotropic_shell_law(E=2.0e3, nu=0.3, thickness=0.05, alpha_t=0.2)
-        D = D + 0.05 * np.abs(D).max() * (lambda A: A @ A.T)(rng.normal(size=(12, 12))) / 12
+        if law == "full":
+            D = D + 0.05 * np.abs(D).max() * (lambda A: A @ A.T)(rng.normal(size=(12, 12))) / 12
+        elif law == "nonsymmetric":
+            D = D + 0.05 * np.abs(D).max() * rng.normal(size=(12, 12))
         s0 = rng.normal(size=12) if prestress else None
         model.shell(1, (1, 2, 3, 4), D, kind, prestress=s0)
         if second:             # a neighbour sharing the edge 2-3 (nodes 2, 3 become its 1, 4)
@@ -248,7 +253,7 @@ def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False):
                 model.structural_node(k, node_kind, position=x, orientation=_rotation(rng))
             model.shell(2, (2, 5, 6, 3), D, kind)
         return model
-    sample.__name__ = f"{kind}_{node_kind}_d{distortion}_w{warp}{'_prestress' if prestress else ''}"
+    sample.__name__ = f"{kind}_{node_kind}_d{distortion}_w{warp}_{law}{'_prestress' if prestress else ''}"
     return sample
 
 
@@ -263,7 +268,10 @@ SAMPLES = {"shell": [_shell_sample("shell4easans", "dynamic", 0.0, 0.0, True),
                      _shell_sample("shell4easans", "static", 0.2, 0.1, True),
                      _shell_sample("shell4eas", "dynamic", 0.2, 0.1, True),
                      _shell_sample("shell4eas", "static", 0.0, 0.0, False),
-                     _shell_sample("shell4easans", "dynamic", 0.15, 0.05, False, second=True)]}
+                     _shell_sample("shell4easans", "dynamic", 0.15, 0.05, False, second=True),
+                     _shell_sample("shell4easans", "static", 0.2, 0.1, True, law="isotropic"),
+                     _shell_sample("shell4eas", "dynamic", 0.2, 0.1, True, law="nonsymmetric"),
+                     _shell_sample("shell4easans", "static", 0.1, 0.05, False, second=True, law="nonsymmetric")]}
 
 
 # ---------------------------------------------------------------------- family
@@ -313,7 +321,13 @@ class Shells(ElementFamily):
             bilinear(XI_POINTS[p, 0], XI_POINTS[p, 1], L, dL)
             self.Lv[p] = L
         self.D = np.ascontiguousarray([s.D for s in S])
+        used = (self.D != 0).any(axis=0)                               # (12, 12)
+        self.dcnt = used.sum(axis=1).astype(np.int64)
+        self.dcols = np.zeros((12, 12), np.int64)
+        for r in range(12):
+            self.dcols[r, :self.dcnt[r]] = np.flatnonzero(used[r])
         self.sig0 = np.ascontiguousarray([s.prestress for s in S])
+        self.PT, self.DPw, self.Kbb = shell_eas_products(self.P, self.D, self.aw)
         self.boff = np.zeros((ne, self.nb), np.int64)
 
     @staticmethod
@@ -381,8 +395,8 @@ class Shells(ElementFamily):
         so, eo, dummy = self._no_out if out is None else (out[0], out[1], None)
         Tbar = self.state_arrays(ctx)["Tbar"]
         shell_equations(self.ans, self.nb, float(kin.dcoef), self.conn, kin.x, kin.R, kin.G, Tbar, self.iTa,
-                        self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.D, self.sig0,
-                        self.boff, ctx.y, want_jac, out is not None, res, jac if want_jac else self._no_out[2],
+                        self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.PT, self.DPw, self.Kbb,
+                        self.D, self.dcnt, self.dcols, self.sig0, self.boff, ctx.y, want_jac, out is not None, res, jac if want_jac else self._no_out[2],
                         so, eo)
 
     def evaluate(self, ctx, res_views, jac_views):

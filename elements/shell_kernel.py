@@ -309,6 +309,17 @@ def shell_reference(X, R0, nb, iTa, A, Lab, alpha, e0, k0, P, bad):
                     P[e, i, row, j] = f * s
 
 
+def shell_eas_products(P, D, aw):
+    """(PT (ne, nb, 48), DPw (ne, 48, nb), Kbb (ne, nb, nb)): the constant EAS products of the
+    Jacobian (numpy, once): the Gauss points' P stacked, αw D P stacked and Σ αw PᵀDP."""
+    ne, _, _, nb = P.shape
+    PT = np.ascontiguousarray(P.transpose(0, 3, 1, 2).reshape(ne, nb, 48))
+    DP = np.einsum("erj,eijb,ei->eirb", D, P, aw)
+    DPw = np.ascontiguousarray(DP.reshape(ne, 48, nb))
+    Kbb = np.ascontiguousarray(np.einsum("eira,eirb->eab", P, DP))
+    return PT, DPw, Kbb
+
+
 # ---------------------------------------------------------------------- equations
 @kernel
 def _put3(K, r0, c0, M, s):
@@ -324,8 +335,9 @@ def _get3(K, r0, c0):
 
 
 @kernel
-def _brow(B, r, c0, v):
-    B[r, c0], B[r, c0 + 1], B[r, c0 + 2] = v[0], v[1], v[2]
+def _brow(BT, r, c0, v):
+    """Row r, columns c0..c0+2 of B, stored transposed (BT[c, r])."""
+    BT[c0, r], BT[c0 + 1, r], BT[c0 + 2, r] = v[0], v[1], v[2]
 
 
 @kernel
@@ -352,7 +364,7 @@ def point_kinematics(e, p, Lv, Lab, A, xn, phit, Tb, ph, Rp, Gp, co, up, dp):
 
 
 @kernel
-def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, e0, k0, eps, B):
+def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, e0, k0, eps, BT):
     """Strains ε_k = AᵀRᵀu_k - e0, κ_k = AᵀΓᵀφ̃,k - k0 (eqs. 11.75-11.76) of point p into
     eps (12,) and their derivatives B (12, 24) on (x_n, φ̃_n) (T̄ fixed within the step):
     ∂ε_k/∂x_n = AᵀRᵀT̄ᵀ L_n,k, ∂ε_k/∂φ̃_n = AᵀRᵀ u_k× Γ L_n,
@@ -374,8 +386,8 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
             X = mscale(Lab[e, p, n, k], ARTB)
             Y = mscale(Lv[p, n], Ue)
             for i in range(3):
-                _brow(B, 3 * k + i, 6 * n, X[i])
-                _brow(B, 3 * k + i, 6 * n + 3, Y[i])
+                _brow(BT, 3 * k + i, 6 * n, X[i])
+                _brow(BT, 3 * k + i, 6 * n + 3, Y[i])
         if with_curvature:
             d = vload(dp[p], k)
             kk = vsub(mvec(AGT, d), vload(k0[e, p], k))
@@ -385,15 +397,16 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
             for n in range(4):
                 Y = msub(mscale(Lab[e, p, n, k], AGT), mscale(Lv[p, n], Ld))
                 for i in range(3):
-                    _brow(B, 6 + 3 * k + i, 6 * n, zero3())
-                    _brow(B, 6 + 3 * k + i, 6 * n + 3, Y[i])
+                    _brow(BT, 6 + 3 * k + i, 6 * n, zero3())
+                    _brow(BT, 6 + 3 * k + i, 6 * n + 3, Y[i])
 
 
 @kernel
-def point_geometric(e, p, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, K):
+def point_geometric(e, p, with_curvature, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K):
     """K (24, 24) += the second derivative of μ·ε at point p for fixed μ (the geometric part
     of eq. 11.84, on (x_n, φ̃_n)): with ñ_k = A n_k, m̃_k = A m_k,
-    μ·ε = Σ_k u_k·Rot(φ̃)ñ_k + φ̃,k·Γ(φ̃)m̃_k + const."""
+    μ·ε = Σ_k u_k·Rot(φ̃)ñ_k + φ̃,k·Γ(φ̃)m̃_k + const (the m̃ part only with_curvature).
+    Qn, Un (4, 3, 3): scratch for the per-node sums over k."""
     Ap = mload(A[e], p)
     R, G = mload(Rp, p), mload(Gp, p)
     phi = vload(ph, p)
@@ -401,40 +414,54 @@ def point_geometric(e, p, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, K):
                                           co[p, 6], co[p, 7], co[p, 8])
     Hpp = mscale(0.0, eye3())
     Cu0 = Cu1 = Cd0 = Cd1 = Hpp
+    GTb = mtrans(G)
+    TbT = mtrans(Tb)
     for k in range(2):
         nt = mvec(Ap, (mu[3 * k], mu[3 * k + 1], mu[3 * k + 2]))
-        mt = mvec(Ap, (mu[6 + 3 * k], mu[7 + 3 * k], mu[8 + 3 * k]))
         u = vload(up[p], k)
-        d = vload(dp[p], k)
         Hpp = madd(Hpp, quadratic_hessian(a, ap, app, b, bp, bpp, phi, vcross(nt, u), sym_q(u, nt)))
-        Hpp = madd(Hpp, quadratic_hessian(b, bp, bpp, c, cp, cpp, phi, vcross(mt, d), sym_q(d, mt)))
-        Cu = mmul(mmul(mtrans(G), skew(mvec(R, nt))), mtrans(Tb))      # ∂²/∂φ∂y,k = Γᵀ(Rñ)× T̄ᵀ
-        Cd = mtrans(gamma_derivative_times(phi, mt))                    # ∂²/∂φ∂φ̃,k = 𝓛(φ̃, m̃)ᵀ
+        Cu = mmul(mmul(GTb, skew(mvec(R, nt))), TbT)                    # ∂²/∂φ∂y,k = Γᵀ(Rñ)× T̄ᵀ
+        Cd = Hpp
+        if with_curvature:
+            mt = mvec(Ap, (mu[6 + 3 * k], mu[7 + 3 * k], mu[8 + 3 * k]))
+            d = vload(dp[p], k)
+            Hpp = madd(Hpp, quadratic_hessian(b, bp, bpp, c, cp, cpp, phi, vcross(mt, d), sym_q(d, mt)))
+            Cd = mtrans(gamma_derivative_times(phi, mt))                # ∂²/∂φ∂φ̃,k = 𝓛(φ̃, m̃)ᵀ
         if k == 0:
             Cu0, Cd0 = Cu, Cd
         else:
             Cu1, Cd1 = Cu, Cd
     for n in range(4):
+        l0, l1 = Lab[e, p, n, 0], Lab[e, p, n, 1]
+        mstore(Un, n, madd(mscale(l0, Cu0), mscale(l1, Cu1)))
+        if with_curvature:
+            mstore(Qn, n, madd(mscale(l0, mtrans(Cd0)), mscale(l1, mtrans(Cd1))))
+    # T_nm = L_n L_m H + L_n Q_mᵀ + L_m Q_n, C_nm = L_n U_m
+    for n in range(4):
         ln = Lv[p, n]
         for m in range(4):
             lm = Lv[p, m]
-            T = mscale(ln * lm, Hpp)
-            T = madd(T, madd(mscale(ln * Lab[e, p, m, 0], Cd0), mscale(ln * Lab[e, p, m, 1], Cd1)))
-            T = madd(T, madd(mscale(Lab[e, p, n, 0] * lm, mtrans(Cd0)), mscale(Lab[e, p, n, 1] * lm, mtrans(Cd1))))
-            _put3(K, 6 * n + 3, 6 * m + 3, T, 1.0)
-            C = madd(mscale(ln * Lab[e, p, m, 0], Cu0), mscale(ln * Lab[e, p, m, 1], Cu1))
-            _put3(K, 6 * n + 3, 6 * m, C, 1.0)
-            _put3(K, 6 * m, 6 * n + 3, mtrans(C), 1.0)
+            for i in range(3):
+                for j in range(3):
+                    t = ln * lm * Hpp[i][j]
+                    if with_curvature:
+                        t += ln * Qn[m, j, i] + lm * Qn[n, i, j]
+                    K[6 * n + 3 + i, 6 * m + 3 + j] += t
+                    cu = ln * Un[m, i, j]
+                    K[6 * n + 3 + i, 6 * m + j] += cu
+                    K[6 * m + j, 6 * n + 3 + i] += cu
 
 
 @kernel
-def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, D, sig0, boff, y,
-                    want_jac, want_out, res, jac, out_sigma, out_eps):
+def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, PT, DPw, Kbb, D, dcnt,
+                    dcols, sig0, boff, y, want_jac, want_out, res, jac, out_sigma, out_eps):
     """Node loads and EAS rows res (ne, 24 + nb) of the shells with nodes nidx (ne, 4): per
     node force and moment (the element's internal forces, the engine's sign), then r_β/dCoef
     (eq. 11.90; MBDyn divides the algebraic rows by dCoef); unless want_jac is False, jac (ne, 24 + nb, 24 + nb) on the Newton increments
     (Δẋ_n, Δġ_n of each node, then Δβ).  With want_out: σ (ne, 4, 12) and ε + ε̂ (ne, 4, 12)
-    at the Gauss points.
+    at the Gauss points.  dcnt (12,), dcols (12, 12): the columns where some element's law
+    has a nonzero entry, per row; PT (ne, nb, 48), DPw (ne, 48, nb), Kbb (ne, nb, nb): the
+    Gauss points' P stacked, αw D P stacked and Σ αw PᵀDP (shell_eas_products).
 
     Residual (the engine's sign, opposite to MBDyn's AssRes): f = Σ_i α_i w_i B_iᵀσ_i, σ = D(ε + Pβ) + σ₀ (eqs. 11.77-11.78,
     11.89), with ANS (eqs. 11.68-11.74) replacing ε₁₃, ε₂₃ by interpolation from a, b, c, d.
@@ -449,16 +476,18 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
     phit, Hn = np.empty((4, 3)), np.empty((4, 3, 3))
     ph, Rp, Gp, co = np.empty((8, 3)), np.empty((8, 3, 3)), np.empty((8, 3, 3)), np.empty((8, 9))
     up, dp = np.empty((8, 2, 3)), np.empty((8, 2, 3))
-    Bi = np.zeros((4, 12, 24))
-    BA = np.zeros((4, 12, 24))
+    Bi = np.zeros((4, 24, 12))            # B (12, 24) per Gauss point, transposed
+    BA = np.zeros((4, 24, 12))
     epsi = np.zeros((4, 12))
     epsA = np.zeros((4, 12))
     sw = np.zeros((4, 12))
     muA = np.zeros((4, 12))
-    DB = np.zeros((12, 24))
-    DP = np.zeros((12, nb))
+    BTs, DBs = np.zeros((24, 48)), np.zeros((48, 24))
+    Kqq, Kqb, Kbq = np.zeros((24, 24)), np.zeros((24, nb)), np.zeros((nb, 24))
     K = np.zeros((NQ, NQ))
     f = np.zeros(NQ)
+    Qn, Un = np.zeros((4, 3, 3)), np.zeros((4, 3, 3))
+    RowT, Cm = np.empty((4, 3, 3)), np.empty((4, 3, 3))
     beta = np.zeros(nb)
     for e in range(ne):
         for n in range(4):
@@ -480,8 +509,8 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 epsi[i, 2] = ANS_13[i, 0] * epsA[0, 2] + ANS_13[i, 2] * epsA[2, 2]
                 epsi[i, 5] = ANS_23[i, 1] * epsA[1, 5] + ANS_23[i, 3] * epsA[3, 5]
                 for c in range(24):
-                    Bi[i, 2, c] = ANS_13[i, 0] * BA[0, 2, c] + ANS_13[i, 2] * BA[2, 2, c]
-                    Bi[i, 5, c] = ANS_23[i, 1] * BA[1, 5, c] + ANS_23[i, 3] * BA[3, 5, c]
+                    Bi[i, c, 2] = ANS_13[i, 0] * BA[0, c, 2] + ANS_13[i, 2] * BA[2, c, 2]
+                    Bi[i, c, 5] = ANS_23[i, 1] * BA[1, c, 5] + ANS_23[i, 3] * BA[3, c, 5]
         # stresses and the residual
         for c in range(NQ):
             f[c] = 0.0
@@ -503,7 +532,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             for c in range(24):
                 s = 0.0
                 for r in range(12):
-                    s += Bi[i, r, c] * sw[i, r]
+                    s += Bi[i, c, r] * sw[i, r]
                 f[c] += s
             for j in range(nb):
                 s = 0.0
@@ -521,39 +550,33 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             res[e, 24 + j] = f[24 + j] / dcoef
         if not want_jac:
             continue
-        # Jacobian on (x_n, φ̃_n, β): material part
-        K[:, :] = 0.0
+        # Jacobian on (x_n, φ̃_n, β): material part Σ αw [BᵀDB, BᵀDP; PᵀDB, PᵀDP] as products
+        # of the Gauss points' stacked B (BTs: (24, 48)) with (αw DB) stacked (DBs: (48, 24));
+        # αw DP, P and PᵀDP are constant (DPw, PT, Kbb from the reference)
         for i in range(4):
             w = aw[e, i]
+            for c in range(24):
+                for r in range(12):
+                    BTs[c, 12 * i + r] = Bi[i, c, r]
             for r in range(12):
                 for c in range(24):
-                    s = 0.0
-                    for j in range(12):
-                        s += D[e, r, j] * Bi[i, j, c]
-                    DB[r, c] = w * s
-                for c in range(nb):
-                    s = 0.0
-                    for j in range(12):
-                        s += D[e, r, j] * P[e, i, j, c]
-                    DP[r, c] = w * s
-            for a in range(24):
-                for c in range(24):
-                    s = 0.0
-                    for r in range(12):
-                        s += Bi[i, r, a] * DB[r, c]
-                    K[a, c] += s
-                for c in range(nb):
-                    s = 0.0
-                    for r in range(12):
-                        s += Bi[i, r, a] * DP[r, c]
-                    K[a, 24 + c] += s
-                    K[24 + c, a] += s
-            for a in range(nb):
-                for c in range(nb):
-                    s = 0.0
-                    for r in range(12):
-                        s += P[e, i, r, a] * DP[r, c]
-                    K[24 + a, 24 + c] += s
+                    t = 0.0
+                    for q in range(dcnt[r]):
+                        j = dcols[r, q]
+                        t += D[e, r, j] * Bi[i, c, j]
+                    DBs[12 * i + r, c] = w * t
+        np.dot(BTs, DBs, Kqq)
+        np.dot(BTs, DPw[e], Kqb)
+        np.dot(PT[e], DBs, Kbq)
+        for a in range(24):
+            for c in range(24):
+                K[a, c] = Kqq[a, c]
+            for c in range(nb):
+                K[a, 24 + c] = Kqb[a, c]
+                K[24 + c, a] = Kbq[c, a]
+        for a in range(nb):
+            for c in range(nb):
+                K[24 + a, 24 + c] = Kbb[e, a, c]
         # geometric part: the Gauss points' stresses, the ANS points' shear multipliers
         if ans:
             for q in range(4):
@@ -567,13 +590,13 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 s2, s5 = sw[i, 2], sw[i, 5]
                 sw[i, 2] = 0.0
                 sw[i, 5] = 0.0
-                point_geometric(e, i, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, K)
+                point_geometric(e, i, True, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
                 sw[i, 2], sw[i, 5] = s2, s5
             for q in range(4):
-                point_geometric(e, 4 + q, muA[q], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, K)
+                point_geometric(e, 4 + q, False, muA[q], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
         else:
             for i in range(4):
-                point_geometric(e, i, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, K)
+                point_geometric(e, i, True, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
         # rows: θ_n = T̄ Γ(φ̃_n)⁻ᵀ (·), plus ∂(Γ⁻ᵀ v)/∂φ̃_n = Γ⁻ᵀ 𝓛(-φ̃_n, Γ⁻ᵀ v) (its Γ⁻ᵀ with the rows')
         # columns: x_n ← dCoef Δẋ_n, φ̃_n ← Γ(φ̃_n)⁻¹ T̄ᵀ dCoef G_n Δġ_n, β ← Δβ
         for n in range(4):
@@ -583,15 +606,15 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             _put3(K, 6 * n + 3, 6 * n + 3, gamma_derivative_times(vscale(-1.0, vload(phit, n)), v), 1.0)
         jac_e = jac[e]
         for n in range(4):
-            RowT = mmul(Tb, mtrans(mload(Hn, n)))            # T̄ Γ⁻ᵀ
+            mstore(RowT, n, mmul(Tb, mtrans(mload(Hn, n))))                 # T̄ Γ⁻ᵀ
+            mstore(Cm, n, mmul(mmul(mload(Hn, n), mtrans(Tb)), mload(G, nidx[e, n])))   # Γ⁻¹ T̄ᵀ G
+        for n in range(4):
+            Rn = mload(RowT, n)
             for m in range(4):
-                Cm = mscale(dcoef, mmul(mmul(mload(Hn, m), mtrans(Tb)), mload(G, nidx[e, m])))
-                Kxx = _get3(K, 6 * n, 6 * m)
-                Kxp = _get3(K, 6 * n, 6 * m + 3)
-                Kpx = _get3(K, 6 * n + 3, 6 * m)
-                Kpp = _get3(K, 6 * n + 3, 6 * m + 3)
-                blocks = (mscale(dcoef, Kxx), mmul(Kxp, Cm), mscale(dcoef, mmul(RowT, Kpx)),
-                          mmul(mmul(RowT, Kpp), Cm))
+                C = mload(Cm, m)
+                blocks = (mscale(dcoef, _get3(K, 6 * n, 6 * m)), mscale(dcoef, mmul(_get3(K, 6 * n, 6 * m + 3), C)),
+                          mscale(dcoef, mmul(Rn, _get3(K, 6 * n + 3, 6 * m))),
+                          mscale(dcoef, mmul(mmul(Rn, _get3(K, 6 * n + 3, 6 * m + 3)), C)))
                 for bk in range(4):
                     r0 = 6 * n + 3 * (bk // 2)
                     c0 = 6 * m + 3 * (bk % 2)
@@ -600,18 +623,15 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                         for j in range(3):
                             jac_e[r0 + i, c0 + j] = M[i][j]
             for j in range(nb):
-                vx = (K[6 * n, 24 + j], K[6 * n + 1, 24 + j], K[6 * n + 2, 24 + j])
-                vp = mvec(RowT, (K[6 * n + 3, 24 + j], K[6 * n + 4, 24 + j], K[6 * n + 5, 24 + j]))
+                vp = mvec(Rn, (K[6 * n + 3, 24 + j], K[6 * n + 4, 24 + j], K[6 * n + 5, 24 + j]))
                 for i in range(3):
-                    jac_e[6 * n + i, 24 + j] = vx[i]
+                    jac_e[6 * n + i, 24 + j] = K[6 * n + i, 24 + j]
                     jac_e[6 * n + 3 + i, 24 + j] = vp[i]
         for j in range(nb):
             for m in range(4):
-                Cm = mmul(mmul(mload(Hn, m), mtrans(Tb)), mload(G, nidx[e, m]))
-                vx = (K[24 + j, 6 * m], K[24 + j, 6 * m + 1], K[24 + j, 6 * m + 2])
-                vp = mtvec(Cm, (K[24 + j, 6 * m + 3], K[24 + j, 6 * m + 4], K[24 + j, 6 * m + 5]))
+                vp = mtvec(mload(Cm, m), (K[24 + j, 6 * m + 3], K[24 + j, 6 * m + 4], K[24 + j, 6 * m + 5]))
                 for i in range(3):
-                    jac_e[24 + j, 6 * m + i] = vx[i]
+                    jac_e[24 + j, 6 * m + i] = K[24 + j, 6 * m + i]
                     jac_e[24 + j, 6 * m + 3 + i] = vp[i]
             for c in range(nb):
                 jac_e[24 + j, 24 + c] = K[24 + j, 24 + c] / dcoef

@@ -487,7 +487,6 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
     K = np.zeros((NQ, NQ))
     f = np.zeros(NQ)
     Qn, Un = np.zeros((4, 3, 3)), np.zeros((4, 3, 3))
-    RowT, Cm = np.empty((4, 3, 3)), np.empty((4, 3, 3))
     beta = np.zeros(nb)
     for e in range(ne):
         for n in range(4):
@@ -604,34 +603,26 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             fp = (f[6 * n + 3], f[6 * n + 4], f[6 * n + 5])
             v = mvec(HT, fp)
             _put3(K, 6 * n + 3, 6 * n + 3, gamma_derivative_times(vscale(-1.0, vload(phit, n)), v), 1.0)
+        # rows θ_n ← T̄ Γ⁻ᵀ (φ̃_n rows), columns φ̃_m → Γ⁻¹ T̄ᵀ G_m Δġ_m, then dCoef on the node
+        # block (both x and θ columns carry it), 1/dCoef on the EAS block
+        for n in range(4):
+            Rn = mtrans(mmul(mload(Hn, n), mtrans(Tb)))                 # T̄ Γ⁻ᵀ
+            for c in range(NQ):
+                v = mvec(Rn, (K[6 * n + 3, c], K[6 * n + 4, c], K[6 * n + 5, c]))
+                K[6 * n + 3, c], K[6 * n + 4, c], K[6 * n + 5, c] = v[0], v[1], v[2]
+        for m in range(4):
+            C = mmul(mmul(mload(Hn, m), mtrans(Tb)), mload(G, nidx[e, m]))   # Γ⁻¹ T̄ᵀ G
+            for r in range(NQ):
+                v = mtvec(C, (K[r, 6 * m + 3], K[r, 6 * m + 4], K[r, 6 * m + 5]))
+                K[r, 6 * m + 3], K[r, 6 * m + 4], K[r, 6 * m + 5] = v[0], v[1], v[2]
         jac_e = jac[e]
-        for n in range(4):
-            mstore(RowT, n, mmul(Tb, mtrans(mload(Hn, n))))                 # T̄ Γ⁻ᵀ
-            mstore(Cm, n, mmul(mmul(mload(Hn, n), mtrans(Tb)), mload(G, nidx[e, n])))   # Γ⁻¹ T̄ᵀ G
-        for n in range(4):
-            Rn = mload(RowT, n)
-            for m in range(4):
-                C = mload(Cm, m)
-                blocks = (mscale(dcoef, _get3(K, 6 * n, 6 * m)), mscale(dcoef, mmul(_get3(K, 6 * n, 6 * m + 3), C)),
-                          mscale(dcoef, mmul(Rn, _get3(K, 6 * n + 3, 6 * m))),
-                          mscale(dcoef, mmul(mmul(Rn, _get3(K, 6 * n + 3, 6 * m + 3)), C)))
-                for bk in range(4):
-                    r0 = 6 * n + 3 * (bk // 2)
-                    c0 = 6 * m + 3 * (bk % 2)
-                    M = blocks[bk]
-                    for i in range(3):
-                        for j in range(3):
-                            jac_e[r0 + i, c0 + j] = M[i][j]
-            for j in range(nb):
-                vp = mvec(Rn, (K[6 * n + 3, 24 + j], K[6 * n + 4, 24 + j], K[6 * n + 5, 24 + j]))
-                for i in range(3):
-                    jac_e[6 * n + i, 24 + j] = K[6 * n + i, 24 + j]
-                    jac_e[6 * n + 3 + i, 24 + j] = vp[i]
-        for j in range(nb):
-            for m in range(4):
-                vp = mtvec(mload(Cm, m), (K[24 + j, 6 * m + 3], K[24 + j, 6 * m + 4], K[24 + j, 6 * m + 5]))
-                for i in range(3):
-                    jac_e[24 + j, 6 * m + i] = K[24 + j, 6 * m + i]
-                    jac_e[24 + j, 6 * m + 3 + i] = vp[i]
-            for c in range(nb):
-                jac_e[24 + j, 24 + c] = K[24 + j, 24 + c] / dcoef
+        for r in range(24):
+            for c in range(24):
+                jac_e[r, c] = dcoef * K[r, c]
+            for c in range(24, NQ):
+                jac_e[r, c] = K[r, c]
+        for r in range(24, NQ):
+            for c in range(24):
+                jac_e[r, c] = K[r, c]
+            for c in range(24, NQ):
+                jac_e[r, c] = K[r, c] / dcoef

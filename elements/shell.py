@@ -54,7 +54,7 @@ from functools import cached_property
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
-from mbdae.elements.base import ElementFamily, element_nodes
+from mbdae.elements.base import ElementFamily, element_nodes, random_rotation
 from mbdae.elements.shell_kernel import (shell_reference, shell_equations, shell_mean_frames, shell_eas_products,
                                          bilinear, XI_POINTS, XI_NODES)
 
@@ -238,7 +238,7 @@ def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False, la
     def sample(model, rng):
         X = shell_quad(rng, distortion, warp)
         for k, x in enumerate(X, start=1):
-            model.structural_node(k, node_kind, position=x, orientation=_rotation(rng),
+            model.structural_node(k, node_kind, position=x, orientation=random_rotation(rng),
                                   velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
         D = isotropic_shell_law(E=2.0e3, nu=0.3, thickness=0.05, alpha_t=0.2)
         if law == "full":
@@ -250,18 +250,11 @@ def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False, la
         if second:             # a neighbour sharing the edge 2-3 (nodes 2, 3 become its 1, 4)
             Y = X[[1, 2]] + (X[1] - X[0])
             for k, x in enumerate(Y, start=5):
-                model.structural_node(k, node_kind, position=x, orientation=_rotation(rng))
+                model.structural_node(k, node_kind, position=x, orientation=random_rotation(rng))
             model.shell(2, (2, 5, 6, 3), D, kind)
         return model
     sample.__name__ = f"{kind}_{node_kind}_d{distortion}_w{warp}_{law}{'_prestress' if prestress else ''}"
     return sample
-
-
-def _rotation(rng):
-    from_vec = rng.normal(size=3)
-    th = np.linalg.norm(from_vec)
-    K = np.array([[0, -from_vec[2], from_vec[1]], [from_vec[2], 0, -from_vec[0]], [-from_vec[1], from_vec[0], 0]])
-    return np.eye(3) + np.sin(th) / th * K + (1 - np.cos(th)) / th ** 2 * K @ K
 
 
 SAMPLES = {"shell": [_shell_sample("shell4easans", "dynamic", 0.0, 0.0, True),
@@ -396,8 +389,8 @@ class Shells(ElementFamily):
         Tbar = self.state_arrays(ctx)["Tbar"]
         shell_equations(self.ans, self.nb, float(kin.dcoef), self.conn, kin.x, kin.R, kin.G, Tbar, self.iTa,
                         self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.PT, self.DPw, self.Kbb,
-                        self.D, self.dcnt, self.dcols, self.sig0, self.boff, ctx.y, want_jac, out is not None, res, jac if want_jac else self._no_out[2],
-                        so, eo)
+                        self.D, self.dcnt, self.dcols, self.sig0, self.boff, ctx.y, want_jac, out is not None, res,
+                        jac if want_jac else self._no_out[2], so, eo)
 
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call (shell_equations) over all shells of this kind."""

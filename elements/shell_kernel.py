@@ -132,7 +132,8 @@ def rotation_coefficients2(phi):
     t4 = t2 * t2
     return (s / t, omc / t2, (t - s) / (t2 * t), (t * co - s) / (t2 * t), (t * s - 2.0 * omc) / t4,
             (t * omc - 3.0 * (t - s)) / (t4 * t), (3.0 * s - t2 * s - 3.0 * t * co) / (t4 * t),
-            (t2 * co - 5.0 * t * s + 8.0 * omc) / (t4 * t2), (8.0 * t + 7.0 * t * co + t2 * s - 15.0 * s) / (t4 * t2 * t))
+            (t2 * co - 5.0 * t * s + 8.0 * omc) / (t4 * t2),
+            (8.0 * t + 7.0 * t * co + t2 * s - 15.0 * s) / (t4 * t2 * t))
 
 
 @kernel
@@ -329,12 +330,6 @@ def _put3(K, r0, c0, M, s):
 
 
 @kernel
-def _get3(K, r0, c0):
-    return ((K[r0, c0], K[r0, c0 + 1], K[r0, c0 + 2]), (K[r0 + 1, c0], K[r0 + 1, c0 + 1], K[r0 + 1, c0 + 2]),
-            (K[r0 + 2, c0], K[r0 + 2, c0 + 1], K[r0 + 2, c0 + 2]))
-
-
-@kernel
 def _brow(BT, r, c0, v):
     """Row r, columns c0..c0+2 of B, stored transposed (BT[c, r])."""
     BT[c0, r], BT[c0 + 1, r], BT[c0 + 2, r] = v[0], v[1], v[2]
@@ -457,18 +452,20 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                     dcols, sig0, boff, y, want_jac, want_out, res, jac, out_sigma, out_eps):
     """Node loads and EAS rows res (ne, 24 + nb) of the shells with nodes nidx (ne, 4): per
     node force and moment (the element's internal forces, the engine's sign), then r_β/dCoef
-    (eq. 11.90; MBDyn divides the algebraic rows by dCoef); unless want_jac is False, jac (ne, 24 + nb, 24 + nb) on the Newton increments
-    (Δẋ_n, Δġ_n of each node, then Δβ).  With want_out: σ (ne, 4, 12) and ε + ε̂ (ne, 4, 12)
-    at the Gauss points.  dcnt (12,), dcols (12, 12): the columns where some element's law
-    has a nonzero entry, per row; PT (ne, nb, 48), DPw (ne, 48, nb), Kbb (ne, nb, nb): the
-    Gauss points' P stacked, αw D P stacked and Σ αw PᵀDP (shell_eas_products).
+    (eq. 11.90; MBDyn divides the algebraic rows by dCoef); unless want_jac is False, jac
+    (ne, 24 + nb, 24 + nb) on the Newton increments (Δẋ_n, Δġ_n of each node, then Δβ).
+    With want_out: σ and ε + ε̂ (ne, 4, 12) at the Gauss points.  dcnt (12,), dcols (12, 12):
+    per row, the columns where some element's law has a nonzero entry; PT (ne, nb, 48),
+    DPw (ne, 48, nb), Kbb (ne, nb, nb): the Gauss points' P stacked, αw D P stacked and
+    Σ αw PᵀDP (shell_eas_products).
 
-    Residual (the engine's sign, opposite to MBDyn's AssRes): f = Σ_i α_i w_i B_iᵀσ_i, σ = D(ε + Pβ) + σ₀ (eqs. 11.77-11.78,
-    11.89), with ANS (eqs. 11.68-11.74) replacing ε₁₃, ε₂₃ by interpolation from a, b, c, d.
-    B is taken on (x_n, φ̃_n); the node rotation rows are T̄ Γ(φ̃_n)⁻ᵀ f_φ̃n since
-    δφ̃_n = Γ(φ̃_n)⁻¹T̄ᵀθ_n (eq. 11.25).  Jacobian: the exact derivative, Σ αw (BᵀDB) plus
-    the second derivative of Σ μ·ε for fixed stresses μ (point_geometric), plus the
-    derivative of Γ(φ̃_n)⁻ᵀ, chained by θ_n = dCoef G(g_n) Δġ_n, δx_n = dCoef Δẋ_n."""
+    Residual (the engine's sign, opposite to MBDyn's AssRes): f = Σ_i α_i w_i B_iᵀσ_i,
+    σ = D(ε + Pβ) + σ₀ (eqs. 11.77-11.78, 11.89), with ANS (eqs. 11.68-11.74) replacing
+    ε₁₃, ε₂₃ by interpolation from a, b, c, d.  B is taken on (x_n, φ̃_n); the node rotation
+    rows are T̄ Γ(φ̃_n)⁻ᵀ f_φ̃n since δφ̃_n = Γ(φ̃_n)⁻¹T̄ᵀθ_n (eq. 11.25).  Jacobian: the exact
+    derivative, Σ αw (BᵀDB) plus the second derivative of Σ μ·ε for fixed stresses μ
+    (point_geometric), plus the derivative of Γ(φ̃_n)⁻ᵀ, chained by θ_n = dCoef G(g_n) Δġ_n,
+    δx_n = dCoef Δẋ_n."""
     ne = nidx.shape[0]
     NP = 8 if ans else 4
     NQ = 24 + nb

@@ -14,9 +14,11 @@ PATCH_E, PATCH_NU, PATCH_H = 1e6, 0.25, 0.001
 def _head(nodes, joints, plates, forces, tolerance, steps=1):
     return ["begin: data;", "    problem: initial value;", "end: data;",
             "begin: initial value;", "    initial time: 0.;", "    final time: 1.;",
-            f"    time step: {1.0 / steps!r};", "    method: implicit euler;",
+            f"    time step: {1.0 / steps!r};",
+            "    method: implicit euler;",
             f"    tolerance: {tolerance!r};", "    max iterations: 50;", "end: initial value;",
-            "begin: control data;", f"    structural nodes: {nodes};", f"    joints: {joints};",
+            "begin: control data;", f"    structural nodes: {nodes};",
+            f"    joints: {joints};",
             f"    plates: {plates};", f"    forces: {forces};", "    output precision: 16;", "end: control data;"]
 
 
@@ -32,9 +34,11 @@ def cantilever_deck(kind, nx=4, L=1.0, b=0.2, h=0.02, E=1e6, nu=0.3, P=0.044, st
               f"    joint: 1, clamp, {lab(0, 0)}, node, node;", f"    joint: 2, clamp, {lab(0, 1)}, node, node;"]
     for i in range(nx):
         n = (lab(i + 1, 1), lab(i, 1), lab(i, 0), lab(i + 1, 0))
-        lines.append(f"    {kind}: {i + 1}, {', '.join(map(str, n))}, isotropic, E, {E!r}, nu, {nu!r}, thickness, {h!r};")
+        lines.append(f"    {kind}: {i + 1}, {', '.join(map(str, n))}, isotropic, E, {E!r}, nu, {nu!r}, "
+                     f"thickness, {h!r};")
     for k, j in enumerate((0, 1), start=1):
-        lines.append(f"    force: {k}, absolute, {lab(nx, j)}, position, null, 0., 0., 1., mult, time, const, {P / 2!r};")
+        lines.append(f"    force: {k}, absolute, {lab(nx, j)}, position, null, 0., 0., 1., mult, time, const, "
+                     f"{P / 2!r};")
     return "\n".join(lines + ["end: elements;"]) + "\n"
 
 

@@ -100,3 +100,14 @@ def membrane_patch_deck(kind, s=1e-5):
 
 def bending_patch_deck(kind, s=1e-3):
     return patch_deck(kind, {}, {k: v for k, v in patch_bending_couples(s).items() if k != 1})
+
+
+def dynamic_cantilever_deck(kind):
+    """cantilever_deck on dynamic nodes, each with a body (m = 0.01, J = diag(1e-5, 1e-5,
+    2e-5)), the tip force ramped over 0.1 s in 10 steps of `ms, 0.6`."""
+    d = cantilever_deck(kind, steps=4)
+    d = (d.replace(", static,", ", dynamic,").replace("final time: 1.;", "final time: 0.1;")
+         .replace("time step: 0.25;", "time step: 0.01;").replace("method: implicit euler;", "method: ms, 0.6;")
+         .replace("tolerance: 1e-10;", "tolerance: 1e-7;").replace("    forces: 2;", "    forces: 2;\n    rigid bodies: 10;"))
+    bodies = "\n".join(f"    body: {100 + k}, {k}, 0.01, null, diag, 1e-5, 1e-5, 2e-5;" for k in range(1, 11))
+    return d.replace("end: elements;", bodies + "\nend: elements;")

@@ -11,7 +11,8 @@ Quadrilateral geometry (small kernels, shared by any 4-node surface element):
   eas_interpolation H(ξ, η) (3×7): ε̂_ξ = H β with modes ξ, ξη on ε11; η, ξη on ε22;
                     ξ, ξη, η on ε12 (MBDyn's 7 parameters)
   eas_push_forward  M0 (3×3) of S0 = S at the element centre (MBDyn's Voigt transformation);
-                    the enhanced strain at a point is ε̂ = (α0/α) M0⁻ᵀ H(ξ, η) β.
+                    the enhanced strain at a point is ε̂ = (α0/α) M0⁻ᵀ H(ξ, η) β
+  eas_push_forward_inverse  M0⁻¹, or the matrix MBDyn 1.7.3 uses in its place
 
 Membrane strain (Green–Lagrange, Voigt with engineering shear, as MBDyn's AssRes): with
 y_a = Σ_k x_k L_ka, L = (∂N/∂ξ) S⁻¹ the reference-local derivatives,
@@ -123,6 +124,24 @@ def eas_push_forward(S0, M0):
 
 
 @kernel
+def eas_push_forward_inverse(M0, mbdyn, M0i):
+    """M0i = M0⁻¹, or with mbdyn, the matrix MBDyn 1.7.3 uses in its place (its Inv3x3):
+    M0⁻¹ with the cofactors of entries (1,2), (2,1), (2,3), (3,2) taken with the wrong sign
+    of their second product, i.e. M0⁻¹_12 - 2 a13 a32/det, M0⁻¹_21 - 2 a23 a31/det,
+    M0⁻¹_23 - 2 a13 a21/det, M0⁻¹_32 - 2 a12 a31/det.  With the local frame of quad_frame
+    (S21 = 0) only the first differs, when the element is skewed at its centre (S12 ≠ 0).
+    Either matrix passes the patch test (Σ_i H(ξ_i) = 0); MBDyn's is kept by default so that
+    decks reproduce MBDyn's numbers.  Returns det M0."""
+    det = inverse3(M0, M0i)
+    if mbdyn:
+        M0i[0, 1] -= 2.0 * M0[0, 2] * M0[2, 1] / det
+        M0i[1, 0] -= 2.0 * M0[1, 2] * M0[2, 0] / det
+        M0i[1, 2] -= 2.0 * M0[0, 2] * M0[1, 0] / det
+        M0i[2, 1] -= 2.0 * M0[0, 1] * M0[2, 0] / det
+    return det
+
+
+@kernel
 def membrane_strain(x, nodes, L, i, y1, y2, eps):
     """y_a = Σ_k x_k L[i, k, a] and ε = (½(y1·y1 - 1), ½(y2·y2 - 1), y1·y2) at point i."""
     for c in range(3):
@@ -139,10 +158,10 @@ def membrane_strain(x, nodes, L, i, y1, y2, eps):
 
 
 @kernel
-def membrane_reference(conn, X0, L, alpha, P, eps0, status):
+def membrane_reference(conn, X0, mbdyn, L, alpha, P, eps0, status):
     """Reference tables of every element: L (ne, 4, 4, 2) reference-local shape derivatives
     at the Gauss points, α (ne, 4), P (ne, 4, 3, 7) the EAS maps (α0/α) M0⁻ᵀ H, ε0 (ne, 4, 3)
-    and status (ne, 2): the geometry code (GEOMETRY_OK, ZERO_AREA, BAD_ORDER, WARPED) and the
+    and status (ne, 2) (mbdyn (ne,): MBDyn's M0⁻¹, eas_push_forward_inverse): the geometry code (GEOMETRY_OK, ZERO_AREA, BAD_ORDER, WARPED) and the
     node (BAD_ORDER: the corner 0..3 whose normal turns against the centre's)."""
     ne = conn.shape[0]
     N = np.empty(4)
@@ -181,7 +200,7 @@ def membrane_reference(conn, X0, L, alpha, P, eps0, status):
         quad_frame(g1, g2, T)
         alpha0 = quad_metric(T, g1, g2, S)
         eas_push_forward(S, M0)
-        inverse3(M0, M0i)
+        eas_push_forward_inverse(M0, mbdyn[e], M0i)
         warp = 0.0
         for c in range(3):
             d = 0.0

@@ -42,7 +42,7 @@ class MembraneSpec:
     nodes: tuple                 # 4 structural node labels, MBDyn's order
     D: np.ndarray                # (3, 3): n = D ε + prestress
     prestress: np.ndarray        # (3,): n11, n22, n12
-    mbdyn_eas: bool = True       # MBDyn 1.7.3's M0⁻¹ (membrane_kernel.eas_push_forward_inverse)
+    mbdyn: bool = True           # MBDyn 1.7.3's element, else the consistent variant (membrane_kernel)
     output: bool = True
     where: str = None            # deck position (file:line) for error messages
 
@@ -79,13 +79,12 @@ def isotropic_membrane_law(E=None, nu=None, G=None, thickness=None):
 
 
 # ---------------------------------------------------------------------- Model builder methods
-def membrane(model, label, nodes, D, prestress=None, mbdyn_eas=True, output=True, where=None):
+def membrane(model, label, nodes, D, prestress=None, mbdyn=True, output=True, where=None):
     """A 4-node EAS membrane (`membrane4eas`): `nodes` 4 structural (or displacement) node
     labels in MBDyn's order, `D` the 3×3 matrix of n = D ε + prestress (ε11, ε22 and the
     engineering shear ε12), `prestress` (n11, n22, n12) force per unit length.
-    `mbdyn_eas`: the EAS push-forward with the matrix MBDyn 1.7.3 uses for M0⁻¹ (default, as
-    the deck card), else with M0⁻¹ itself (they differ on elements skewed at their centre;
-    elements/membrane_kernel.eas_push_forward_inverse)."""
+    `mbdyn`: MBDyn 1.7.3's element (default, as the deck card), else the consistent variant,
+    which passes the patch test on distorted meshes (elements/membrane_kernel.py)."""
     nodes = tuple(int(n) for n in nodes)
     if len(nodes) != 4:
         raise ValueError(f"membrane4eas {label}: 4 nodes required, got {len(nodes)}")
@@ -93,7 +92,7 @@ def membrane(model, label, nodes, D, prestress=None, mbdyn_eas=True, output=True
     if D.shape != (3, 3) or not np.isfinite(D).all():
         raise ValueError(f"membrane4eas {label}: D must be a finite 3x3 matrix")
     n0 = np.zeros(3) if prestress is None else np.asarray(prestress, float).reshape(3)
-    model.membranes.append(MembraneSpec(int(label), nodes, D.copy(), n0, bool(mbdyn_eas), bool(output), where))
+    model.membranes.append(MembraneSpec(int(label), nodes, D.copy(), n0, bool(mbdyn), bool(output), where))
     return label
 
 
@@ -123,7 +122,7 @@ class Membranes(ElementFamily):
         self.P = np.zeros((self.ne, 4, 3, N_EAS))
         self.eps0 = np.zeros((self.ne, 4, 3))
         status = np.zeros((self.ne, 2), np.int64)
-        mbdyn = np.array([s.mbdyn_eas for s in S], np.bool_)
+        mbdyn = np.array([s.mbdyn for s in S], np.bool_)
         membrane_reference(self.conn, nodes.x0, mbdyn, self.L, self.alpha, self.P, self.eps0, status)
         self._check_geometry(status)
         self.n_internal = N_EAS * self.ne
@@ -232,7 +231,7 @@ def _square_positions(rng, distortion=0.0, warp=0.0, size=1.0):
     return X @ Q.T + rng.normal(size=3)
 
 
-def _sample(kind, distortion, warp, prestress=None, law="isotropic", mbdyn_eas=True):
+def _sample(kind, distortion, warp, prestress=None, law="isotropic", mbdyn=True):
     def sample(model, rng):
         X = _square_positions(rng, distortion, warp)
         kinds = kind if isinstance(kind, tuple) else (kind,) * 4
@@ -242,7 +241,7 @@ def _sample(kind, distortion, warp, prestress=None, law="isotropic", mbdyn_eas=T
             D = isotropic_membrane_law(E=2.0e3, nu=0.3, thickness=0.1)
         else:                                    # a general (non-symmetric) matrix
             D = 1.0e2 * (np.eye(3) + 0.2 * rng.uniform(-1.0, 1.0, (3, 3)))
-        model.membrane(1, (1, 2, 3, 4), D, prestress, mbdyn_eas=mbdyn_eas)
+        model.membrane(1, (1, 2, 3, 4), D, prestress, mbdyn=mbdyn)
         return model
     sample.__name__ = f"membrane_{'_'.join(kind) if isinstance(kind, tuple) else kind}_sample".replace(" ", "_")
     return sample
@@ -251,7 +250,7 @@ def _sample(kind, distortion, warp, prestress=None, law="isotropic", mbdyn_eas=T
 SAMPLES = {"membrane": [_sample("static displacement", 0.0, 0.0),
                         _sample("dynamic displacement", 0.3, 0.0, prestress=(5.0, 3.0, 1.0)),
                         _sample("static displacement", 0.3, 0.05, prestress=(2.0, -1.0, 0.5), law="general",
-                                mbdyn_eas=False),
+                                mbdyn=False),
                         _sample(("static", "dynamic", "static displacement", "dynamic displacement"), 0.2, 0.03,
                                 prestress=(1.0, 2.0, 0.0))]}
 

@@ -6,6 +6,8 @@ Quadrilateral geometry (small kernels, shared by any 4-node surface element):
                     (ξ_k, η_k) = (1, 1), (-1, 1), (-1, -1), (1, -1)
   quad_tangents     g_a = Σ_k x_k ∂N_k/∂ξ_a
   quad_frame        the local frame T = [t1 t2 t3]: t1 = g1/|g1|, t3 = g1×g2/|g1×g2|, t2 = t3×t1
+                    (MBDyn's, at every Gauss point and at the centre)
+  quad_frame_aligned  t3 as above, t1 the projection of the centre's t1 (the variant's frame)
   quad_metric       S_ab = t_a·g_b (the 2×2 Jacobian of the local Cartesian coordinates),
                     returns α = det S (the area factor)
   eas_interpolation H(ξ, η) (3×7): ε̂_ξ = H β with modes ξ, ξη on ε11; η, ξη on ε22;
@@ -13,6 +15,16 @@ Quadrilateral geometry (small kernels, shared by any 4-node surface element):
   eas_push_forward  M0 (3×3) of S0 = S at the element centre (MBDyn's Voigt transformation);
                     the enhanced strain at a point is ε̂ = (α0/α) M0⁻ᵀ H(ξ, η) β
   eas_push_forward_inverse  M0⁻¹, or the matrix MBDyn 1.7.3 uses in its place
+
+Two variants (`mbdyn` per element):
+  MBDyn's (default): the strain components in the frame of quad_frame at each Gauss point and
+    MBDyn's matrix in place of M0⁻¹ (eas_push_forward_inverse);
+  the consistent variant: one frame direction for the whole element (quad_frame_aligned with
+    the centre's t1) and M0⁻¹ itself.
+  The EAS rows at a uniform stress are Σ_i α0 Hᵀ(ξ_i) M0⁻¹ n_i, zero when the n_i are the same
+  components in the same frame: with MBDyn's frames, which turn from point to point on a
+  distorted element, they are not, β ≠ 0 and the element fails the patch test there (tests/
+  test_membrane.py measures it); the variant passes it.
 
 Membrane strain (Green–Lagrange, Voigt with engineering shear, as MBDyn's AssRes): with
 y_a = Σ_k x_k L_ka, L = (∂N/∂ξ) S⁻¹ the reference-local derivatives,
@@ -78,6 +90,30 @@ def quad_frame(g1, g2, T):
     T[0, 2] = n3x / n3
     T[1, 2] = n3y / n3
     T[2, 2] = n3z / n3
+    T[0, 1] = T[1, 2] * T[2, 0] - T[2, 2] * T[1, 0]
+    T[1, 1] = T[2, 2] * T[0, 0] - T[0, 2] * T[2, 0]
+    T[2, 1] = T[0, 2] * T[1, 0] - T[1, 2] * T[0, 0]
+
+
+@kernel
+def quad_frame_aligned(g1, g2, a, T):
+    """T (3×3), columns t1 = the unit projection of a onto the tangent plane, t2 = t3×t1,
+    t3 = g1×g2/|g1×g2| (a frame that follows a common direction a across the element)."""
+    n3x = g1[1] * g2[2] - g1[2] * g2[1]
+    n3y = g1[2] * g2[0] - g1[0] * g2[2]
+    n3z = g1[0] * g2[1] - g1[1] * g2[0]
+    n3 = np.sqrt(n3x * n3x + n3y * n3y + n3z * n3z)
+    T[0, 2] = n3x / n3
+    T[1, 2] = n3y / n3
+    T[2, 2] = n3z / n3
+    an = a[0] * T[0, 2] + a[1] * T[1, 2] + a[2] * T[2, 2]
+    t1x = a[0] - an * T[0, 2]
+    t1y = a[1] - an * T[1, 2]
+    t1z = a[2] - an * T[2, 2]
+    n1 = np.sqrt(t1x * t1x + t1y * t1y + t1z * t1z)
+    T[0, 0] = t1x / n1
+    T[1, 0] = t1y / n1
+    T[2, 0] = t1z / n1
     T[0, 1] = T[1, 2] * T[2, 0] - T[2, 2] * T[1, 0]
     T[1, 1] = T[2, 2] * T[0, 0] - T[0, 2] * T[2, 0]
     T[2, 1] = T[0, 2] * T[1, 0] - T[1, 2] * T[0, 0]
@@ -161,7 +197,7 @@ def membrane_strain(x, nodes, L, i, y1, y2, eps):
 def membrane_reference(conn, X0, mbdyn, L, alpha, P, eps0, status):
     """Reference tables of every element: L (ne, 4, 4, 2) reference-local shape derivatives
     at the Gauss points, α (ne, 4), P (ne, 4, 3, 7) the EAS maps (α0/α) M0⁻ᵀ H, ε0 (ne, 4, 3)
-    and status (ne, 2) (mbdyn (ne,): MBDyn's M0⁻¹, eas_push_forward_inverse): the geometry code (GEOMETRY_OK, ZERO_AREA, BAD_ORDER, WARPED) and the
+    and status (ne, 2) (mbdyn (ne,): MBDyn's element, else the variant: module docstring): the geometry code (GEOMETRY_OK, ZERO_AREA, BAD_ORDER, WARPED) and the
     node (BAD_ORDER: the corner 0..3 whose normal turns against the centre's)."""
     ne = conn.shape[0]
     N = np.empty(4)
@@ -173,6 +209,7 @@ def membrane_reference(conn, X0, mbdyn, L, alpha, P, eps0, status):
     M0 = np.empty((3, 3))
     M0i = np.empty((3, 3))
     H = np.empty((3, N_EAS))
+    t10 = np.empty(3)
     y1 = np.empty(3)
     y2 = np.empty(3)
     for e in range(ne):
@@ -201,6 +238,8 @@ def membrane_reference(conn, X0, mbdyn, L, alpha, P, eps0, status):
         alpha0 = quad_metric(T, g1, g2, S)
         eas_push_forward(S, M0)
         eas_push_forward_inverse(M0, mbdyn[e], M0i)
+        for c in range(3):
+            t10[c] = T[c, 0]
         warp = 0.0
         for c in range(3):
             d = 0.0
@@ -225,7 +264,10 @@ def membrane_reference(conn, X0, mbdyn, L, alpha, P, eps0, status):
             eta = QUAD_GAUSS[i, 1]
             quad_shape(xi, eta, N, dN)
             quad_tangents(X0, nodes, dN, g1, g2)
-            quad_frame(g1, g2, T)
+            if mbdyn[e]:
+                quad_frame(g1, g2, T)
+            else:
+                quad_frame_aligned(g1, g2, t10, T)
             a = quad_metric(T, g1, g2, S)
             alpha[e, i] = a
             # L = dN S⁻¹

@@ -145,7 +145,7 @@ class Membranes(ElementFamily):
             text = f"zero-area quadrilateral (nodes {nodes})"
         elif code == BAD_ORDER:
             text = (f"badly ordered or non-convex quadrilateral: the normal at node {s.nodes[status[e, 1]]} "
-                    f"turns against the element's (nodes {nodes}; MBDyn's order goes round the element)")
+                    f"turns against the element's; MBDyn's order goes round the element (nodes {nodes})")
         else:
             text = (f"warped quadrilateral: its nodes lie off the mean plane by more than {WARP_LIMIT} √area "
                     f"(nodes {nodes})")
@@ -322,7 +322,7 @@ def read_membrane4eas(reader, model, args, label, word):
     if args.is_keyword("output"):
         output = reader.read_output_flag(args, "plates")
     try:
-        model.membrane(label, nodes, D, n0, output=output, where=word.where())
+        model.membrane(label, nodes, D, n0, output=output, where=f"{word.source.name}:{word.where()[0]}")
     except ValueError as e:
         raise word.error(str(e)) from None
 

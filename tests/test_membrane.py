@@ -422,3 +422,20 @@ def test_point_mass_needs_a_dynamic_displacement_node(tmp_path):
     text = POINT_MASS_DECK % "static"
     with pytest.raises(DeckError, match=r"Mass\(1\): illegal structural node type for StructDispNode\(1\)"):
         parse(tmp_path, text)
+
+
+def test_vtu_quads(tmp_path):
+    """`mbdae run --vtu`: the membranes are VTK quads on their nodes (MBDyn's order)."""
+    meshio = pytest.importorskip("meshio")
+    from mbdae.cli import main
+    path = tmp_path / "deck.mbd"
+    path.write_text(MBDYN_DECK)
+    prefix = str(tmp_path / "out")
+    assert main(["run", str(path), "-o", prefix, "-q", "--vtu", "deformed"]) == 0
+    files = sorted(f for f in os.listdir(tmp_path) if f.endswith(".vtu"))
+    m = meshio.read(str(tmp_path / files[-1]))
+    quads = [c.data for c in m.cells if c.type == "quad"]
+    assert len(quads) == 1 and quads[0].tolist() == [[0, 1, 2, 3], [4, 5, 1, 0]]
+    mov = mr.blocks(mr.read_lines(prefix + ".mov"))
+    x = np.array([mov[-1][k][:3] for k in sorted(mov[-1])], float)
+    assert np.allclose(m.points, x, atol=1e-5)

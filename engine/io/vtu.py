@@ -118,13 +118,16 @@ class VTUWriter:
 
     def start(self, system, model, method=None):
         """The reference positions, the solid families (name "solid...", offering cells())
-        and their cells, once."""
+        and their cells, and the cells of the other families offering cells() (membranes), once."""
         d = os.path.dirname(self.base)
         if d:
             os.makedirs(d, exist_ok=True)
         self.x0 = system.nodes.x0.copy()
         self.solids = [f for f in system.families if f.name.startswith("solid") and hasattr(f, "cells")]
         self.cells, self.counts = [], []      # cells of all families; elements of each at each node
+        for f in system.families:             # surface families (membranes): cells, no stress
+            if hasattr(f, "cells") and f not in self.solids:
+                self.cells.append(f.cells())
         for f in self.solids:
             cells = f.cells()
             cells = [cells] if isinstance(cells[0], str) else list(cells)

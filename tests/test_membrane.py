@@ -292,6 +292,60 @@ def test_agrees_with_mbdyn(tmp_path):
         assert np.allclose(np.r_[got[0:3], got[6:9]], ref, rtol=6e-7, atol=1e-9), label
 
 
+def dynamic_deck(N=3, T=10.0, m=0.05):
+    """A clamped square membrane (N×N elements, unit side, prestress T) with point masses on its
+    interior dynamic displacement nodes, the interior nodes given a transverse velocity."""
+    nodes, elems, joints, bodies = [], [], [], []
+    lab = lambda i, j: (N + 1) * j + i + 1
+    for j in range(N + 1):
+        for i in range(N + 1):
+            x, y = i / N + (0.03 * (j - 1) if 0 < i < N else 0.0), j / N + (0.02 * i if 0 < j < N else 0.0)
+            if i in (0, N) or j in (0, N):
+                nodes.append(f"  structural: {lab(i, j)}, static, {x!r}, {y!r}, 0., eye, null, null;")
+                joints.append(f"  joint: {lab(i, j)}, clamp, {lab(i, j)}, node, node;")
+            else:
+                vz = 0.5 * (i + 2 * j)
+                nodes.append(f"  structural: {lab(i, j)}, dynamic displacement, {x!r}, {y!r}, 0., 0.1, 0., {vz!r};")
+                bodies.append(f"  body: {lab(i, j)}, {lab(i, j)}, {m!r};")
+    for j in range(N):
+        for i in range(N):
+            elems.append(f"  membrane4eas: {N * j + i + 1}, {lab(i + 1, j + 1)}, {lab(i, j + 1)}, {lab(i, j)}, "
+                         f"{lab(i + 1, j)}, isotropic, E, 1.e4, nu, 0.3, thickness, 0.01, prestress, {T!r}, {T!r}, 0.;")
+    return "\n".join([
+        "begin: data;", "  problem: initial value;", "end: data;",
+        "begin: initial value;", "  initial time: 0.;", "  final time: 0.2;", "  time step: 1e-3;",
+        "  method: ms, .6;", "  tolerance: 1e-10;", "  max iterations: 20;", "  derivatives tolerance: 1e10;",
+        "end: initial value;",
+        "begin: control data;", f"  structural nodes: {len(nodes)};", f"  joints: {len(joints)};",
+        f"  rigid bodies: {len(bodies)};", f"  plates: {len(elems)};", "end: control data;",
+        "begin: nodes;"] + nodes + ["end: nodes;", "begin: elements;"] + joints + bodies + elems
+        + ["end: elements;", ""])
+
+
+# MBDyn 1.7.3 (/opt/mbdyn/bin/mbdyn -f deck.mbd -o out) on dynamic_deck(): x_z, v_z of the
+# interior nodes in out.mov and n11, n22, n12 at the first Gauss point of element 5 in
+# out.pla, at t = 0.1 and 0.2
+MBDYN_DYNAMIC = {
+    100: ({6: [0.08757496, -0.4454336], 7: [0.09821186, -0.9491501], 10: [0.09646689, -1.44726],
+           11: [0.08033839, -2.197017]}, [12.26133, 12.67834, -0.1162666]),
+    200: ({6: [-0.07287119, -1.724961], 7: [-0.09292701, -1.507267], 10: [-0.1016415, -1.062597],
+           11: [-0.1015669, 0.1252234]}, [11.79658, 12.67298, -0.3209595])}
+
+
+def test_dynamic_deck_agrees_with_mbdyn(tmp_path):
+    """A clamped, prestressed 3×3 membrane with point masses on its interior dynamic
+    displacement nodes, set vibrating: 200 steps of `ms` to MBDyn's printed digits."""
+    prefix = run_deck(tmp_path, dynamic_deck())
+    mov = mr.blocks(mr.read_lines(prefix + ".mov"))
+    pla = mr.blocks(mr.read_lines(prefix + ".pla"))
+    assert len(mov) == len(pla) == 201
+    for step, (nodes, n) in MBDYN_DYNAMIC.items():
+        for label, ref in nodes.items():
+            got = np.asarray(mov[step][label], float)
+            assert np.allclose(got[[2, 8]], ref, rtol=6e-7, atol=1e-12), (step, label)
+        assert np.allclose(np.asarray(pla[step][5], float)[:3], n, rtol=6e-7), step
+
+
 # ------------------------------------------------------------------ card and errors
 def parse(tmp_path, text):
     path = tmp_path / "deck.mbd"

@@ -20,6 +20,12 @@ manual, shell chapter, membrane part), one family evaluated by one compiled call
   the state, so the generated checks difference the full Jacobian (the node–EAS coupling
   included) through the solver's update rule; a static condensation would hide that
   coupling inside the element and leave it unchecked.
+- Variants (`mbdyn`, per element): MBDyn 1.7.3's element (default; the deck card), which
+  misses the patch test on distorted meshes, or a consistent one that passes it
+  (elements/membrane_kernel.py docstring).
+- Geometry checked once at build: zero area, a corner normal against the centre's (crossed
+  or non-convex: badly ordered nodes), warp |d·n0| > 0.2 √A are refused with the element's
+  deck position and nodes (MBDyn accepts them silently).
 - No inertia (as in MBDyn): for dynamics put point masses on the nodes
   (`body: label, <displacement node>, m;`, elements/body.py).
 - Output (`.pla`, MBDyn's Output): label, then n11, n22, n12 at the four Gauss points in

@@ -195,9 +195,10 @@ def membrane_strain(x, nodes, L, i, y1, y2, eps):
 
 @kernel
 def membrane_reference(conn, X0, mbdyn, L, alpha, P, eps0, status):
-    """Reference tables of every element: L (ne, 4, 4, 2) reference-local shape derivatives
-    at the Gauss points, α (ne, 4), P (ne, 4, 3, 7) the EAS maps (α0/α) M0⁻ᵀ H, ε0 (ne, 4, 3)
-    and status (ne, 2) (mbdyn (ne,): MBDyn's element, else the variant: module docstring): the geometry code (GEOMETRY_OK, ZERO_AREA, BAD_ORDER, WARPED) and the
+    """Reference tables of every element (mbdyn (ne,): MBDyn's element, else the consistent
+    variant, module docstring): L (ne, 4, 4, 2) reference-local shape derivatives at the
+    Gauss points, α (ne, 4), P (ne, 4, 3, 7) the EAS maps (α0/α) M0⁻ᵀ H, ε0 (ne, 4, 3) and
+    status (ne, 2): the geometry code (GEOMETRY_OK, ZERO_AREA, BAD_ORDER, WARPED) and the
     node (BAD_ORDER: the corner 0..3 whose normal turns against the centre's)."""
     ne = conn.shape[0]
     N = np.empty(4)
@@ -373,4 +374,5 @@ def membrane_equations(conn, x, L, alpha, W, P, eps0, D, n0, y, brow, dcoef, ia,
                                                         + P[e, i, 2, j] * DB[k, 2, c])
             for j in range(N_EAS):
                 for m in range(N_EAS):
-                    j_bb[e, j, m] += aw * (P[e, i, 0, j] * DP[0, m] + P[e, i, 1, j] * DP[1, m] + P[e, i, 2, j] * DP[2, m])
+                    j_bb[e, j, m] += aw * (P[e, i, 0, j] * DP[0, m] + P[e, i, 1, j] * DP[1, m]
+                                           + P[e, i, 2, j] * DP[2, m])

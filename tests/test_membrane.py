@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pytest
 
+from mbdae.cli import main
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.state import Context
 from mbdae.engine.drivers.eigen import EigenSettings, analyze
@@ -481,7 +482,6 @@ def test_point_mass_needs_a_dynamic_displacement_node(tmp_path):
 def test_vtu_quads(tmp_path):
     """`mbdae run --vtu`: the membranes are VTK quads on their nodes (MBDyn's order)."""
     meshio = pytest.importorskip("meshio")
-    from mbdae.cli import main
     path = tmp_path / "deck.mbd"
     path.write_text(MBDYN_DECK)
     prefix = str(tmp_path / "out")

@@ -209,6 +209,10 @@ class Membranes(ElementFamily):
         w = self.alpha * self.W
         return np.einsum("ei,eir->er", w, nout) / w.sum(axis=1)[:, None]
 
+    def cell_data(self, ctx):
+        """Per-cell data of the VTU writer (engine/io/vtu.py): the element-average resultants."""
+        return {"membrane_resultant": self.resultants(ctx)}
+
     def output_groups(self, ctx):
         """.pla rows: label, then n11, n22, n12 at each Gauss point (MBDyn's Membrane4EAS::Output)."""
         out = np.array([s.output for s in self.specs], bool)

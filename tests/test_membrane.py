@@ -493,3 +493,19 @@ def test_vtu_quads(tmp_path):
     mov = mr.blocks(mr.read_lines(prefix + ".mov"))
     x = np.array([mov[-1][k][:3] for k in sorted(mov[-1])], float)
     assert np.allclose(m.points, x, atol=1e-5)
+    # cell data: the .pla resultants of the Gauss points averaged with the reference area
+    # elements |g1 × g2| of the points (bilinear map of the deck's node positions)
+    pla = mr.blocks(mr.read_lines(prefix + ".pla"))[-1]
+    k = [i for i, c in enumerate(m.cells) if c.type == "quad"][0]
+    got = np.asarray(m.cell_data["membrane_resultant"][k])
+    X0 = np.array([mov[0][label][:3] for label in sorted(mov[0])], float)
+    corners = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]], float)
+    g = 1 / np.sqrt(3)
+    for row, label, nodes in zip(got, (10, 20), ([0, 1, 2, 3], [4, 5, 1, 0])):
+        n = np.asarray(pla[label], float).reshape(4, 3)
+        area = []
+        for xi, eta in [(-g, -g), (g, -g), (g, g), (-g, g)]:
+            dxi = 0.25 * corners[:, 0] * (1 + corners[:, 1] * eta)
+            deta = 0.25 * corners[:, 1] * (1 + corners[:, 0] * xi)
+            area.append(np.linalg.norm(np.cross(dxi @ X0[nodes], deta @ X0[nodes])))
+        assert np.allclose(row, np.asarray(area) @ n / np.sum(area), rtol=2e-6)

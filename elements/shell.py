@@ -406,11 +406,17 @@ class Shells(ElementFamily):
 
     def resultants(self, ctx):
         """(ne, 12): element-average membrane and bending resultants n₁, n₂, m₁, m₂ (local
-        frames, MBDyn's order), the mean over the Gauss points: of the converged step when
-        ctx carries the family's state, else computed at ctx."""
+        frames, MBDyn's order), the Gauss points' values weighted by their area elements α:
+        of the converged step when ctx carries the family's state, else computed at ctx."""
         arrays = ctx.families.get(self.state_key) if ctx.families else None
         sig = arrays["sigma"] if arrays is not None else self.stresses(ctx)[0]
-        return sig.mean(axis=1)
+        return np.einsum("ei,eir->er", self.aw, sig) / self.aw.sum(axis=1)[:, None]
+
+    def cell_data(self, ctx):
+        """Per-cell data of the VTU writer (engine/io/vtu.py): the element-average membrane
+        (n₁, n₂) and bending (m₁, m₂) resultants, local frames, MBDyn's order."""
+        r = self.resultants(ctx)
+        return {"shell_membrane_resultant": r[:, :6], "shell_bending_resultant": r[:, 6:]}
 
     def output_groups(self, ctx):
         """.pla rows (MBDyn's Shell Output): the label and σ (12) at each of the 4 Gauss points

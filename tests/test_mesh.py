@@ -675,13 +675,13 @@ def test_vtu_writer_reads_the_solid_families(tmp_path):
     tet = SolidFamily("solid tetrahedron", [("tetra", tets)],
                       np.where(counts[:, None] > 0, [[0, 0, 3.0, 0, 0, 0]], 0.0))
     other = SimpleNamespace(name="body")
-    system = SimpleNamespace(nodes=SimpleNamespace(x0=x0), families=[other, hexa, tet])
+    system = SimpleNamespace(nodes=SimpleNamespace(x0=x0, R0=np.tile(np.eye(3), (9, 1, 1))), families=[other, hexa, tet])
     w = vtu.VTUWriter(str(tmp_path / "s"), "deformed")
     w.start(system, None)
     w.log("ignored")
     ctx = SimpleNamespace(scale=2.0)
     for k, t in enumerate((0.0, 0.5)):
-        kin = SimpleNamespace(x=x0 * (1 + t), v=x0 * t)
+        kin = SimpleNamespace(x=x0 * (1 + t), v=x0 * t, R=np.tile(np.eye(3), (9, 1, 1)))
         outputs = [([other, hexa, tet], ctx)] if k == 0 else \
             [([other], SimpleNamespace(scale=0.0)), ([hexa, tet], ctx)]        # as the inverse-dynamics driver
         w.step(SimpleNamespace(written=True, t=t, kinematics=kin, outputs=outputs))
@@ -698,6 +698,39 @@ def test_vtu_writer_reads_the_solid_families(tmp_path):
         c = counts[i]
         np.testing.assert_allclose(s[i], [2.0 / (1 + c), 0, 6.0 * c / (1 + c), 0, 0, 0], rtol=1e-15)
     assert [(c.type, len(c.data)) for c in back.cells] == [("hexahedron", 1), ("tetra", 2)]
+
+
+class ShellFamily:
+    """What the VTU writer reads from a shell family: cells() and cell_data(ctx)."""
+    name = "shell4eas"
+
+    def cells(self):
+        return "VTK_QUAD", [[0, 1, 2, 3]]
+
+    def cell_data(self, ctx):
+        return {"membrane_resultant": [[1.0, 2.0, 3.0]], "thickness": [0.5]}
+
+
+def test_vtu_writer_node_rotations_and_cell_data(tmp_path):
+    """The rotation vector of R R0ᵀ at every node (a turn about z by t rad, from a reference
+    turned about x), the shells' cell data on their quadrilateral and zeros on the vertex
+    cell of the node in no element."""
+    x0 = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [3, 3, 3]])
+    c, s = np.cos(0.3), np.sin(0.3)
+    R0 = np.tile([[1, 0, 0], [0, c, -s], [0, s, c]], (5, 1, 1))
+    system = SimpleNamespace(nodes=SimpleNamespace(x0=x0, R0=R0), families=[ShellFamily()])
+    w = vtu.VTUWriter(str(tmp_path / "q"))
+    w.start(system, None)
+    t = 0.4
+    Rz = np.array([[np.cos(t), -np.sin(t), 0], [np.sin(t), np.cos(t), 0], [0, 0, 1]])
+    kin = SimpleNamespace(x=x0, v=0 * x0, R=np.einsum("ij,njk->nik", Rz, R0))
+    w.step(SimpleNamespace(written=True, t=1.0, kinematics=kin, outputs=[(system.families, None)]))
+    back = meshio.read(str(tmp_path / "q_00000.vtu"))
+    np.testing.assert_allclose(back.point_data["rotation"], [[0, 0, t]] * 5, atol=1e-15)
+    assert [(b.type, len(b.data)) for b in back.cells] == [("quad", 1), ("vertex", 1)]
+    np.testing.assert_array_equal(back.cell_data["membrane_resultant"][0], [[1.0, 2.0, 3.0]])
+    np.testing.assert_array_equal(back.cell_data["membrane_resultant"][1], [[0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(np.ravel(back.cell_data["thickness"][0]), [0.5])
 
 
 def test_vtu_of_a_compressed_block(tmp_path):

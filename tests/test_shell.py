@@ -3,9 +3,12 @@ modes of one element, objectivity and action = reaction, patch tests, the cantil
 rolled into a circle by an end moment (closed form), momentum of a free-flying shell, and
 agreement with MBDyn 1.7.3 on small static and dynamic decks (tests/shell_decks.py; the FD-Jacobian
 checks are generated from the family's SAMPLES in tests/test_element_checks.py)."""
+import os
+
 import numpy as np
 import pytest
 
+from mbdae.cli import main
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
 from mbdae.engine.core.state import Context
@@ -460,3 +463,32 @@ def test_dynamic_cantilever_plate_agrees_with_mbdyn(kind, tmp_path):
     assert len(mov) == 11
     x = np.array([mov[10][k][0:3] for k in (2, 3, 4, 5)])
     assert np.abs(x - np.array(MBDYN_DYNAMIC_CANTILEVER[kind])).max() < 1e-10
+
+
+def test_vtu_quads_and_resultants(tmp_path):
+    """`mbdae run --vtu`: the shells are VTK quads on their nodes (MBDyn's order); the cell
+    data are the .pla resultants of the Gauss points averaged with their area elements."""
+    meshio = pytest.importorskip("meshio")
+    path = tmp_path / "cantilever.mbd"
+    path.write_text(sd.cantilever_deck("shell4easans", nx=2, steps=1))
+    prefix = str(tmp_path / "out")
+    assert main(["run", str(path), "-o", prefix, "-q", "--vtu", "reference"]) == 0
+    files = sorted(f for f in os.listdir(tmp_path) if f.endswith(".vtu"))
+    m = meshio.read(str(tmp_path / files[-1]))
+    k = [i for i, c in enumerate(m.cells) if c.type == "quad"][0]
+    conn = m.cells[k].data
+    assert conn.tolist() == [[4, 3, 0, 1], [5, 4, 1, 2]]            # nodes (5, 4, 1, 2), (6, 5, 2, 3)
+    pla = blocks(read_lines(prefix + ".pla"))[-1]
+    X0 = np.asarray(m.points)
+    g = 1 / np.sqrt(3)
+    corners = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]], float)
+    for e, (label, nodes) in enumerate(zip((1, 2), conn)):
+        sig = np.asarray(pla[label], float).reshape(4, 12)
+        area = []
+        for xi, eta in [(-g, -g), (g, -g), (g, g), (-g, g)]:
+            dxi = 0.25 * corners[:, 0] * (1 + corners[:, 1] * eta)
+            deta = 0.25 * corners[:, 1] * (1 + corners[:, 0] * xi)
+            area.append(np.linalg.norm(np.cross(dxi @ X0[nodes], deta @ X0[nodes])))
+        avg = np.asarray(area) @ sig / np.sum(area)
+        assert np.allclose(m.cell_data["shell_membrane_resultant"][k][e], avg[:6], rtol=1e-6, atol=1e-12)
+        assert np.allclose(m.cell_data["shell_bending_resultant"][k][e], avg[6:], rtol=1e-6, atol=1e-12)

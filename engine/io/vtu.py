@@ -3,15 +3,20 @@ meshio, the optional extra `mesh`).
 
 Points are the structural nodes, in the reference configuration with the displacement as
 point data (ParaView: Warp By Vector) or in the deformed one; cells are those of the
-solid families (`family.cells()`: an MBDyn shape and structural-node indices in MBDyn's
-order, or a VTK cell type and indices in VTK's order), nodes in no cell are vertex cells.  Point data: displacement, velocity,
-cauchy_stress (Voigt order xx, yy, zz, xy, yz, zx), cauchy_stress_tensor (3×3, row
-major) and von_mises, the stress averaged at the nodes (`family.nodal_cauchy_stress(ctx)`)."""
+families that offer `cells()` (solids, shells, membranes: an MBDyn shape and
+structural-node indices in MBDyn's order, or a VTK cell type and indices in VTK's order),
+nodes in no cell are vertex cells.  Point data: displacement, velocity, rotation (the
+rotation vector of R R₀ᵀ, from the reference orientation) and, with solids, cauchy_stress
+(Voigt order xx, yy, zz, xy, yz, zx), cauchy_stress_tensor (3×3, row major) and von_mises,
+the stress averaged at the nodes (`family.nodal_cauchy_stress(ctx)`).  Cell data: what the
+families give per cell (`family.cell_data(ctx)` -> {name: (ne, k)}, e.g. the shells'
+membrane and bending resultants), zero on the cells of the other families."""
 import os
 from html import escape     # (xml.sax.saxutils would import urllib, http and ssl: 45 ms)
 
 import numpy as np
 
+from mbdae.engine.core.rotations import log_rotvec
 from mbdae.engine.mesh import MBDYN_NODES, UPC, load_meshio, mbdyn_to_vtk
 
 
@@ -55,27 +60,35 @@ def vtk_cells(kind, conn):
     return VTK_NAMES.get(kind, kind), conn
 
 
-def write_vtu(path, points, cells, point_data):
+def write_vtu(path, points, cells, point_data, cell_data=None):
     """One .vtu file: points (n, 3), cells [(kind, (ne, nn) point indices)] (see
-    vtk_cells), point data {name: (n,) or (n, k)}; a stress in Voigt
-    rows under "cauchy_stress" also gives "cauchy_stress_tensor" and "von_mises".  Points
-    in no cell become vertex cells."""
+    vtk_cells), point data {name: (n,) or (n, k)}, cell data {name: [(ne, k) per cells
+    entry]}; a stress in Voigt rows under "cauchy_stress" also gives
+    "cauchy_stress_tensor" and "von_mises".  Points in no cell become vertex cells (zero
+    cell data)."""
     points = np.asarray(points, float).reshape(-1, 3)
-    blocks, used = [], np.zeros(len(points), bool)
-    for kind, conn in cells:
+    cell_data = cell_data or {}
+    blocks, used, kept = [], np.zeros(len(points), bool), []
+    for i, (kind, conn) in enumerate(cells):
         kind, conn = vtk_cells(kind, conn)
         if len(conn):
             blocks.append((kind, conn))
+            kept.append(i)
             used[conn.ravel()] = True
+    data_blocks = {name: [np.asarray(v[i], float) for i in kept] for name, v in cell_data.items()}
     if not used.all():
-        blocks.append(("vertex", np.flatnonzero(~used)[:, None]))
+        free = np.flatnonzero(~used)
+        blocks.append(("vertex", free[:, None]))
+        for name, v in data_blocks.items():
+            v.append(np.zeros((len(free),) + v[0].shape[1:]) if v else np.zeros(len(free)))
     data = {k: np.asarray(v, float) for k, v in point_data.items()}
     if "cauchy_stress" in data:
         s = data["cauchy_stress"].reshape(len(points), 6)
         data["cauchy_stress_tensor"] = stress_tensor(s).reshape(len(points), 9)
         data["von_mises"] = von_mises(s)
     meshio = load_meshio()
-    meshio.write(path, meshio.Mesh(points, blocks, point_data=data), file_format="vtu")
+    meshio.write(path, meshio.Mesh(points, blocks, point_data=data, cell_data=data_blocks or None),
+                 file_format="vtu")
 
 
 def write_pvd(path, entries):
@@ -117,22 +130,26 @@ class VTUWriter:
         self.entries = []
 
     def start(self, system, model, method=None):
-        """The reference positions, the solid families (name "solid...", offering cells())
-        and their cells, once."""
+        """The reference positions and orientations, the families with cells (`cells()`) and
+        their cells, once."""
         d = os.path.dirname(self.base)
         if d:
             os.makedirs(d, exist_ok=True)
         self.x0 = system.nodes.x0.copy()
-        self.solids = [f for f in system.families if f.name.startswith("solid") and hasattr(f, "cells")]
-        self.cells, self.counts = [], []      # cells of all families; elements of each at each node
-        for f in self.solids:
+        self.R0 = system.nodes.R0.copy()
+        self.meshed = [f for f in system.families if hasattr(f, "cells")]
+        self.solids = [f for f in self.meshed if hasattr(f, "nodal_cauchy_stress")]
+        self.cells, self.counts, self.owner = [], [], []   # cells; elements of each solid family at each node
+        for k, f in enumerate(self.meshed):
             cells = f.cells()
             cells = [cells] if isinstance(cells[0], str) else list(cells)
-            c = np.zeros(len(self.x0))
-            for _, conn in cells:
-                np.add.at(c, np.asarray(conn, np.int64).ravel(), 1.0)
+            if f in self.solids:
+                c = np.zeros(len(self.x0))
+                for _, conn in cells:
+                    np.add.at(c, np.asarray(conn, np.int64).ravel(), 1.0)
+                self.counts.append(c)
             self.cells += cells
-            self.counts.append(c)
+            self.owner += [k] * len(cells)
         self.entries = []
 
     def log(self, text):
@@ -142,25 +159,42 @@ class VTUWriter:
         if not event.written:
             return
         kin = event.kinematics
-        data = {"displacement": kin.x - self.x0, "velocity": kin.v}
+        data = {"displacement": kin.x - self.x0, "velocity": kin.v,
+                "rotation": log_rotvec(np.einsum("nij,nkj->nik", kin.R, self.R0))}
+        evaluated = self._evaluated(event)
         if self.solids:
-            data["cauchy_stress"] = nodal_average([f.nodal_cauchy_stress(ctx) for f, ctx in self._evaluated(event)],
-                                                  self.counts)
+            data["cauchy_stress"] = nodal_average([f.nodal_cauchy_stress(ctx) for f, ctx in evaluated
+                                                   if f in self.solids], self.counts)
         name = f"{os.path.basename(self.base)}_{len(self.entries):05d}.vtu"
         points = self.x0 if self.configuration == "reference" else kin.x
-        write_vtu(os.path.join(os.path.dirname(self.base), name), points, self.cells, data)
+        write_vtu(os.path.join(os.path.dirname(self.base), name), points, self.cells, data,
+                  self._cell_data(evaluated))
         self.entries.append((float(event.t), name))
         write_pvd(self.base + ".pvd", self.entries)
 
+    def _cell_data(self, evaluated):
+        """{name: [(ne, k) per cells entry]}: each family's own data, zeros elsewhere."""
+        given = [f.cell_data(ctx) if hasattr(f, "cell_data") else {} for f, ctx in evaluated]
+        widths = {}
+        for d in given:
+            for name, v in d.items():
+                widths[name] = np.asarray(v).shape[1:]
+        out = {}
+        for name, width in widths.items():
+            out[name] = [np.asarray(given[k][name], float) if name in given[k]
+                         else np.zeros((len(np.asarray(conn)),) + width)
+                         for k, (_, conn) in zip(self.owner, self.cells)]
+        return out
+
     def _evaluated(self, event):
-        """(family, context) of each solid family from the step's outputs, found by name (the
-        inverse-dynamics driver evaluates deformable elements in systems of its own)."""
+        """(family, context) of each family with cells from the step's outputs, found by name
+        (the inverse-dynamics driver evaluates deformable elements in systems of its own)."""
         found = {}
         for families, ctx in event.outputs:
             for f in families:
                 found.setdefault(f.name, (f, ctx))
         first = event.outputs[0][1] if event.outputs else None
-        return [found.get(f.name, (f, first)) for f in self.solids]
+        return [found.get(f.name, (f, first)) for f in self.meshed]
 
     def finish(self):
         write_pvd(self.base + ".pvd", self.entries)

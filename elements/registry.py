@@ -18,7 +18,7 @@ from types import ModuleType
 from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
-                            driven, solid, surface_load, rigid_body_displacement, inertia)
+                            driven, solid, surface_load, rigid_body_displacement, inertia, shell)
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ ENTRIES = (
     Entry("beam", beam),
     Entry("hbeam", hbeam),
     Entry("solid", solid),
+    Entry("shell", shell),
     Entry("surface_load", surface_load),
     Entry("joints", joints),
     Entry("angular_velocity", angular_velocity),

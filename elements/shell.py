@@ -42,11 +42,13 @@ n₁₂ = 2Gh ε₁₂, n₂₁ = 2Gh ε₂₁ (ε₁₂ - ε₂₁ measures the
 membrane's) and the curvatures κ₁₃, κ₂₃ (factor `at`); a single element has exactly 6
 zero-stiffness modes (tests/test_shell.py).
 
-Geometry checks at load (one-line error naming the element, its nodes and deck line): the
-corner Jacobians x,ξ₁ × x,ξ₂ at the four nodes must point the same way as the element
-normal (x₃ - x₁)×(x₄ - x₂) (else the quadrilateral is self-intersecting, concave or not
-ordered as MBDyn's nodes), each within WARP_DEGREES of it (else warped beyond tolerance),
-and the area must not vanish."""
+Geometry checks at input (one-line error naming the element, its nodes and deck line): the
+node order defines the normal (right-hand rule, MBDyn's counter-clockwise order seen from
+it); the corner Jacobians x,ξ₁ × x,ξ₂ at the four nodes must point the same way as the
+element normal (x₃ - x₁)×(x₄ - x₂) (else the quadrilateral is self-intersecting, concave
+or its nodes are not in a cyclic order), each within WARP_DEGREES = 45° of it (else warped
+beyond tolerance: beyond that the flat-facet strains of §11.5.2 no longer describe the
+element), and the area must not vanish."""
 from dataclasses import dataclass
 from functools import cached_property
 import numpy as np
@@ -96,6 +98,8 @@ def isotropic_shell_law(E=None, nu=None, G=None, thickness=None, alpha_s=ALPHA_S
         E = 2 * (1 + nu) * G
     else:
         nu = E / (2 * G) - 1
+        if not 0.0 < nu < 0.5:             # MBDyn's check of a computed Poisson's ratio
+            raise ValueError(f"isotropic shell law: inconsistent E = {E}, G = {G} (Poisson's ratio {nu})")
     if not -1.0 < nu < 0.5:
         raise ValueError(f"isotropic shell law: Poisson's ratio {nu} outside (-1, 0.5)")
     h = float(thickness)
@@ -113,6 +117,35 @@ def isotropic_shell_law(E=None, nu=None, G=None, thickness=None, alpha_s=ALPHA_S
     D[7, 9] = D[9, 7] = -Db * nu
     D[8, 8] = D[11, 11] = F * alpha_t
     return D
+
+
+def check_quad(X, spec, where):
+    """ValueError naming the element and its nodes unless the corners X (4, 3) make a valid
+    quadrilateral (module docstring): not degenerate, a simple cyclic order (no bow-tie,
+    not concave) and no corner normal more than WARP_DEGREES from the element normal."""
+    nodes = ", ".join(map(str, spec.nodes))
+    L, dL = np.empty(4), np.empty((4, 2))
+    corners = []
+    for k in range(4):
+        bilinear(XI_NODES[k, 0], XI_NODES[k, 1], L, dL)
+        corners.append(np.cross(dL[:, 0] @ X, dL[:, 1] @ X))
+    size2 = float(((X - X.mean(axis=0)) ** 2).sum())
+    if size2 == 0.0 or max(np.linalg.norm(c) for c in corners) <= 1e-12 * size2:
+        raise ValueError(f"{where}zero-area quadrilateral (nodes {nodes})")
+    normal = np.cross(X[2] - X[0], X[3] - X[1])
+    nn = np.linalg.norm(normal)
+    if nn <= 1e-10 * size2:
+        raise ValueError(f"{where}self-intersecting quadrilateral (nodes {nodes} are not in a cyclic order)")
+    for k in range(4):
+        c = corners[k]
+        cn = np.linalg.norm(c)
+        cosang = c @ normal / (cn * nn) if cn > 0 else -1.0
+        if cosang <= 0:
+            raise ValueError(f"{where}self-intersecting or concave quadrilateral at node {spec.nodes[k]} "
+                             f"(nodes {nodes} must go around the element in order)")
+        if cosang < np.cos(np.radians(WARP_DEGREES)):
+            raise ValueError(f"{where}warped beyond {WARP_DEGREES:g}° at node {spec.nodes[k]} (nodes {nodes}; "
+                             f"corner normal {np.degrees(np.arccos(cosang)):.1f}° from the element normal)")
 
 
 # ---------------------------------------------------------------------- Model builder methods
@@ -133,7 +166,11 @@ def shell(model, label, nodes, D, kind="shell4easans", prestress=None, output=Tr
     s0 = np.zeros(12) if prestress is None else np.asarray(prestress, float).reshape(-1)
     if s0.shape != (12,):
         raise ValueError(f"{kind} {label}: prestress must have 12 components, got {s0.size}")
-    model.shells.append(ShellSpec(int(label), kind, nodes, D.copy(), s0.copy(), bool(output), where))
+    spec = ShellSpec(int(label), kind, nodes, D.copy(), s0.copy(), bool(output), where)
+    known = {n.label: n.x for n in model.nodes}
+    if all(n in known for n in nodes):             # else checked when the family is built
+        check_quad(np.array([known[n] for n in nodes], float), spec, f"{kind} {label}: ")
+    model.shells.append(spec)
     return label
 
 
@@ -285,29 +322,8 @@ class Shells(ElementFamily):
         return f"{shown}{spec.kind} {spec.label}: "
 
     def _check_geometry(self, X):
-        """Corner normals against the element normal (module docstring)."""
-        L, dL = np.empty(4), np.empty((4, 2))
-        normal = np.cross(X[:, 2] - X[:, 0], X[:, 3] - X[:, 1])
-        size2 = np.einsum("eki,eki->e", X - X.mean(axis=1, keepdims=True), X - X.mean(axis=1, keepdims=True))
-        cos_limit = np.cos(np.radians(WARP_DEGREES))
         for e, s in enumerate(self.specs):
-            nodes = ", ".join(map(str, s.nodes))
-            nn = np.linalg.norm(normal[e])
-            if nn <= 1e-10 * size2[e]:
-                raise ValueError(f"{self.where(s)}zero-area quadrilateral (nodes {nodes})")
-            for k in range(4):
-                bilinear(XI_NODES[k, 0], XI_NODES[k, 1], L, dL)
-                c = np.cross(dL[:, 0] @ X[e], dL[:, 1] @ X[e])
-                cn = np.linalg.norm(c)
-                cosang = c @ normal[e] / (cn * nn) if cn > 0 else -1.0
-                if cosang <= 0:
-                    raise ValueError(f"{self.where(s)}self-intersecting, concave or misordered quadrilateral at node "
-                                     f"{s.nodes[k]} (nodes {nodes} must go counter-clockwise about the normal, "
-                                     f"from the upper-right one)")
-                if cosang < cos_limit:
-                    raise ValueError(f"{self.where(s)}warped beyond {WARP_DEGREES:g}° at node {s.nodes[k]} "
-                                     f"(nodes {nodes}; corner normal {np.degrees(np.arccos(cosang)):.1f}° from "
-                                     f"the element normal)")
+            check_quad(X[e], s, self.where(s))
 
     # ------------------------------------------------------------------ layout
     def set_offset(self, start):
@@ -458,7 +474,8 @@ def read_shell(reader, model, args, label, word, kind):
     if args.is_keyword("output"):
         output = reader.read_output_flag(args, "plates")
     try:
-        model.shell(label, nodes, D, kind, prestress=s0, output=output, where=word.where())
+        model.shell(label, nodes, D, kind, prestress=s0, output=output,
+                    where=f"{word.source.name}:{word.where()[0]}")
     except ValueError as e:
         raise word.error(str(e)) from None
 

@@ -518,7 +518,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 res[e, 6 * n + j] = fx[j]
                 res[e, 6 * n + 3 + j] = ft[j]
         for j in range(nb):
-            res[e, 24 + j] = f[24 + j] / dcoef
+            res[e, 24 + j] = f[24 + j]
         if not want_jac:
             continue
         # Jacobian on (x_n, φ̃_n, β): material part
@@ -611,7 +611,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 vx = (K[24 + j, 6 * m], K[24 + j, 6 * m + 1], K[24 + j, 6 * m + 2])
                 vp = mtvec(Cm, (K[24 + j, 6 * m + 3], K[24 + j, 6 * m + 4], K[24 + j, 6 * m + 5]))
                 for i in range(3):
-                    jac_e[24 + j, 6 * m + i] = vx[i]
-                    jac_e[24 + j, 6 * m + 3 + i] = vp[i]
+                    jac_e[24 + j, 6 * m + i] = dcoef * vx[i]
+                    jac_e[24 + j, 6 * m + 3 + i] = dcoef * vp[i]
             for c in range(nb):
-                jac_e[24 + j, 24 + c] = K[24 + j, 24 + c] / dcoef
+                jac_e[24 + j, 24 + c] = K[24 + j, 24 + c]

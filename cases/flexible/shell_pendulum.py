@@ -95,7 +95,7 @@ def beam_model(nx=10):
 def run(model, final_time=1.0, h=1e-3, observers=()):
     """Runs `model` (ms, ρ∞ = 0.6); Results with every step."""
     problem = InitialValueProblem(model, time_step=h, final_time=final_time, method="ms", rho=0.6,
-                                  tolerance=1e-6, max_iterations=20, observers=observers)
+                                  tolerance=1e-5, max_iterations=20, observers=observers)
     return problem.run()
 
 

@@ -18,7 +18,8 @@ from types import ModuleType
 from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
-                            driven, solid, surface_load, rigid_body_displacement, inertia, shell)
+                            driven, solid, surface_load, rigid_body_displacement, inertia,
+                            membrane, shell)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ ENTRIES = (
     Entry("solid", solid),
     Entry("shell", shell),
     Entry("surface_load", surface_load),
+    Entry("membrane", membrane),
     Entry("joints", joints),
     Entry("angular_velocity", angular_velocity),
     Entry("rigid_body_displacement", rigid_body_displacement),

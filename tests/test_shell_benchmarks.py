@@ -282,7 +282,7 @@ def slit_annular_plate(kind, nr, nc, steps):
     share[(lat[edge, 0] == 0) | (lat[edge, 0] == nr)] /= 2
     for k, s in zip(edge, share):
         m.force(200_000 + k, int(k) + 1, (0.0, 0.0, qmax * s), "absolute")
-    res = StaticProblem(m, steps=steps, ramp=True, tolerance=1e-5, max_iterations=40, linear_solver=LINEAR).run()
+    res = StaticProblem(m, steps=steps, ramp=True, tolerance=1e-6, max_iterations=40, linear_solver=LINEAR).run()
     A = edge[lat[edge, 0] == 0][0]
     B = edge[lat[edge, 0] == nr][0]
     return np.array([(t, res.x[i][A, Z_], res.x[i][B, Z_]) for i, t in enumerate(res.t)])

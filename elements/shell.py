@@ -22,16 +22,20 @@ Formulation (facts from the manual and MBDyn 1.7.3's element):
   and d (1, 0), each point with its own interpolated frame.
 
 EAS parameters as unknowns.  MBDyn keeps β as element-internal algebraic unknowns
-(iGetNumDof 7 or 13, DofOrder::ALGEBRAIC), with the rows r_β = Σ αw Pᵀσ (up to sign) divided by
-dCoef (eq. 11.90, 11.91b).  This family does the same: the β are its own unknowns
-(n_internal, dof_info, set_offset, as the joints' multipliers), so they sit in the
+(iGetNumDof 7 or 13, DofOrder::ALGEBRAIC).  This family does the same: the β are its own
+unknowns (n_internal, dof_info, set_offset, as the joints' multipliers), so they sit in the
 generated FD-Jacobian checks, the Newton iteration converges β with the nodes (no local
 iteration per element), and the element's residual is a plain function of the unknowns.
 Static condensation was not implemented (it would need the element's β held in the State
-and a local solve per evaluation).
+and a local solve per evaluation).  One departure from MBDyn: its β rows are r_β/dCoef;
+here they are r_β = Σ αw Pᵀσ itself (a force-like row, as the membrane's), with the node
+columns of those rows ×dCoef.  Newton's iterates are the same (a row scaling), but MBDyn's
+scaling multiplies the rows' round-off by 1/dCoef: a steel strip in a dynamic run (E h =
+1e9 N/m, dCoef ≈ 6e-4) then has a residual floor near 1e-2 that no tolerance below it can
+meet (cases/flexible/shell_pendulum.py), where the unscaled rows stop at 2e-6.
 
 Jacobian: exact derivative of the residual on the Newton increments, MBDyn's form (node
-columns ×dCoef through θ = dCoef G Δġ, β columns unscaled, β rows /dCoef); it includes
+columns ×dCoef through θ = dCoef G Δġ, β columns unscaled); it includes
 the derivatives of Γ(φ̃)⁻¹ and of Γ in the curvature that the manual's K_g (eqs.
 11.84-11.88) leaves out.  Row 3 of eq. 11.88 reads -T n₁; the exact second derivative of
 m₁·κ₁ (the term it stands for) is in `shell_kernel.point_geometric` and passes the FD

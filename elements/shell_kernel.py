@@ -451,8 +451,8 @@ def point_geometric(e, p, with_curvature, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up
 def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, PT, DPw, Kbb, D, dcnt,
                     dcols, sig0, boff, y, want_jac, want_out, res, jac, out_sigma, out_eps):
     """Node loads and EAS rows res (ne, 24 + nb) of the shells with nodes nidx (ne, 4): per
-    node force and moment (the element's internal forces, the engine's sign), then r_β/dCoef
-    (eq. 11.90; MBDyn divides the algebraic rows by dCoef); unless want_jac is False, jac
+    node force and moment (the element's internal forces, the engine's sign), then r_β
+    (eq. 11.90, force-like: not divided by dCoef as MBDyn does, see elements/shell.py); unless want_jac is False, jac
     (ne, 24 + nb, 24 + nb) on the Newton increments (Δẋ_n, Δġ_n of each node, then Δβ).
     With want_out: σ and ε + ε̂ (ne, 4, 12) at the Gauss points.  dcnt (12,), dcols (12, 12):
     per row, the columns where some element's law has a nonzero entry; PT (ne, nb, 48),
@@ -543,7 +543,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 res[e, 6 * n + j] = fx[j]
                 res[e, 6 * n + 3 + j] = ft[j]
         for j in range(nb):
-            res[e, 24 + j] = f[24 + j] / dcoef
+            res[e, 24 + j] = f[24 + j]
         if not want_jac:
             continue
         # Jacobian on (x_n, φ̃_n, β): material part Σ αw [BᵀDB, BᵀDP; PᵀDB, PᵀDP] as products
@@ -601,7 +601,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             v = mvec(HT, fp)
             _put3(K, 6 * n + 3, 6 * n + 3, gamma_derivative_times(vscale(-1.0, vload(phit, n)), v), 1.0)
         # rows θ_n ← T̄ Γ⁻ᵀ (φ̃_n rows), columns φ̃_m → Γ⁻¹ T̄ᵀ G_m Δġ_m, then dCoef on the node
-        # block (both x and θ columns carry it), 1/dCoef on the EAS block
+        # columns (both x and θ columns carry it), none on the β columns
         for n in range(4):
             Rn = mtrans(mmul(mload(Hn, n), mtrans(Tb)))                 # T̄ Γ⁻ᵀ
             for c in range(NQ):
@@ -620,6 +620,6 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 jac_e[r, c] = K[r, c]
         for r in range(24, NQ):
             for c in range(24):
-                jac_e[r, c] = K[r, c]
+                jac_e[r, c] = dcoef * K[r, c]
             for c in range(24, NQ):
-                jac_e[r, c] = K[r, c] / dcoef
+                jac_e[r, c] = K[r, c]

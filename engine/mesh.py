@@ -22,6 +22,8 @@ from itertools import combinations, permutations
 
 import numpy as np
 
+from mbdae.elements.shell_meshes import nodal_loads
+
 
 @cache
 def load_meshio():
@@ -598,6 +600,68 @@ class Mesh:
             return [self.node_label[int(p)] for p in points]
         except KeyError as e:
             raise KeyError(f"{what}: point {e.args[0]} has no node (add_to_model first)") from None
+
+    def add_shells_to_model(self, model, D, kind="shell4easans", node_kind="static", face_set=None,
+                            first_node_label=1, first_element_label=1, prestress=None, velocity=None):
+        """Structural nodes (6 unknowns, identity orientation; points already added keep their
+        node) at the corners of the 4-node quadrilaterals ("q4" faces: meshio's quad cells,
+        whose order is the shell4 one) of the mesh or of a named face set, and one `kind`
+        shell (shell4eas, shell4easans) per quadrilateral with the 12×12 law D.  Returns
+        ({point: node label}, element labels)."""
+        faces = self.faces if face_set is None else self.face_sets[face_set]
+        others = sorted(s for s in faces if s != "q4")
+        if others:
+            raise ValueError(f"shells are 4-node quadrilaterals; the mesh also has {', '.join(others)} faces")
+        conn = faces.get("q4", np.zeros((0, 4), np.int64))
+        v0 = np.zeros((len(self.points), 3)) if velocity is None else \
+            np.broadcast_to(np.asarray(velocity, float), (len(self.points), 3))
+        used = np.unique(conn.ravel())
+        label = first_node_label
+        for p in used.tolist():
+            if p not in self.node_label:
+                model.structural_node(label, node_kind, position=self.points[p], velocity=v0[p])
+                self.node_label[p] = label
+                label += 1
+        labels = np.arange(first_element_label, first_element_label + len(conn))
+        for e, lab in zip(conn.tolist(), labels.tolist()):
+            model.shell(lab, [self.node_label[p] for p in e], D, kind=kind, prestress=prestress)
+        return {int(p): self.node_label[int(p)] for p in used}, labels
+
+    def hold(self, model, holds, first_label):
+        """Hold position components (1, 2, 3: x, y, z) and rotation components (about x, y, z)
+        of the structural nodes of named sets at their initial values: `holds` {node set:
+        (positions, rotations)} (symmetry planes, simple supports, clamps).  A node in several
+        sets gets one total pin joint holding the union of their components.  Returns the
+        joint labels."""
+        wanted = {}
+        for name, (positions, rotations) in holds.items():
+            for p in self.node_sets[name].tolist():
+                pos, rot = wanted.setdefault(p, (set(), set()))
+                pos.update(positions)
+                rot.update(rotations)
+        labels, label = [], first_label
+        for p, (pos, rot) in sorted(wanted.items()):
+            node = self._labels([p], "hold")[0]
+            model.total_pin_joint(label, node, absolute_position=self.points[p],
+                                  position_status=tuple("active" if k in pos else "inactive" for k in (1, 2, 3)),
+                                  orientation_status=tuple("active" if k in rot else "inactive" for k in (1, 2, 3)))
+            labels.append(label)
+            label += 1
+        return labels
+
+    def shell_load(self, model, load_per_area, first_label, face_set=None):
+        """An absolute load per unit area (3-vector, e.g. a self-weight) on the quadrilaterals
+        of the mesh or of a named face set, as the consistent nodal forces of the bilinear
+        interpolation (one structural force per loaded node); returns the labels."""
+        faces = self.faces if face_set is None else self.face_sets[face_set]
+        conn = faces.get("q4", np.zeros((0, 4), np.int64))
+        F = nodal_loads(self.points, conn, load_per_area)
+        labels, label = [], first_label
+        for p in np.unique(conn.ravel()).tolist():
+            model.force(label, self._labels([p], "shell load")[0], F[p], "absolute")
+            labels.append(label)
+            label += 1
+        return labels
 
     def clamp(self, model, node_set, first_label, components=(1, 2, 3)):
         """Clamp the displacement components (1, 2, 3: x, y, z) of the nodes of a named set

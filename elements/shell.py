@@ -75,6 +75,7 @@ class ShellSpec:
     nodes: tuple                 # 4 structural node labels, MBDyn's order
     D: np.ndarray                # (12, 12)
     prestress: np.ndarray        # (12,)
+    mbdyn: bool = True           # MBDyn 1.7.3's element, else the consistent variant
     output: bool = True
     where: str = None
 
@@ -153,10 +154,11 @@ def check_quad(X, spec, where):
 
 
 # ---------------------------------------------------------------------- Model builder methods
-def shell(model, label, nodes, D, kind="shell4easans", prestress=None, output=True, where=None):
+def shell(model, label, nodes, D, kind="shell4easans", prestress=None, mbdyn=True, output=True, where=None):
     """A 4-node shell (`kind` shell4eas or shell4easans): `nodes` 4 structural node labels in
     MBDyn's order (counter-clockwise about the normal, from the upper-right one), `D` the
-    12×12 law, `prestress` a 12-vector (None: zero)."""
+    12×12 law, `prestress` a 12-vector (None: zero); `mbdyn`: MBDyn 1.7.3's element (as the
+    deck cards), else the consistent variant (module docstring)."""
     if kind not in KINDS:
         raise ValueError(f"shell {label}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
     nodes = tuple(int(n) for n in nodes)
@@ -170,7 +172,7 @@ def shell(model, label, nodes, D, kind="shell4easans", prestress=None, output=Tr
     s0 = np.zeros(12) if prestress is None else np.asarray(prestress, float).reshape(-1)
     if s0.shape != (12,):
         raise ValueError(f"{kind} {label}: prestress must have 12 components, got {s0.size}")
-    spec = ShellSpec(int(label), kind, nodes, D.copy(), s0.copy(), bool(output), where)
+    spec = ShellSpec(int(label), kind, nodes, D.copy(), s0.copy(), bool(mbdyn), bool(output), where)
     known = {n.label: n.x for n in model.nodes}
     if all(n in known for n in nodes):             # else checked when the family is built
         check_quad(np.array([known[n] for n in nodes], float), spec, f"{kind} {label}: ")
@@ -236,7 +238,7 @@ def shell_quad(rng, distortion=0.0, warp=0.0, size=1.0):
     return rng.normal(size=3) + P @ Q.T
 
 
-def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False, law="full"):
+def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False, law="full", mbdyn=True):
     """law: "full" (isotropic plus a random symmetric positive part), "isotropic" (MBDyn's
     sparse law), "nonsymmetric" (isotropic plus a random full matrix, as `matr` allows)."""
     def sample(model, rng):
@@ -250,14 +252,15 @@ def _shell_sample(kind, node_kind, distortion, warp, prestress, second=False, la
         elif law == "nonsymmetric":
             D = D + 0.05 * np.abs(D).max() * rng.normal(size=(12, 12))
         s0 = rng.normal(size=12) if prestress else None
-        model.shell(1, (1, 2, 3, 4), D, kind, prestress=s0)
+        model.shell(1, (1, 2, 3, 4), D, kind, prestress=s0, mbdyn=mbdyn)
         if second:             # a neighbour sharing the edge 2-3 (nodes 2, 3 become its 1, 4)
             Y = X[[1, 2]] + (X[1] - X[0])
             for k, x in enumerate(Y, start=5):
                 model.structural_node(k, node_kind, position=x, orientation=random_rotation(rng))
-            model.shell(2, (2, 5, 6, 3), D, kind)
+            model.shell(2, (2, 5, 6, 3), D, kind)          # MBDyn's: a mixed family when mbdyn is False
         return model
-    sample.__name__ = f"{kind}_{node_kind}_d{distortion}_w{warp}_{law}{'_prestress' if prestress else ''}"
+    sample.__name__ = (f"{kind}_{node_kind}_d{distortion}_w{warp}_{law}{'_prestress' if prestress else ''}"
+                       f"{'' if mbdyn else '_consistent'}")
     return sample
 
 
@@ -268,7 +271,10 @@ SAMPLES = {"shell": [_shell_sample("shell4easans", "dynamic", 0.0, 0.0, True),
                      _shell_sample("shell4easans", "dynamic", 0.15, 0.05, False, second=True),
                      _shell_sample("shell4easans", "static", 0.2, 0.1, True, law="isotropic"),
                      _shell_sample("shell4eas", "dynamic", 0.2, 0.1, True, law="nonsymmetric"),
-                     _shell_sample("shell4easans", "static", 0.1, 0.05, False, second=True, law="nonsymmetric")]}
+                     _shell_sample("shell4easans", "static", 0.1, 0.05, False, second=True, law="nonsymmetric"),
+                     _shell_sample("shell4easans", "dynamic", 0.3, 0.1, True, mbdyn=False),
+                     _shell_sample("shell4eas", "static", 0.3, 0.1, True, law="nonsymmetric", mbdyn=False),
+                     _shell_sample("shell4easans", "static", 0.2, 0.05, True, second=True, mbdyn=False)]}
 
 
 # ---------------------------------------------------------------------- family
@@ -305,8 +311,11 @@ class Shells(ElementFamily):
         self.e0 = np.empty((ne, 8, 2, 3))
         self.k0 = np.zeros((ne, 4, 2, 3))
         self.P = np.zeros((ne, 4, 12, self.nb))
+        self.Cans = np.zeros((ne, 4, 2, 8))
         bad = np.zeros(ne, np.int64)
-        shell_reference(X, R0, self.nb, self.iTa, self.A, self.Lab, self.alpha, self.e0, self.k0, self.P, bad)
+        mbdyn = np.array([s.mbdyn for s in S], np.bool_)
+        shell_reference(X, R0, self.nb, mbdyn, self.iTa, self.A, self.Lab, self.alpha, self.e0, self.k0, self.P,
+                        self.Cans, bad)
         if bad.any():
             e = int(np.flatnonzero(bad)[0])
             raise ValueError(f"{self.where(S[e])}area factor det S <= 0 at an integration point "
@@ -392,7 +401,7 @@ class Shells(ElementFamily):
         so, eo, dummy = self._no_out if out is None else (out[0], out[1], None)
         Tbar = self.state_arrays(ctx)["Tbar"]
         shell_equations(self.ans, self.nb, float(kin.dcoef), self.conn, kin.x, kin.R, kin.G, Tbar, self.iTa,
-                        self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.PT, self.DPw, self.Kbb,
+                        self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.Cans, self.PT, self.DPw, self.Kbb,
                         self.D, self.dcnt, self.dcols, self.sig0, self.boff, ctx.y, want_jac, out is not None, res,
                         jac if want_jac else self._no_out[2], so, eo)
 

@@ -63,6 +63,18 @@ def tangent_frame(x1, x2):
 
 
 @kernel
+def aligned_frame(x1, x2, a):
+    """[t₁ t₂ t₃]: t₃ the unit normal x,ξ₁ × x,ξ₂, t₁ the unit projection of the direction a
+    on the tangent plane, t₂ = t₃×t₁ (the consistent variant's point frames: one direction a
+    per element, so that the frames of a flat element coincide)."""
+    t3 = vcross(x1, x2)
+    t3 = vscale(1.0 / vnorm(t3), t3)
+    t1 = vsub(a, vscale(vdot(a, t3), t3))
+    t1 = vscale(1.0 / vnorm(t1), t1)
+    return mtrans((t1, vcross(t3, t1), t3))
+
+
+@kernel
 def s_matrix(T, x1, x2):
     """S_αβ = [t_α · x,ξβ] (eq. 11.47) as (s11, s12, s21, s22) and α = det S (eq. 11.51)."""
     c1, c2 = mcol(T, 0), mcol(T, 1)
@@ -222,28 +234,44 @@ def shell_mean_frames(nidx, R, iTa, Tbar):
 
 
 @kernel
-def shell_reference(X, R0, nb, iTa, A, Lab, alpha, e0, k0, P, bad):
+def shell_reference(X, R0, nb, mbdyn, iTa, A, Lab, alpha, e0, k0, P, Cans, bad):
     """Reference data of elements with corners X (ne, 4, 3) and node orientations R0
     (ne, 4, 3, 3) (MBDyn's initial configuration, §11.5.1-11.5.3): nodal frames iTa
     (ne, 4, 3, 3) = R0ᵀ [t₁ t₂ t₃] at the nodes; per strain point (4 Gauss, 4 ANS) the
-    constant A (ne, 8, 3, 3) with T = T̄ Rot(φ̃) A equal to the point's tangent frame in
-    the reference, L_αβ (ne, 8, 4, 2), α = det S (ne, 8), the reference strains e0
+    constant A (ne, 8, 3, 3) with T = T̄ Rot(φ̃) A equal to the point's frame in the
+    reference, L_αβ (ne, 8, 4, 2), α = det S (ne, 8), the reference strains e0
     (ne, 8, 2, 3) and curvatures k0 (ne, 4, 2, 3); per Gauss point the EAS matrix P
-    (ne, 4, 12, nb) = α₀/α P₁₂ M₀⁻ᵀ H(ξ) (eq. 11.55).  bad[e] = 1 where α ≤ 0 somewhere."""
+    (ne, 4, 12, nb) = α₀/α P₁₂ M₀⁻ᵀ H(ξ) (eq. 11.55) and the ANS map Cans (ne, 4, 2, 8):
+    (ε₁₃, ε₂₃) at Gauss point i = Σ Cans[i, a, 2q + c] (ε₁₃, ε₂₃)[c] at ANS point q.
+    bad[e] = 1 where α ≤ 0 somewhere.
+
+    mbdyn[e] (MBDyn 1.7.3's element): the nodal and point frames are the tangent frames (t₁
+    along x,ξ₁ at each point), M₀ is taken in T̄ Rot(φ̃(0)) and ANS copies the Cartesian
+    components (eq. 11.74).  Otherwise (the consistent variant): the nodal and point frames
+    share the centre's t₁ (aligned_frame: on a flat element they coincide, so the reference
+    φ̃_n vanish and the interpolated rotation increments are the bilinear interpolation of
+    the nodes'), M₀ is taken in the centre's frame, and ANS interpolates the covariant
+    shears γ_β = d·x,ξβ = Σ_α S_αβ ε_α3 (ξ₁-shear from a, c, ξ₂-shear from b, d) and maps
+    them back with S⁻ᵀ of the Gauss point (MITC4's assumed shear)."""
     ne = X.shape[0]
     L, dL = np.empty(4), np.empty((4, 2))
     Xe, Tn, phit, Hn = np.empty((4, 3)), np.empty((4, 3, 3)), np.empty((4, 3)), np.empty((4, 3, 3))
     M0 = np.zeros((6, 6))
     H = np.zeros((6, nb))
+    Sp = np.zeros((8, 4))
     PERM = (0, 4, 1, 3, 2, 5)       # rows (ε₁₁, ε₂₂, ε₁₂, ε₂₁, ε₁₃, ε₂₃) of M₀⁻ᵀH in ε
     for e in range(ne):
         bad[e] = 0
         for n in range(4):
             vstore(Xe, n, vload(X[e], n))
+        bilinear(0.0, 0.0, L, dL)
+        c1, c2 = natural_tangents(Xe, dL)
+        Fc = tangent_frame(c1, c2)
+        dirc = mcol(Fc, 0)
         for n in range(4):
             bilinear(XI_NODES[n, 0], XI_NODES[n, 1], L, dL)
             x1, x2 = natural_tangents(Xe, dL)
-            F = tangent_frame(x1, x2)
+            F = tangent_frame(x1, x2) if mbdyn[e] else aligned_frame(x1, x2, dirc)
             R = mload(R0[e], n)
             mstore(iTa[e], n, mtmul(R, F))
             mstore(Tn, n, F)
@@ -257,9 +285,10 @@ def shell_reference(X, R0, nb, iTa, A, Lab, alpha, e0, k0, P, bad):
             a, b, c, _, _, _, _, _, _ = rotation_coefficients2(ph)
             Rp, Gp = rot_and_gamma(ph, a, b, c)
             x1, x2 = natural_tangents(Xe, dL)
-            F = tangent_frame(x1, x2)
+            F = tangent_frame(x1, x2) if mbdyn[e] else aligned_frame(x1, x2, dirc)
             mstore(A[e], p, mtmul(mmul(Tb, Rp), F))
             s11, s12, s21, s22, det = s_matrix(F, x1, x2)
+            Sp[p, 0], Sp[p, 1], Sp[p, 2], Sp[p, 3] = s11, s12, s21, s22
             alpha[e, p] = det
             if det <= 0.0:
                 bad[e] = 1
@@ -277,7 +306,31 @@ def shell_reference(X, R0, nb, iTa, A, Lab, alpha, e0, k0, P, bad):
                     kk = mtvec(F, mvec(Tb, mvec(Gp, d)))
                     for j in range(3):
                         k0[e, p, k, j] = kk[j]
-        # EAS push-forward at the centre, T₀ = T̄ Rot(φ̃(ξ₀)) (MBDyn's choice)
+        # ANS map: MBDyn's copies ε₁₃ from a, c and ε₂₃ from b, d; the consistent one the
+        # covariant shears, γ_β(i) = Σ_q w_iβq Σ_c S_q[c, β] ε_c3(q), ε_a3(i) = Σ_β S_i⁻¹[β, a] γ_β(i)
+        Cans[e, :, :, :] = 0.0
+        for i in range(4):
+            if mbdyn[e]:
+                Cans[e, i, 0, 0] = ANS_13[i, 0]
+                Cans[e, i, 0, 4] = ANS_13[i, 2]
+                Cans[e, i, 1, 3] = ANS_23[i, 1]
+                Cans[e, i, 1, 7] = ANS_23[i, 3]
+                continue
+            dt = Sp[i, 0] * Sp[i, 3] - Sp[i, 1] * Sp[i, 2]
+            if dt <= 0.0:
+                continue
+            Si = ((Sp[i, 3] / dt, -Sp[i, 1] / dt), (-Sp[i, 2] / dt, Sp[i, 0] / dt))
+            for beta in range(2):
+                for q in range(4):
+                    wq = ANS_13[i, q] if beta == 0 else ANS_23[i, q]
+                    if wq == 0.0:
+                        continue
+                    for c in range(2):
+                        sq = Sp[4 + q, 2 * c + beta]             # S_q[c, β]
+                        for a in range(2):
+                            Cans[e, i, a, 2 * q + c] += Si[beta][a] * wq * sq
+        # EAS push-forward at the centre, T₀ = T̄ Rot(φ̃(ξ₀)) (MBDyn's choice), or the
+        # centre's tangent frame (consistent: the frame of every point of a flat element)
         bilinear(0.0, 0.0, L, dL)
         ph = zero3()
         for n in range(4):
@@ -285,7 +338,7 @@ def shell_reference(X, R0, nb, iTa, A, Lab, alpha, e0, k0, P, bad):
         a, b, c, _, _, _, _, _, _ = rotation_coefficients2(ph)
         Rp, _ = rot_and_gamma(ph, a, b, c)
         x1, x2 = natural_tangents(Xe, dL)
-        s11, s12, s21, s22, det0 = s_matrix(mmul(Tb, Rp), x1, x2)
+        s11, s12, s21, s22, det0 = s_matrix(mmul(Tb, Rp) if mbdyn[e] else Fc, x1, x2)
         if det0 <= 0.0:
             bad[e] = 1
             continue
@@ -448,8 +501,8 @@ def point_geometric(e, p, with_curvature, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up
 
 
 @kernel
-def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, PT, DPw, Kbb, D, dcnt,
-                    dcols, sig0, boff, y, want_jac, want_out, res, jac, out_sigma, out_eps):
+def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, Cans, PT, DPw, Kbb, D,
+                    dcnt, dcols, sig0, boff, y, want_jac, want_out, res, jac, out_sigma, out_eps):
     """Node loads and EAS rows res (ne, 24 + nb) of the shells with nodes nidx (ne, 4): per
     node force and moment (the element's internal forces, the engine's sign), then r_β
     (eq. 11.90, force-like: not divided by dCoef as MBDyn does, see elements/shell.py); unless want_jac is False, jac
@@ -461,7 +514,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
 
     Residual (the engine's sign, opposite to MBDyn's AssRes): f = Σ_i α_i w_i B_iᵀσ_i,
     σ = D(ε + Pβ) + σ₀ (eqs. 11.77-11.78, 11.89), with ANS (eqs. 11.68-11.74) replacing
-    ε₁₃, ε₂₃ by interpolation from a, b, c, d.  B is taken on (x_n, φ̃_n); the node rotation
+    ε₁₃, ε₂₃ by interpolation from a, b, c, d (Cans, shell_reference).  B is taken on (x_n, φ̃_n); the node rotation
     rows are T̄ Γ(φ̃_n)⁻ᵀ f_φ̃n since δφ̃_n = Γ(φ̃_n)⁻¹T̄ᵀθ_n (eq. 11.25).  Jacobian: the exact
     derivative, Σ αw (BᵀDB) plus the second derivative of Σ μ·ε for fixed stresses μ
     (point_geometric), plus the derivative of Γ(φ̃_n)⁻ᵀ, chained by θ_n = dCoef G(g_n) Δġ_n,
@@ -502,11 +555,17 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             for q in range(4):
                 point_strain_rows(e, 4 + q, False, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, e0, k0, epsA[q], BA[q])
             for i in range(4):
-                epsi[i, 2] = ANS_13[i, 0] * epsA[0, 2] + ANS_13[i, 2] * epsA[2, 2]
-                epsi[i, 5] = ANS_23[i, 1] * epsA[1, 5] + ANS_23[i, 3] * epsA[3, 5]
-                for c in range(24):
-                    Bi[i, c, 2] = ANS_13[i, 0] * BA[0, c, 2] + ANS_13[i, 2] * BA[2, c, 2]
-                    Bi[i, c, 5] = ANS_23[i, 1] * BA[1, c, 5] + ANS_23[i, 3] * BA[3, c, 5]
+                for a in range(2):
+                    r = 2 + 3 * a
+                    s = 0.0
+                    for q in range(4):
+                        s += Cans[e, i, a, 2 * q] * epsA[q, 2] + Cans[e, i, a, 2 * q + 1] * epsA[q, 5]
+                    epsi[i, r] = s
+                    for c in range(24):
+                        s = 0.0
+                        for q in range(4):
+                            s += Cans[e, i, a, 2 * q] * BA[q, c, 2] + Cans[e, i, a, 2 * q + 1] * BA[q, c, 5]
+                        Bi[i, c, r] = s
         # stresses and the residual
         for c in range(NQ):
             f[c] = 0.0
@@ -579,10 +638,11 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 for r in range(12):
                     muA[q, r] = 0.0
             for i in range(4):
-                muA[0, 2] += ANS_13[i, 0] * sw[i, 2]
-                muA[2, 2] += ANS_13[i, 2] * sw[i, 2]
-                muA[1, 5] += ANS_23[i, 1] * sw[i, 5]
-                muA[3, 5] += ANS_23[i, 3] * sw[i, 5]
+                for a in range(2):
+                    s = sw[i, 2 + 3 * a]
+                    for q in range(4):
+                        muA[q, 2] += Cans[e, i, a, 2 * q] * s
+                        muA[q, 5] += Cans[e, i, a, 2 * q + 1] * s
                 s2, s5 = sw[i, 2], sw[i, 5]
                 sw[i, 2] = 0.0
                 sw[i, 5] = 0.0

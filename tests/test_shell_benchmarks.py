@@ -44,17 +44,19 @@ from mbdae.elements.shell_meshes import (rectangle_mesh, cylinder_mesh, hemisphe
 
 LONG = os.environ.get("MBDAE_LONG") == "1"
 KINDS = ("shell4eas", "shell4easans")
+VARIANTS = pytest.mark.parametrize("mbdyn", [True, False], ids=["mbdyn", "consistent"])
 X_, Y_, Z_ = 0, 1, 2
 
 
 # ---------------------------------------------------------------------- helpers
-def shell_model(X, quads, D, kind, node_kind="static"):
-    """Structural node k + 1 at point k (identity orientation), shell e + 1 on quads[e]."""
+def shell_model(X, quads, D, kind, node_kind="static", mbdyn=True):
+    """Structural node k + 1 at point k (identity orientation), shell e + 1 on quads[e]
+    (mbdyn: MBDyn's element, else the consistent variant)."""
     m = Model()
     for k, x in enumerate(np.asarray(X, float)):
         m.structural_node(k + 1, node_kind, position=x)
     for e, q in enumerate(quads):
-        m.shell(e + 1, [int(p) + 1 for p in q], D, kind=kind)
+        m.shell(e + 1, [int(p) + 1 for p in q], D, kind=kind, mbdyn=mbdyn)
     return m
 
 
@@ -96,6 +98,10 @@ def linear_response(system, constraints, F):
     return d[nodes.ix], d[nodes.ig]
 
 
+def variant(mbdyn):
+    return "MBDyn's" if mbdyn else "consistent"
+
+
 def report(name, rows):
     print(f"\n{name}")
     for mesh, value, reference in rows:
@@ -103,12 +109,12 @@ def report(name, rows):
 
 
 # ---------------------------------------------------------------------- Scordelis-Lo
-def scordelis_lo(n, kind):
+def scordelis_lo(n, kind, mbdyn=True):
     """Quarter of the roof: x in [0, 25] (x = 0 mid-span), φ in [0, 40°] (φ = 0 crown)."""
     R, half_length, t, E, nu, weight = 25.0, 25.0, 0.25, 4.32e8, 0.0, 90.0
     X, quads, lat = cylinder_mesh(R, 0.0, half_length, 0.0, np.radians(40.0), n, n)
     D = isotropic_shell_law(E=E, nu=nu, thickness=t)
-    system = System(shell_model(X, quads, D, kind))
+    system = System(shell_model(X, quads, D, kind, mbdyn=mbdyn))
     c = Constraints(len(X))
     c.fix(lat[:, 0] == n, (Y_, Z_), (X_,))          # rigid diaphragm
     c.symmetry(lat[:, 0] == 0, X_)                  # mid-span
@@ -120,24 +126,25 @@ def scordelis_lo(n, kind):
     return -u[corner, Z_]
 
 
+@VARIANTS
 @pytest.mark.parametrize("kind", KINDS)
-def test_scordelis_lo_roof(kind):
+def test_scordelis_lo_roof(kind, mbdyn):
     meshes = (4, 8, 16, 32) if LONG else (4, 8, 16)
     ref = 0.3024
-    values = [scordelis_lo(n, kind) for n in meshes]
-    report(f"Scordelis-Lo roof, {kind}", [(f"{n}x{n}", v, ref) for n, v in zip(meshes, values)])
+    values = [scordelis_lo(n, kind, mbdyn) for n in meshes]
+    report(f"Scordelis-Lo roof, {kind}, {variant(mbdyn)}", [(f"{n}x{n}", v, ref) for n, v in zip(meshes, values)])
     errors = np.abs(np.array(values) / ref - 1)
     assert errors[-1] < (0.01 if LONG else 0.02)
     assert errors[-1] < errors[0]
 
 
 # ---------------------------------------------------------------------- pinched cylinder
-def pinched_cylinder(n, kind):
+def pinched_cylinder(n, kind, mbdyn=True):
     """Octant: x in [0, 300] (x = 0 the loaded section), φ in [0, 90°] from the +z crown."""
     R, half_length, t, E, nu, P = 300.0, 300.0, 3.0, 3e6, 0.3, 1.0
     X, quads, lat = cylinder_mesh(R, 0.0, half_length, 0.0, np.pi / 2, n, n)
     D = isotropic_shell_law(E=E, nu=nu, thickness=t)
-    system = System(shell_model(X, quads, D, kind))
+    system = System(shell_model(X, quads, D, kind, mbdyn=mbdyn))
     c = Constraints(len(X))
     c.fix(lat[:, 0] == n, (Y_, Z_), (X_,))          # rigid diaphragm
     c.symmetry(lat[:, 0] == 0, X_)
@@ -150,12 +157,13 @@ def pinched_cylinder(n, kind):
     return -u[load, Z_]
 
 
+@VARIANTS
 @pytest.mark.parametrize("kind", KINDS)
-def test_pinched_cylinder(kind):
+def test_pinched_cylinder(kind, mbdyn):
     meshes = (8, 16, 32, 64) if LONG else (8, 16, 32)
     ref = 1.8248e-5
-    values = [pinched_cylinder(n, kind) for n in meshes]
-    report(f"Pinched cylinder, {kind}", [(f"{n}x{n}", v, ref) for n, v in zip(meshes, values)])
+    values = [pinched_cylinder(n, kind, mbdyn) for n in meshes]
+    report(f"Pinched cylinder, {kind}, {variant(mbdyn)}", [(f"{n}x{n}", v, ref) for n, v in zip(meshes, values)])
     errors = np.abs(np.array(values) / ref - 1)
     # under a point load a shear-deformable shell converges slightly above Flügge's thin-shell
     # value (64 x 64: +1.35 % shell4eas, +0.44 % shell4easans)
@@ -164,13 +172,13 @@ def test_pinched_cylinder(kind):
 
 
 # ---------------------------------------------------------------------- pinched hemisphere
-def pinched_hemisphere(n, kind):
+def pinched_hemisphere(n, kind, mbdyn=True):
     """Quarter with the 18° hole: a unit outward load at (R, 0, 0) and a unit inward one at
     (0, R, 0) (half of the loads of 2 on the symmetry planes)."""
     R, t, E, nu, P = 10.0, 0.04, 6.825e7, 0.3, 1.0
     X, quads, lat = hemisphere_mesh(R, np.radians(18.0), np.pi / 2, n, n)
     D = isotropic_shell_law(E=E, nu=nu, thickness=t)
-    system = System(shell_model(X, quads, D, kind))
+    system = System(shell_model(X, quads, D, kind, mbdyn=mbdyn))
     c = Constraints(len(X))
     c.symmetry(lat[:, 0] == 0, Y_)                  # azimuth 0: the plane y = 0
     c.symmetry(lat[:, 0] == n, X_)                  # azimuth 90°: the plane x = 0
@@ -185,25 +193,26 @@ def pinched_hemisphere(n, kind):
     return u[a, X_], -u[b, Y_]
 
 
+@VARIANTS
 @pytest.mark.parametrize("kind", KINDS)
-def test_pinched_hemisphere(kind):
+def test_pinched_hemisphere(kind, mbdyn):
     meshes = (8, 16, 32, 64) if LONG else (8, 16, 32)
     ref = 0.094
-    values = [pinched_hemisphere(n, kind) for n in meshes]
+    values = [pinched_hemisphere(n, kind, mbdyn) for n in meshes]
     for ua, ub in values:
         assert abs(ua - ub) < 1e-6 * ua          # the two loaded points move alike (symmetry)
-    report(f"Pinched hemisphere, {kind}", [(f"{n}x{n}", v[0], ref) for n, v in zip(meshes, values)])
+    report(f"Pinched hemisphere, {kind}, {variant(mbdyn)}", [(f"{n}x{n}", v[0], ref) for n, v in zip(meshes, values)])
     errors = np.abs(np.array([v[0] for v in values]) / ref - 1)
     assert errors[-1] < 0.02
     assert np.all(np.diff(errors[:3]) < 0)
 
 
 # ---------------------------------------------------------------------- twisted beam
-def twisted_beam(nx, nw, kind):
+def twisted_beam(nx, nw, kind, mbdyn=True):
     L, w, t, E, nu = 12.0, 1.1, 0.32, 29e6, 0.22
     X, quads, lat = twisted_strip_mesh(L, w, np.pi / 2, nx, nw)
     D = isotropic_shell_law(E=E, nu=nu, thickness=t)
-    system = System(shell_model(X, quads, D, kind))
+    system = System(shell_model(X, quads, D, kind, mbdyn=mbdyn))
     c = Constraints(len(X))
     c.fix(lat[:, 0] == 0, (X_, Y_, Z_), (X_, Y_, Z_))
     tip = np.flatnonzero(lat[:, 0] == nx)
@@ -216,13 +225,14 @@ def twisted_beam(nx, nw, kind):
     return out
 
 
+@VARIANTS
 @pytest.mark.parametrize("kind", KINDS)
-def test_twisted_beam(kind):
+def test_twisted_beam(kind, mbdyn):
     meshes = ((12, 2), (24, 4), (48, 8)) if LONG else ((12, 2), (24, 4))
     ref_in, ref_out = 5.424e-3, 1.754e-3
-    values = [twisted_beam(nx, nw, kind) for nx, nw in meshes]
-    report(f"Twisted beam, in-plane load, {kind}", [(f"{a}x{b}", v[0], ref_in) for (a, b), v in zip(meshes, values)])
-    report(f"Twisted beam, out-of-plane load, {kind}", [(f"{a}x{b}", v[1], ref_out) for (a, b), v in zip(meshes, values)])
+    values = [twisted_beam(nx, nw, kind, mbdyn) for nx, nw in meshes]
+    report(f"Twisted beam, in-plane load, {kind}, {variant(mbdyn)}", [(f"{a}x{b}", v[0], ref_in) for (a, b), v in zip(meshes, values)])
+    report(f"Twisted beam, out-of-plane load, {kind}, {variant(mbdyn)}", [(f"{a}x{b}", v[1], ref_out) for (a, b), v in zip(meshes, values)])
     assert abs(values[-1][0] / ref_in - 1) < 0.02
     assert abs(values[-1][1] / ref_out - 1) < 0.02
 
@@ -234,10 +244,10 @@ SZE_31 = np.array([[0.05, 0.026, 0.663], [0.10, 0.103, 1.309], [0.20, 0.381, 2.4
                    [0.80, 2.705, 6.190], [0.90, 3.010, 6.467], [1.00, 3.286, 6.698]])
 
 
-def sze_cantilever(kind, n=16, steps=20):
+def sze_cantilever(kind, n=16, steps=20, mbdyn=True):
     L, b, h, E, nu, Pmax = 10.0, 1.0, 0.1, 1.2e6, 0.0, 4.0
     X, quads, lat = rectangle_mesh(L, b, n, 1)
-    m = shell_model(X, quads, isotropic_shell_law(E=E, nu=nu, thickness=h), kind)
+    m = shell_model(X, quads, isotropic_shell_law(E=E, nu=nu, thickness=h), kind, mbdyn=mbdyn)
     for k in np.flatnonzero(lat[:, 0] == 0):
         m.clamp(100_000 + k, int(k) + 1)
     tip = np.flatnonzero(lat[:, 0] == n)
@@ -252,10 +262,11 @@ def sze_cantilever(kind, n=16, steps=20):
     return np.array(rows)
 
 
+@VARIANTS
 @pytest.mark.parametrize("kind", KINDS)
-def test_sze_cantilever_end_shear(kind):
-    rows = sze_cantilever(kind)
-    print(f"\nSze 3.1 cantilever, {kind}: P/Pmax, -u_tip (ref), w_tip (ref)")
+def test_sze_cantilever_end_shear(kind, mbdyn):
+    rows = sze_cantilever(kind, mbdyn=mbdyn)
+    print(f"\nSze 3.1 cantilever, {kind}, {variant(mbdyn)}: P/Pmax, -u_tip (ref), w_tip (ref)")
     for lam, u_ref, w_ref in SZE_31:
         k = np.argmin(np.abs(rows[:, 0] - lam))
         if abs(rows[k, 0] - lam) > 1e-9:
@@ -343,10 +354,10 @@ def test_sze_slit_annular_plate(kind):
 PLATE = dict(a=1.0, h=0.01, E=2.1e11, nu=0.3, rho=7800.0)
 
 
-def plate_frequencies(n, kind, supported):
+def plate_frequencies(n, kind, supported, mbdyn=True):
     a, h, E, nu, rho = (PLATE[k] for k in ("a", "h", "E", "nu", "rho"))
     X, quads, lat = rectangle_mesh(a, a, n, n)
-    m = shell_model(X, quads, isotropic_shell_law(E=E, nu=nu, thickness=h), kind, node_kind="dynamic")
+    m = shell_model(X, quads, isotropic_shell_law(E=E, nu=nu, thickness=h), kind, node_kind="dynamic", mbdyn=mbdyn)
     m.shell_masses(500_000, rho, h)
     if supported:
         edge = np.flatnonzero((lat[:, 0] == 0) | (lat[:, 0] == n) | (lat[:, 1] == 0) | (lat[:, 1] == n))
@@ -367,30 +378,32 @@ def plate_frequencies(n, kind, supported):
     return np.sort(res.frequencies) / scale
 
 
-def plate_errors(kind, supported, exact, meshes):
+def plate_errors(kind, supported, exact, meshes, mbdyn=True):
     errors = []
     for n in meshes:
-        lam = plate_frequencies(n, kind, supported)[:len(exact)]
+        lam = plate_frequencies(n, kind, supported, mbdyn)[:len(exact)]
         errors.append(lam / exact - 1)
-        print(f"\n{'simply supported' if supported else 'free'} plate {n}x{n}, {kind}: λ = {np.round(lam, 3)} "
+        print(f"\n{'simply supported' if supported else 'free'} plate {n}x{n}, {kind}, {variant(mbdyn)}: λ = {np.round(lam, 3)} "
               f"(errors {np.round(100 * errors[-1], 2)} %)")
     return np.abs(errors)
 
 
+@VARIANTS
 @pytest.mark.parametrize("kind", KINDS)
-def test_simply_supported_plate_frequencies(kind):
+def test_simply_supported_plate_frequencies(kind, mbdyn):
     """Kirchhoff: λ_mn = π² (m² + n²) for a square plate, λ = ω a² √(ρh/D) (h/a = 1/100:
     shear and rotary inertia below 0.1 %); lumped masses (shell_masses), ARPACK."""
     exact = np.pi ** 2 * np.array([2.0, 5.0, 5.0, 8.0])
-    e = plate_errors(kind, True, exact, (8, 16, 32) if LONG else (8, 16))
+    e = plate_errors(kind, True, exact, (8, 16, 32) if LONG else (8, 16), mbdyn)
     assert e[-1].max() < (0.005 if LONG else 0.015) and e[-1].max() < 0.5 * e[0].max()
 
 
+@VARIANTS
 @pytest.mark.parametrize("kind", KINDS)
-def test_free_plate_frequencies(kind):
+def test_free_plate_frequencies(kind, mbdyn):
     """Free square plate, ν = 0.3: λ = 13.49, 19.79, 24.43 (Leissa, J. Sound Vib. 31 (1973)
     257-293; the values of code_aster's SDLS01 after Barton); the six rigid modes lie below
     the band."""
     exact = np.array([13.49, 19.79, 24.43])
-    e = plate_errors(kind, False, exact, (8, 16, 32) if LONG else (8, 16))
+    e = plate_errors(kind, False, exact, (8, 16, 32) if LONG else (8, 16), mbdyn)
     assert e[-1].max() < (0.01 if LONG else 0.025) and e[-1].max() < 0.5 * e[0].max()

@@ -21,6 +21,16 @@ Formulation (facts from the manual and MBDyn 1.7.3's element):
 - ANS (shell4easans, eqs. 11.68-11.74): ε₁₃ from a (0, 1) and c (0, -1), ε₂₃ from b (-1, 0)
   and d (1, 0), each point with its own interpolated frame.
 
+Variants (`mbdyn`, per element; shell_kernel.shell_reference): MBDyn 1.7.3's element
+(default, the deck cards) as above, and the consistent variant (mbdyn=False): nodal and
+point frames with one in-plane direction per element (the centre's t₁, so that on a flat
+element all frames coincide and the reference φ̃_n vanish), M₀ in the centre's frame, and
+for shell4easans the covariant ANS shear of MITC4 (γ_β = d·x,ξβ sampled at a, c / b, d and
+mapped back with S⁻ᵀ of the Gauss point).  MBDyn's per-point frames make the EAS rows
+nonzero at a uniform stress and its ANS interpolate non-covariant components, so it fails
+the membrane and bending patch tests on non-parallelograms; the consistent shell4easans
+passes both (tests/test_shell.py).  On rectangles the two variants are the same element.
+
 EAS parameters as unknowns.  MBDyn keeps β as element-internal algebraic unknowns
 (iGetNumDof 7 or 13, DofOrder::ALGEBRAIC).  This family does the same: the β are its own
 unknowns (n_internal, dof_info, set_offset, as the joints' multipliers), so they sit in the
@@ -332,8 +342,9 @@ class Shells(ElementFamily):
         self.dcols = np.zeros((12, 12), np.int64)
         for r in range(12):
             self.dcols[r, :self.dcnt[r]] = np.flatnonzero(used[r])
+        self.Dsym = np.array([np.array_equal(d, d.T) for d in self.D], np.bool_)
         self.sig0 = np.ascontiguousarray([s.prestress for s in S])
-        self.PT, self.DPw, self.Kbb = shell_eas_products(self.P, self.D, self.aw)
+        self.DPw, self.Kbb = shell_eas_products(self.P, self.D, self.aw)
         self.boff = np.zeros((ne, self.nb), np.int64)
 
     @staticmethod
@@ -401,8 +412,8 @@ class Shells(ElementFamily):
         so, eo, dummy = self._no_out if out is None else (out[0], out[1], None)
         Tbar = self.state_arrays(ctx)["Tbar"]
         shell_equations(self.ans, self.nb, float(kin.dcoef), self.conn, kin.x, kin.R, kin.G, Tbar, self.iTa,
-                        self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.Cans, self.PT, self.DPw, self.Kbb,
-                        self.D, self.dcnt, self.dcols, self.sig0, self.boff, ctx.y, want_jac, out is not None, res,
+                        self.A, self.Lv, self.Lab, self.aw, self.e0, self.k0, self.P, self.Cans, self.DPw, self.Kbb,
+                        self.D, self.Dsym, self.dcnt, self.dcols, self.sig0, self.boff, ctx.y, want_jac, out is not None, res,
                         jac if want_jac else self._no_out[2], so, eo)
 
     def evaluate(self, ctx, res_views, jac_views):

@@ -364,14 +364,13 @@ def shell_reference(X, R0, nb, mbdyn, iTa, A, Lab, alpha, e0, k0, P, Cans, bad):
 
 
 def shell_eas_products(P, D, aw):
-    """(PT (ne, nb, 48), DPw (ne, 48, nb), Kbb (ne, nb, nb)): the constant EAS products of the
-    Jacobian (numpy, once): the Gauss points' P stacked, αw D P stacked and Σ αw PᵀDP."""
+    """(DPw (ne, 48, nb), Kbb (ne, nb, nb)): the constant EAS products of the Jacobian (numpy,
+    once): αw D P of the Gauss points stacked and Σ αw PᵀDP."""
     ne, _, _, nb = P.shape
-    PT = np.ascontiguousarray(P.transpose(0, 3, 1, 2).reshape(ne, nb, 48))
     DP = np.einsum("erj,eijb,ei->eirb", D, P, aw)
     DPw = np.ascontiguousarray(DP.reshape(ne, 48, nb))
     Kbb = np.ascontiguousarray(np.einsum("eira,eirb->eab", P, DP))
-    return PT, DPw, Kbb
+    return DPw, Kbb
 
 
 # ---------------------------------------------------------------------- equations
@@ -383,9 +382,9 @@ def _put3(K, r0, c0, M, s):
 
 
 @kernel
-def _brow(BT, r, c0, v):
-    """Row r, columns c0..c0+2 of B, stored transposed (BT[c, r])."""
-    BT[c0, r], BT[c0 + 1, r], BT[c0 + 2, r] = v[0], v[1], v[2]
+def _brow(B, r, c0, v):
+    """Row r, columns c0..c0+2 of B (B[r, c])."""
+    B[r, c0], B[r, c0 + 1], B[r, c0 + 2] = v[0], v[1], v[2]
 
 
 @kernel
@@ -412,7 +411,7 @@ def point_kinematics(e, p, Lv, Lab, A, xn, phit, Tb, ph, Rp, Gp, co, up, dp):
 
 
 @kernel
-def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, e0, k0, eps, BT):
+def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, e0, k0, eps, B):
     """Strains ε_k = AᵀRᵀu_k - e0, κ_k = AᵀΓᵀφ̃,k - k0 (eqs. 11.75-11.76) of point p into
     eps (12,) and their derivatives B (12, 24) on (x_n, φ̃_n) (T̄ fixed within the step):
     ∂ε_k/∂x_n = AᵀRᵀT̄ᵀ L_n,k, ∂ε_k/∂φ̃_n = AᵀRᵀ u_k× Γ L_n,
@@ -434,8 +433,8 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
             X = mscale(Lab[e, p, n, k], ARTB)
             Y = mscale(Lv[p, n], Ue)
             for i in range(3):
-                _brow(BT, 3 * k + i, 6 * n, X[i])
-                _brow(BT, 3 * k + i, 6 * n + 3, Y[i])
+                _brow(B, 3 * k + i, 6 * n, X[i])
+                _brow(B, 3 * k + i, 6 * n + 3, Y[i])
         if with_curvature:
             d = vload(dp[p], k)
             kk = vsub(mvec(AGT, d), vload(k0[e, p], k))
@@ -445,8 +444,8 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
             for n in range(4):
                 Y = msub(mscale(Lab[e, p, n, k], AGT), mscale(Lv[p, n], Ld))
                 for i in range(3):
-                    _brow(BT, 6 + 3 * k + i, 6 * n, zero3())
-                    _brow(BT, 6 + 3 * k + i, 6 * n + 3, Y[i])
+                    _brow(B, 6 + 3 * k + i, 6 * n, zero3())
+                    _brow(B, 6 + 3 * k + i, 6 * n + 3, Y[i])
 
 
 @kernel
@@ -501,16 +500,16 @@ def point_geometric(e, p, with_curvature, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up
 
 
 @kernel
-def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, Cans, PT, DPw, Kbb, D,
-                    dcnt, dcols, sig0, boff, y, want_jac, want_out, res, jac, out_sigma, out_eps):
+def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0, k0, P, Cans, DPw, Kbb, D,
+                    Dsym, dcnt, dcols, sig0, boff, y, want_jac, want_out, res, jac, out_sigma, out_eps):
     """Node loads and EAS rows res (ne, 24 + nb) of the shells with nodes nidx (ne, 4): per
     node force and moment (the element's internal forces, the engine's sign), then r_β
     (eq. 11.90, force-like: not divided by dCoef as MBDyn does, see elements/shell.py); unless want_jac is False, jac
     (ne, 24 + nb, 24 + nb) on the Newton increments (Δẋ_n, Δġ_n of each node, then Δβ).
     With want_out: σ and ε + ε̂ (ne, 4, 12) at the Gauss points.  dcnt (12,), dcols (12, 12):
-    per row, the columns where some element's law has a nonzero entry; PT (ne, nb, 48),
-    DPw (ne, 48, nb), Kbb (ne, nb, nb): the Gauss points' P stacked, αw D P stacked and
-    Σ αw PᵀDP (shell_eas_products).
+    per row, the columns where some element's law has a nonzero entry, Dsym (ne,): the law is
+    symmetric; DPw (ne, 48, nb),
+    Kbb (ne, nb, nb): αw D P of the Gauss points stacked and Σ αw PᵀDP (shell_eas_products).
 
     Residual (the engine's sign, opposite to MBDyn's AssRes): f = Σ_i α_i w_i B_iᵀσ_i,
     σ = D(ε + Pβ) + σ₀ (eqs. 11.77-11.78, 11.89), with ANS (eqs. 11.68-11.74) replacing
@@ -526,14 +525,13 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
     phit, Hn = np.empty((4, 3)), np.empty((4, 3, 3))
     ph, Rp, Gp, co = np.empty((8, 3)), np.empty((8, 3, 3)), np.empty((8, 3, 3)), np.empty((8, 9))
     up, dp = np.empty((8, 2, 3)), np.empty((8, 2, 3))
-    Bi = np.zeros((4, 24, 12))            # B (12, 24) per Gauss point, transposed
-    BA = np.zeros((4, 24, 12))
+    Bi = np.zeros((4, 12, 24))            # B (12, 24) per Gauss point
+    BA = np.zeros((4, 12, 24))
     epsi = np.zeros((4, 12))
     epsA = np.zeros((4, 12))
     sw = np.zeros((4, 12))
     muA = np.zeros((4, 12))
-    BTs, DBs = np.zeros((24, 48)), np.zeros((48, 24))
-    Kqq, Kqb, Kbq = np.zeros((24, 24)), np.zeros((24, nb)), np.zeros((nb, 24))
+    DB = np.zeros((12, 24))
     K = np.zeros((NQ, NQ))
     f = np.zeros(NQ)
     Qn, Un = np.zeros((4, 3, 3)), np.zeros((4, 3, 3))
@@ -564,8 +562,8 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                     for c in range(24):
                         s = 0.0
                         for q in range(4):
-                            s += Cans[e, i, a, 2 * q] * BA[q, c, 2] + Cans[e, i, a, 2 * q + 1] * BA[q, c, 5]
-                        Bi[i, c, r] = s
+                            s += Cans[e, i, a, 2 * q] * BA[q, 2, c] + Cans[e, i, a, 2 * q + 1] * BA[q, 5, c]
+                        Bi[i, r, c] = s
         # stresses and the residual
         for c in range(NQ):
             f[c] = 0.0
@@ -587,7 +585,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             for c in range(24):
                 s = 0.0
                 for r in range(12):
-                    s += Bi[i, c, r] * sw[i, r]
+                    s += Bi[i, r, c] * sw[i, r]
                 f[c] += s
             for j in range(nb):
                 s = 0.0
@@ -605,30 +603,50 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             res[e, 24 + j] = f[24 + j]
         if not want_jac:
             continue
-        # Jacobian on (x_n, φ̃_n, β): material part Σ αw [BᵀDB, BᵀDP; PᵀDB, PᵀDP] as products
-        # of the Gauss points' stacked B (BTs: (24, 48)) with (αw DB) stacked (DBs: (48, 24));
-        # αw DP, P and PᵀDP are constant (DPw, PT, Kbb from the reference)
+        # Jacobian on (x_n, φ̃_n, β): material part Σ αw [BᵀDB, BᵀDP; PᵀDB, PᵀDP] by loops over
+        # the nonzeros (D's through dcnt/dcols, the curvature rows of B vanish on the x
+        # columns, P's zeros skipped); with a symmetric law only the node blocks on and above
+        # the diagonal of BᵀDB and PᵀDB are formed (BᵀDP = (PᵀDB)ᵀ); αw DP, PᵀDP constant (DPw, Kbb)
+        sym = Dsym[e]
+        for a in range(NQ):
+            for c in range(NQ):
+                K[a, c] = 0.0
         for i in range(4):
             w = aw[e, i]
-            for c in range(24):
-                for r in range(12):
-                    BTs[c, 12 * i + r] = Bi[i, c, r]
             for r in range(12):
                 for c in range(24):
-                    t = 0.0
-                    for q in range(dcnt[r]):
-                        j = dcols[r, q]
-                        t += D[e, r, j] * Bi[i, c, j]
-                    DBs[12 * i + r, c] = w * t
-        np.dot(BTs, DBs, Kqq)
-        np.dot(BTs, DPw[e], Kqb)
-        np.dot(PT[e], DBs, Kbq)
-        for a in range(24):
-            for c in range(24):
-                K[a, c] = Kqq[a, c]
-            for c in range(nb):
-                K[a, 24 + c] = Kqb[a, c]
-                K[24 + c, a] = Kbq[c, a]
+                    DB[r, c] = 0.0
+                for q in range(dcnt[r]):
+                    j = dcols[r, q]
+                    v = w * D[e, r, j]
+                    if v != 0.0:
+                        for c in range(24):
+                            DB[r, c] += v * Bi[i, j, c]
+            for a in range(24):
+                nr = 6 if a % 6 < 3 else 12
+                c0 = 6 * (a // 6) if sym else 0
+                for r in range(nr):
+                    bv = Bi[i, r, a]
+                    if bv == 0.0:
+                        continue
+                    for c in range(c0, 24):
+                        K[a, c] += bv * DB[r, c]
+                    if not sym:
+                        for c in range(nb):
+                            K[a, 24 + c] += bv * DPw[e, 12 * i + r, c]
+            for r in range(12):
+                for j in range(nb):
+                    pv = P[e, i, r, j]
+                    if pv == 0.0:
+                        continue
+                    for c in range(24):
+                        K[24 + j, c] += pv * DB[r, c]
+        if sym:
+            for a in range(24):
+                for c in range(6 * (a // 6)):
+                    K[a, c] = K[c, a]
+                for c in range(nb):
+                    K[a, 24 + c] = K[24 + c, a]
         for a in range(nb):
             for c in range(nb):
                 K[24 + a, 24 + c] = Kbb[e, a, c]

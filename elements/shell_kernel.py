@@ -449,11 +449,12 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
 
 
 @kernel
-def point_geometric(e, p, with_curvature, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K):
+def point_geometric(e, p, with_curvature, upper, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K):
     """K (24, 24) += the second derivative of μ·ε at point p for fixed μ (the geometric part
     of eq. 11.84, on (x_n, φ̃_n)): with ñ_k = A n_k, m̃_k = A m_k,
     μ·ε = Σ_k u_k·Rot(φ̃)ñ_k + φ̃,k·Γ(φ̃)m̃_k + const (the m̃ part only with_curvature).
-    Qn, Un (4, 3, 3): scratch for the per-node sums over k."""
+    upper: only the node blocks on and above the diagonal (the rest by symmetry).
+    Qn (5, 3, 3), Un (4, 3, 3): scratch for the per-node sums over k (Qn[4]: the Hessian)."""
     Ap = mload(A[e], p)
     R, G = mload(Rp, p), mload(Gp, p)
     phi = vload(ph, p)
@@ -483,20 +484,24 @@ def point_geometric(e, p, with_curvature, mu, Lv, Lab, A, Tb, Rp, Gp, co, ph, up
         mstore(Un, n, madd(mscale(l0, Cu0), mscale(l1, Cu1)))
         if with_curvature:
             mstore(Qn, n, madd(mscale(l0, mtrans(Cd0)), mscale(l1, mtrans(Cd1))))
-    # T_nm = L_n L_m H + L_n Q_mᵀ + L_m Q_n, C_nm = L_n U_m
+    mstore(Qn, 4, Hpp)                                  # an array: indexed by the loop variables below
+    # T_nm = L_n L_m H + L_n Q_mᵀ + L_m Q_n, C_nm = L_n U_m (symmetric: with `upper` only the
+    # node blocks n ≤ m, the rows x_n / columns φ_m part of C_mn written in block (n, m))
     for n in range(4):
         ln = Lv[p, n]
-        for m in range(4):
+        for m in range(n if upper else 0, 4):
             lm = Lv[p, m]
             for i in range(3):
                 for j in range(3):
-                    t = ln * lm * Hpp[i][j]
+                    t = ln * lm * Qn[4, i, j]
                     if with_curvature:
                         t += ln * Qn[m, j, i] + lm * Qn[n, i, j]
                     K[6 * n + 3 + i, 6 * m + 3 + j] += t
-                    cu = ln * Un[m, i, j]
-                    K[6 * n + 3 + i, 6 * m + j] += cu
-                    K[6 * m + j, 6 * n + 3 + i] += cu
+                    K[6 * n + 3 + i, 6 * m + j] += ln * Un[m, i, j]
+                    if upper:
+                        K[6 * n + j, 6 * m + 3 + i] += lm * Un[n, i, j]
+                    else:
+                        K[6 * m + j, 6 * n + 3 + i] += ln * Un[m, i, j]
 
 
 @kernel
@@ -534,7 +539,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
     DB = np.zeros((12, 24))
     K = np.zeros((NQ, NQ))
     f = np.zeros(NQ)
-    Qn, Un = np.zeros((4, 3, 3)), np.zeros((4, 3, 3))
+    Qn, Un, Cm = np.zeros((5, 3, 3)), np.zeros((4, 3, 3)), np.zeros((4, 3, 3))
     beta = np.zeros(nb)
     for e in range(ne):
         for n in range(4):
@@ -643,8 +648,6 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                         K[24 + j, c] += pv * DB[r, c]
         if sym:
             for a in range(24):
-                for c in range(6 * (a // 6)):
-                    K[a, c] = K[c, a]
                 for c in range(nb):
                     K[a, 24 + c] = K[24 + c, a]
         for a in range(nb):
@@ -664,13 +667,17 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
                 s2, s5 = sw[i, 2], sw[i, 5]
                 sw[i, 2] = 0.0
                 sw[i, 5] = 0.0
-                point_geometric(e, i, True, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
+                point_geometric(e, i, True, sym, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
                 sw[i, 2], sw[i, 5] = s2, s5
             for q in range(4):
-                point_geometric(e, 4 + q, False, muA[q], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
+                point_geometric(e, 4 + q, False, sym, muA[q], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
         else:
             for i in range(4):
-                point_geometric(e, i, True, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
+                point_geometric(e, i, True, sym, sw[i], Lv, Lab, A, Tb, Rp, Gp, co, ph, up, dp, Qn, Un, K)
+        if sym:                               # the node blocks below the diagonal
+            for a in range(24):
+                for c in range(6 * (a // 6)):
+                    K[a, c] = K[c, a]
         # rows: θ_n = T̄ Γ(φ̃_n)⁻ᵀ (·), plus ∂(Γ⁻ᵀ v)/∂φ̃_n = Γ⁻ᵀ 𝓛(-φ̃_n, Γ⁻ᵀ v) (its Γ⁻ᵀ with the rows')
         # columns: x_n ← dCoef Δẋ_n, φ̃_n ← Γ(φ̃_n)⁻¹ T̄ᵀ dCoef G_n Δġ_n, β ← Δβ
         for n in range(4):
@@ -678,26 +685,25 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             fp = (f[6 * n + 3], f[6 * n + 4], f[6 * n + 5])
             v = mvec(HT, fp)
             _put3(K, 6 * n + 3, 6 * n + 3, gamma_derivative_times(vscale(-1.0, vload(phit, n)), v), 1.0)
-        # rows θ_n ← T̄ Γ⁻ᵀ (φ̃_n rows), columns φ̃_m → Γ⁻¹ T̄ᵀ G_m Δġ_m, then dCoef on the node
-        # columns (both x and θ columns carry it), none on the β columns
+        # rows θ_n ← T̄ Γ⁻ᵀ (φ̃_n rows)
         for n in range(4):
             Rn = mtrans(mmul(mload(Hn, n), mtrans(Tb)))                 # T̄ Γ⁻ᵀ
             for c in range(NQ):
                 v = mvec(Rn, (K[6 * n + 3, c], K[6 * n + 4, c], K[6 * n + 5, c]))
                 K[6 * n + 3, c], K[6 * n + 4, c], K[6 * n + 5, c] = v[0], v[1], v[2]
+        # columns φ̃_m → Γ(φ̃_m)⁻¹ T̄ᵀ G_m Δġ_m fused with the writing of the block, dCoef on the
+        # node columns (both x and θ columns carry it), none on the β columns
         for m in range(4):
-            C = mmul(mmul(mload(Hn, m), mtrans(Tb)), mload(G, nidx[e, m]))   # Γ⁻¹ T̄ᵀ G
-            for r in range(NQ):
-                v = mtvec(C, (K[r, 6 * m + 3], K[r, 6 * m + 4], K[r, 6 * m + 5]))
-                K[r, 6 * m + 3], K[r, 6 * m + 4], K[r, 6 * m + 5] = v[0], v[1], v[2]
+            mstore(Cm, m, mmul(mmul(mload(Hn, m), mtrans(Tb)), mload(G, nidx[e, m])))   # Γ⁻¹ T̄ᵀ G
         jac_e = jac[e]
-        for r in range(24):
-            for c in range(24):
+        for r in range(NQ):
+            for m in range(4):
+                c = 6 * m
                 jac_e[r, c] = dcoef * K[r, c]
-            for c in range(24, NQ):
-                jac_e[r, c] = K[r, c]
-        for r in range(24, NQ):
-            for c in range(24):
-                jac_e[r, c] = dcoef * K[r, c]
+                jac_e[r, c + 1] = dcoef * K[r, c + 1]
+                jac_e[r, c + 2] = dcoef * K[r, c + 2]
+                k0_, k1_, k2_ = K[r, c + 3], K[r, c + 4], K[r, c + 5]
+                for j in range(3):
+                    jac_e[r, c + 3 + j] = dcoef * (Cm[m, 0, j] * k0_ + Cm[m, 1, j] * k1_ + Cm[m, 2, j] * k2_)
             for c in range(24, NQ):
                 jac_e[r, c] = K[r, c]

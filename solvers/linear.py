@@ -330,39 +330,47 @@ class ReusingSolver:
             self.backend.forget_pivots()
 
 
-class CondensedMomentumSolver:
-    """Solves J Δ = b with the momentum unknowns β of dynamic displacement nodes eliminated
-    first.  Such a β column has entries only in its node's force rows (β̇: P = I, or
-    I + 2 dCoef ω̄₀× in a moving frame, engine/core/rbk.py) and in its
-    momentum-definition rows (β − M ẋ, eq. 12.58: D = dCoef·I), so with the 3×3 blocks
-    W_k = P_k D_k⁻¹ the Schur complement on the kept unknowns z
+class CondensedBlocksSolver:
+    """Solves J Δ = b with blocks of unknowns eliminated first: the momenta β of a dynamic
+    displacement node (3) or the EAS parameters of a shell or membrane (7 or 13).  A block's
+    own rows hold entries only in its own columns and in kept unknowns (a node's force rows,
+    β̇: I; an element's node rows), and its columns only in its own rows and in kept rows, so
+    with D = blockdiag(J_bb) the Schur complement on the kept unknowns z
 
-        S = J_zz − Σ_k E_k W_k J_{β_k, z}        (E_k: node k's force rows)
+        S = J_zz − J_zb D⁻¹ J_bz
 
-    is the effective matrix M/dCoef + C + dCoef·K of the displacements, half the size of J
-    and with a quarter of its entries; the inner back end factorizes S, and
-    Δβ_k = D_k⁻¹ (b_{β_k} − J_{β_k, z} Δz).  The same solution as factorizing J (the β pivots
-    are the diagonal blocks D_k); `force_rows`, `momenta`: (m, 3) row/unknown indices."""
+    has J_zz's pattern (a block couples only unknowns that its rows already couple: a node's
+    own displacement, an element's nodes); the inner back end factorizes S and
+    Δ_b = D⁻¹ (b_b − J_bz Δz).  The same solution as factorizing J (the pivots of the
+    blocks are D's).  For momenta, S is the effective matrix M/dCoef + C + dCoef·K of the
+    displacements: half the size of J, a quarter of its entries.  `groups`: [(m, k) unknown
+    indices of m blocks of k unknowns]; `what`: the blocks, for the .log."""
 
-    def __init__(self, backend, n, force_rows, momenta):
+    def __init__(self, backend, n, groups, what="blocks"):
         self.backend = backend
         self.n = n
-        self.momenta = momenta.ravel()
+        groups = [np.asarray(g, np.int64) for g in groups if len(g)]
+        self.blocks = np.concatenate([g.ravel() for g in groups])
         kept = np.ones(n, bool)
-        kept[self.momenta] = False
+        kept[self.blocks] = False
         self.kept = np.flatnonzero(kept)
-        position = np.full(n, -1, np.int64)
-        position[self.kept] = np.arange(len(self.kept))
-        m = len(momenta)
-        # W_k scatters into S's force rows of node k: entry (force row i, momentum row 3k + j)
-        self.w_rows = np.repeat(position[force_rows], 3, axis=1).ravel()
-        self.w_cols = np.tile(np.arange(3 * m).reshape(m, 1, 3), (1, 3, 1)).ravel()
-        self.P_index = (np.repeat(force_rows, 3, axis=1).ravel(), np.tile(momenta, (1, 3)).ravel())
-        self.D_index = (np.repeat(momenta, 3, axis=1).ravel(), np.tile(momenta, (1, 3)).ravel())
-        self.m = m
+        self.groups = []                         # (rows, cols of the D entries in J; (m, k); offset in blocks)
+        offset = 0
+        for g in groups:
+            m, k = g.shape
+            self.groups.append((np.repeat(g, k, axis=1).ravel(), np.tile(g, (1, k)).ravel(), m, k, offset))
+            offset += m * k
+        # D⁻¹ as a sparse block-diagonal matrix in the order of self.blocks: entry (i, j) of block q
+        rows, cols = [], []
+        for _, _, m, k, o in self.groups:
+            first = o + k * np.arange(m)[:, None, None]
+            i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+            rows.append((first + i).ravel())
+            cols.append((first + j).ravel())
+        self.D_rows, self.D_cols = np.concatenate(rows), np.concatenate(cols)
         self.name = backend.name
         self.requested = getattr(backend, "requested", backend.name)
-        self.description = f"{backend.description}; momenta of {m} displacement nodes condensed"
+        self.description = f"{backend.description}; {what} condensed"
 
     @property
     def factorizations(self):
@@ -374,29 +382,31 @@ class CondensedMomentumSolver:
 
     def factor(self, A):
         A = sp.csc_matrix(A)
-        m = self.m
-        P = np.asarray(A[self.P_index]).reshape(m, 3, 3)
-        D = np.asarray(A[self.D_index]).reshape(m, 3, 3)
-        try:
-            self.D_inv = np.linalg.inv(D)
-        except np.linalg.LinAlgError as err:
-            raise SingularMatrix(f"momentum pivot block: {err}") from None
-        self.W = sp.csr_matrix(((P @ self.D_inv).ravel(), (self.w_rows, self.w_cols)),
-                               shape=(len(self.kept), 3 * m))
+        data = []
+        for r, c, m, k, _ in self.groups:
+            D = np.asarray(A[r, c]).reshape(m, k, k)
+            try:
+                data.append(np.linalg.inv(D).ravel())
+            except np.linalg.LinAlgError as err:
+                raise SingularMatrix(f"pivot block of the condensed unknowns: {err}") from None
+        nb = len(self.blocks)
+        D_inv = sp.csr_matrix((np.concatenate(data), (self.D_rows, self.D_cols)), shape=(nb, nb))
         A_rows = A.tocsr()
-        self.J_beta_z = A_rows[self.momenta][:, self.kept].tocsr()
-        S = (A_rows[self.kept][:, self.kept] - self.W @ self.J_beta_z).tocsc()
+        kept_rows = A_rows[self.kept]
+        self.J_bz = A_rows[self.blocks][:, self.kept].tocsr()
+        self.D_inv = D_inv
+        self.W = (kept_rows[:, self.blocks] @ D_inv).tocsr()
+        S = (kept_rows[:, self.kept] - self.W @ self.J_bz).tocsc()
         S.sort_indices()
         self.backend.factor(S)
 
     def solve(self, b):
         b = np.asarray(b, float)
-        b_beta = b[self.momenta]
-        z = self.backend.solve(b[self.kept] - self.W @ b_beta)
+        b_b = b[self.blocks]
+        z = self.backend.solve(b[self.kept] - self.W @ b_b)
         x = np.empty(self.n)
         x[self.kept] = z
-        x[self.momenta] = np.einsum("kij,kj->ki", self.D_inv,
-                                    (b_beta - self.J_beta_z @ z).reshape(self.m, 3)).ravel()
+        x[self.blocks] = self.D_inv @ (b_b - self.J_bz @ z)
         return x
 
     def forget_pivots(self):

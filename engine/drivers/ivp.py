@@ -27,7 +27,7 @@ from mbdae.engine.core.state import StepEvent
 from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
-from mbdae.solvers.linear import CondensedMomentumSolver, make_linear_solver
+from mbdae.solvers.linear import CondensedBlocksSolver, make_linear_solver
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
@@ -173,11 +173,12 @@ class InitialValueProblem:
 
     def linear_solver(self):
         """The settings' linear back end for this system's pattern, with the momenta of
-        dynamic displacement nodes condensed when there are any (solvers/linear.py)."""
+        dynamic displacement nodes and the EAS parameters of shells and membranes condensed
+        when there are any (System.condensed_blocks, solvers/linear.py)."""
         sysm = self.system
         linear = make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern())
-        F, B = sysm.momentum_blocks()
-        return CondensedMomentumSolver(linear, sysm.n, F, B) if len(B) else linear
+        groups, what = sysm.condensed_blocks()
+        return CondensedBlocksSolver(linear, sysm.n, groups, what) if groups else linear
 
     # ------------------------------------------------------------------ phases
     def initial_assembly(self, st):

@@ -18,7 +18,7 @@ from types import ModuleType
 from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
-                            driven, solid, surface_load, rigid_body_displacement, inertia)
+                            driven, solid, surface_load, rigid_body_displacement, inertia, modal)
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ ENTRIES = (
     Entry("solid", solid),
     Entry("surface_load", surface_load),
     Entry("joints", joints),
+    Entry("modal", modal),
     Entry("angular_velocity", angular_velocity),
     Entry("rigid_body_displacement", rigid_body_displacement),
     Entry("regularization", regularization),

@@ -1,0 +1,569 @@
+"""The modal joint (MBDyn `joint: <label>, modal, ...`, input manual "Modal" joint; theory
+manual §9.4): a component-mode-synthesis flexible body whose floating frame is a `modal`
+structural node (or fixed: `clamped`), deformed by M mode shapes of an FEM data file
+(elements/modal_fem.py), and clamped to multibody interface nodes at FEM nodes.
+
+Unknowns of each instance: the modal coordinates q and their generalized momenta
+p = ∂T/∂q̇ (differential), 6 multipliers per interface node (algebraic).  The rigid-body
+momenta β, γ are the modal node's (engine/core/nodes.py).  Inertia invariants I₁…I₉ (eqs.
+9.407-9.415) come from the lumped nodal inertia (record 11); record 12 replaces I₁, I₂, I₇;
+I₉ only with `use invariant 9` (MBDyn's default drops it); M_qq, K_qq are the file's generalized
+matrices; the nodal inertia J_i is kept in the floating frame (truncation 9.419, no I₁₀).
+Damping: `no damping`, `damping from file` (record 13), `rayleigh damping`, `single factor
+damping` (and its deprecated name `proportional damping`), `diag damping` (c_ii = 2 ξ_i
+√(k_ii m_ii)).  Gravity acts on the modal body (force m g, moment S×g, modal loads (R I₃)ᵀg).
+
+Output (`.mod`, MBDyn's layout): per step `label.mode q q̇ q̈` for every mode, then, for
+interface nodes with output, `label@node F M`: the force on the interface node (global) and
+the couple on it in its own frame.  q̈ is the backward difference of q̇ over the last step
+(the momenta p, not q̇, are the unknowns).  Stress stiffening (§9.4.6) is not implemented."""
+from dataclasses import dataclass, field
+from functools import cached_property
+import os
+import numpy as np
+
+from mbdae.engine.core import rotations as rot
+from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM, kernel_jacobian_views
+from mbdae.engine.core.drives import DriveArray
+from mbdae.elements.base import ElementFamily, vec, mat, random_rotation, random_nodes
+from mbdae.elements.modal_fem import FemData, read_fem_file
+from mbdae.elements.modal_kernel import modal_family
+
+DAMPING = ("no damping", "damping from file", "rayleigh damping", "single factor damping", "diag damping")
+
+
+@dataclass
+class Interface:
+    fem_label: str
+    node: int
+    offset: np.ndarray                # FEM node's offset from the multibody node, node frame
+    output: bool = False
+
+
+@dataclass
+class ModalSpec:
+    label: int
+    node: int                         # modal node label, or None (clamped)
+    fem: FemData
+    modes: list                       # 1-based mode numbers of the file used, in order
+    interfaces: list
+    position: np.ndarray = None       # clamped: the FEM frame's origin and orientation
+    orientation: np.ndarray = None
+    origin: np.ndarray = None         # FEM-frame point placed at the modal node (origin node/position)
+    damping: tuple = ("damping from file",)
+    initial: tuple = None             # (q0, q̇0) per selected mode: replaces records 3, 4
+    use_invariant_9: bool = False
+    thresholds: tuple = (0.0, 0.0, 0.0)   # mass, damping, stiffness
+    output: bool = True
+
+
+def modal_joint(model, label, node, fem, modes=None, interfaces=(), position=None, orientation=None,
+                origin=None, damping=("damping from file",), initial=None, use_invariant_9=False,
+                thresholds=(0.0, 0.0, 0.0), output=True):
+    """A modal joint (module docstring): `fem` a FemData or the path of an FEM data file,
+    `modes` the 1-based modes used (default: the first M = all), `interfaces` a list of
+    (FEM node label, node label, offset in the node's frame[, output])."""
+    fem = fem if isinstance(fem, FemData) else read_fem_file(fem)
+    modes = list(range(1, fem.n_modes + 1)) if modes is None else [int(k) for k in modes]
+    if not modes or min(modes) < 1 or max(modes) > fem.n_modes or len(set(modes)) != len(modes):
+        raise ValueError(f"modal joint {label}: modes {modes} are not distinct modes 1..{fem.n_modes} of {fem.path}")
+    ifs = []
+    for it in interfaces:
+        fem_label, n, off = it[0], it[1], it[2]
+        if str(fem_label) not in fem.labels:
+            raise ValueError(f"modal joint {label}: FEM node '{fem_label}' is not in {fem.path}")
+        ifs.append(Interface(str(fem_label), int(n), vec(off), bool(it[3]) if len(it) > 3 else False))
+    if damping[0] not in DAMPING:
+        raise ValueError(f"modal joint {label}: damping '{damping[0]}' is not one of {DAMPING}")
+    model.modal_joints.append(ModalSpec(label, node, fem, modes, ifs, vec(position), mat(orientation),
+                                        None if origin is None else vec(origin), tuple(damping), initial,
+                                        bool(use_invariant_9), tuple(thresholds), output))
+
+
+MODEL_FIELDS = {"modal_joints": list}
+MODEL_METHODS = (modal_joint,)
+
+
+def build(model, nodes, built):
+    if not model.modal_joints:
+        return []
+    return [ModalJoints(model.modal_joints, nodes, getattr(model, "gravity_vector", None),
+                        getattr(model, "gravity_drive", None))]
+
+
+def _cut(A, threshold):
+    return np.where(np.abs(A) < threshold, 0.0, A) if threshold > 0 else A
+
+
+def invariants(spec):
+    """(I1, I2, I3, I4, I5, I7, I8, I9, Mqq, Kqq, Cqq, q0, qd0, x, Ut, Ur) of a spec in the FEM
+    frame shifted to the origin (module docstring, eqs. 9.407-9.415)."""
+    fem = spec.fem
+    sel = np.array(spec.modes) - 1
+    m = len(sel)
+    origin = np.zeros(3) if spec.origin is None else spec.origin
+    x = fem.x - origin
+    Ut, Ur = fem.shapes_t[sel], fem.shapes_r[sel]                # (M, N, 3)
+    I1, I2, I7 = 0.0, np.zeros(3), np.zeros((3, 3))
+    I3, I4 = np.zeros((3, m)), np.zeros((3, m))
+    I5, I8, I9 = np.zeros((m, 3, m)), np.zeros((m, 3, 3)), np.zeros((m, m, 3, 3))
+    if fem.lumped is not None:
+        mi = fem.lumped[:, 0]
+        Ji = fem.lumped[:, 3:6]
+        X = rot.skew(x)                                            # (N, 3, 3)
+        I1 = float(mi.sum())
+        I2 = mi @ x
+        I7 = np.einsum("n,nij->ij", -mi, X @ X) + np.diag(Ji.sum(axis=0))
+        I3 = np.einsum("n,kni->ik", mi, Ut)
+        I4 = np.einsum("n,nij,knj->ik", mi, X, Ut) + np.einsum("ni,kni->ik", Ji, Ur)
+        UX = rot.skew(Ut)                                          # (M, N, 3, 3)
+        I5 = np.einsum("n,jnab,knb->jak", mi, UX, Ut)
+        I8 = -np.einsum("n,nab,jnbc->jac", mi, X, UX)
+        if spec.use_invariant_9:
+            I9 = np.einsum("n,jnab,knbc->jkac", mi, UX, UX)
+    if fem.rigid is not None:
+        mass, xcg, Jcm = fem.rigid
+        c = xcg - origin
+        I1, I2 = mass, mass * c
+        I7 = Jcm - mass * rot.skew(c) @ rot.skew(c)
+    tm, td, tk = spec.thresholds
+    Mqq = _cut(fem.mass, tm)[np.ix_(sel, sel)]
+    Kqq = _cut(fem.stiffness, tk)[np.ix_(sel, sel)]
+    kind = spec.damping[0]
+    if kind == "damping from file":
+        Cqq = np.zeros((m, m)) if fem.damping is None else _cut(fem.damping, td)[np.ix_(sel, sel)]
+    elif kind == "no damping":
+        Cqq = np.zeros((m, m))
+    elif kind == "rayleigh damping":
+        Cqq = spec.damping[1] * Mqq + spec.damping[2] * Kqq
+    else:
+        xi = np.full(m, spec.damping[1]) if kind == "single factor damping" else np.asarray(spec.damping[1], float)
+        Cqq = np.diag(2.0 * xi * np.sqrt(np.abs(np.diag(Kqq) * np.diag(Mqq))))
+    if spec.initial is not None:
+        q0, qd0 = (np.asarray(a, float) for a in spec.initial)
+    else:
+        q0, qd0 = fem.q0[sel], fem.qd0[sel]
+    return I1, I2, I3, I4, I5, I7, I8, I9, Mqq, Kqq, Cqq, q0, qd0, x, Ut, Ur
+
+
+class ModalJoints(ElementFamily):
+    """All modal joints: one compiled call (modal_kernel.modal_family) per evaluation."""
+    name = "modal joint"
+    in_initial_assembly = True
+    has_state = True                # q̇ of the last two steps (q̈ of the output)
+    output_file = "mod"
+
+    def __init__(self, specs, nodes, gravity_vector=None, gravity_drive=None):
+        super().__init__(specs, nodes)
+        S = self.specs
+        ne = self.ne
+        self.M = np.array([len(s.modes) for s in S], np.int64)
+        self.NI = np.array([len(s.interfaces) for s in S], np.int64)
+        Mx, Nx = int(self.M.max()), max(int(self.NI.max()), 1)
+        self.L = 12 + 2 * Mx + 12 * Nx
+        self.n0 = np.array([-1 if s.node is None else self._node(s, s.node) for s in S], np.int64)
+        for s, n in zip(S, self.n0):
+            if n >= 0 and nodes.specs[n].kind != "modal":
+                raise ValueError(f"modal joint {s.label}: structural node {s.node} is not a modal node")
+        C = np.complex128
+        self.X0c = np.array([s.position for s in S], C).reshape(ne, 3)
+        self.R0c = np.array([s.orientation for s in S], C).reshape(ne, 3, 3)
+        z = lambda *shape: np.zeros((ne,) + shape, C)
+        self.I1, self.I2, self.I3, self.I4 = z(), z(3), z(3, Mx), z(3, Mx)
+        self.I5, self.I7, self.I8, self.I9 = z(Mx, 3, Mx), z(3, 3), z(Mx, 3, 3), z(Mx, Mx, 3, 3)
+        self.Mqq, self.Kqq, self.Cqq = z(Mx, Mx), z(Mx, Mx), z(Mx, Mx)
+        self.q0, self.qd0 = np.zeros((ne, Mx)), np.zeros((ne, Mx))
+        self.inode = np.zeros((ne, Nx), np.int64)
+        self.oN, self.fP = z(Nx, 3), z(Nx, 3)
+        self.UP, self.VP = z(Nx, 3, Mx), z(Nx, 3, Mx)
+        self.use9 = any(s.use_invariant_9 for s in S)
+        self.fem_x, self.fem_Ut = [], []
+        for e, s in enumerate(S):
+            m = self.M[e]
+            I1, I2, I3, I4, I5, I7, I8, I9, Mqq, Kqq, Cqq, q0, qd0, x, Ut, Ur = invariants(s)
+            self.I1[e], self.I2[e], self.I3[e, :, :m], self.I4[e, :, :m] = I1, I2, I3, I4
+            self.I5[e, :m, :, :m], self.I7[e], self.I8[e, :m], self.I9[e, :m, :m] = I5, I7, I8, I9
+            self.Mqq[e, :m, :m], self.Kqq[e, :m, :m], self.Cqq[e, :m, :m] = Mqq, Kqq, Cqq
+            self.q0[e, :m], self.qd0[e, :m] = q0, qd0
+            self.fem_x.append(x)
+            self.fem_Ut.append(Ut)
+            for k, it in enumerate(s.interfaces):
+                i = s.fem.labels.index(it.fem_label)
+                self.inode[e, k] = self._node(s, it.node)
+                self.oN[e, k] = it.offset
+                self.fP[e, k] = x[i]
+                self.UP[e, k, :, :m] = Ut[:, i, :].T
+                self.VP[e, k, :, :m] = Ur[:, i, :].T
+        self.n_internal = int((2 * self.M + 6 * self.NI).sum())
+        self.gravity_vector = None if gravity_vector is None else np.asarray(gravity_vector, float)
+        self._gravity = None if gravity_vector is None else DriveArray([gravity_drive])
+
+    def _node(self, spec, label):
+        try:
+            return self.nodes.index(label)
+        except KeyError:
+            raise ValueError(f"modal joint {spec.label}: structural node {label} is not defined") from None
+
+    # ------------------------------------------------------------------ layout
+    def set_offset(self, start):
+        self.offset = start
+        sizes = 2 * self.M + 6 * self.NI
+        self.qoff = start + np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.moff = np.full(self.inode.shape, -1, np.int64)
+        for e in range(self.ne):
+            for k in range(self.NI[e]):
+                self.moff[e, k] = self.qoff[e] + 2 * self.M[e] + 6 * k
+
+    def dof_info(self):
+        kind, dim, labels, what = [], [], [], []
+        for e, s in enumerate(self.specs):
+            m = self.M[e]
+            kind += [DIFFERENTIAL] * (2 * m) + [ALGEBRAIC] * (6 * self.NI[e])
+            dim += [DIM["force"]] * m + [DIM["momentum"]] * m
+            what += [f"modal equation {k}" for k in s.modes] + [f"modal momentum {k}" for k in s.modes]
+            for it in s.interfaces:
+                dim += [DIM["position constraint"]] * 3 + [DIM["rotation constraint"]] * 3
+                what += [f"interface {it.node} position {c}" for c in "xyz"] + \
+                        [f"interface {it.node} rotation {c}" for c in "xyz"]
+            labels += [s.label] * (2 * m + 6 * self.NI[e])
+        return (np.array(kind, np.int64), np.array(dim, np.int64), np.array(labels, np.int64), what)
+
+    def local_rows(self):
+        """(ne, L) global rows (= columns) of each instance's local layout (-1: padding)."""
+        n = self.nodes
+        rows = np.full((self.ne, self.L), -1, np.int64)
+        for e in range(self.ne):
+            m = self.M[e]
+            i = self.n0[e]
+            if i >= 0:
+                rows[e, 0:3], rows[e, 3:6], rows[e, 6:9], rows[e, 9:12] = n.ix[i], n.ig[i], n.ib[i], n.ic[i]
+            rows[e, 12:12 + 2 * m] = self.qoff[e] + np.arange(2 * m)
+            for k in range(self.NI[e]):
+                b = 12 + 2 * m + 12 * k
+                N = self.inode[e, k]
+                rows[e, b:b + 3], rows[e, b + 3:b + 6] = n.ix[N], n.ig[N]
+                rows[e, b + 6:b + 12] = self.moff[e, k] + np.arange(6)
+        return rows
+
+    def build_pattern(self):
+        p = self.pattern = Pattern()
+        rows = self.local_rows()
+        p.add_res(rows)
+        p.add_jac(rows, rows)
+        return p
+
+    def kept_unknowns(self):
+        """The q and p unknowns: the derivatives phase keeps their values (as the nodes')."""
+        return np.concatenate([self.qoff[e] + np.arange(2 * self.M[e]) for e in range(self.ne)])
+
+    # ------------------------------------------------------------------ evaluation
+    def gravity(self, t):
+        if self._gravity is None:
+            return np.zeros(3, np.complex128), 0.0
+        return (self.gravity_vector * self._gravity.values(t)[0]).astype(np.complex128), 1.0
+
+    def evaluate(self, ctx, res_views, jac_views):
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        kin = ctx.kin
+        gvec, on = self.gravity(ctx.t)
+        modal_family(ctx.mode_code, float(kin.dcoef), self.n0, self.X0c, self.R0c, self.M, self.NI, self.I1,
+                     self.I2, self.I3, self.I4, self.I5, self.I7, self.I8, self.I9, self.use9, self.Mqq, self.Kqq,
+                     self.Cqq, self.q0, self.qd0, self.inode, self.oN, self.fP, self.UP, self.VP, self.qoff,
+                     self.moff, ctx.y, ctx.yp, kin.x, kin.v, kin.R, kin.w, kin.G, kin.Tw, gvec, on, want_jac,
+                     res_views[0], jac[0])
+
+    # ------------------------------------------------------------------ initial values
+    def initial_values(self, y, yp):
+        """q = q₀, q̇ = q̇₀ (records 3, 4 or the card's `initial value`); p is set with the
+        node momenta (own_momenta)."""
+        for e in range(self.ne):
+            m = self.M[e]
+            y[self.qoff[e]:self.qoff[e] + m] = self.q0[e, :m]
+            yp[self.qoff[e]:self.qoff[e] + m] = self.qd0[e, :m]
+
+    def momenta(self, kin, y, yp, e):
+        """(β, γ, p) = (∂T/∂ẋ₀, ∂T/∂ω, ∂T/∂q̇) of instance e at the state (module
+        modal_kernel docstring)."""
+        m = self.M[e]
+        q, qd = y[self.qoff[e]:self.qoff[e] + m], yp[self.qoff[e]:self.qoff[e] + m]
+        n = self.n0[e]
+        R = kin.R[n] if n >= 0 else self.R0c[e].real
+        v = kin.v[n] if n >= 0 else np.zeros(3)
+        w = kin.w[n] if n >= 0 else np.zeros(3)
+        I3, I4 = self.I3[e, :, :m].real, self.I4[e, :, :m].real
+        s = self.I2[e].real + I3 @ q
+        J = self.I7[e].real.copy()
+        B = I4.copy()
+        for j in range(m):
+            J += q[j] * (self.I8[e, j] + self.I8[e, j].T).real
+            B += q[j] * self.I5[e, j, :, :m].real
+            if self.use9:
+                for k in range(m):
+                    J -= q[j] * q[k] * self.I9[e, j, k].real
+        Om, V = R.T @ w, R.T @ v
+        beta = self.I1[e].real * v + np.cross(w, R @ s) + R @ (I3 @ qd)
+        gamma = np.cross(R @ s, v) + R @ (J @ Om + B @ qd)
+        p = I3.T @ V + B.T @ Om + self.Mqq[e, :m, :m].real @ qd
+        return beta, gamma, p
+
+    def own_momenta(self, kin, y, yp):
+        """(β, γ) (n, 3) of the modal nodes from the state's velocities; writes p = ∂T/∂q̇
+        into y (the consistent initial momenta)."""
+        beta, gamma = np.zeros((self.nodes.n, 3)), np.zeros((self.nodes.n, 3))
+        for e in range(self.ne):
+            b, g, p = self.momenta(kin, y, yp, e)
+            m = self.M[e]
+            y[self.qoff[e] + m:self.qoff[e] + 2 * m] = p
+            if self.n0[e] >= 0:
+                beta[self.n0[e]] += b
+                gamma[self.n0[e]] += g
+        return beta, gamma
+
+    # ------------------------------------------------------------------ state and output
+    def _qdot(self, yp):
+        return np.concatenate([yp[self.qoff[e]:self.qoff[e] + self.M[e]] for e in range(self.ne)])
+
+    def initial_state(self):
+        qd = np.concatenate([self.qd0[e, :self.M[e]] for e in range(self.ne)])
+        return {"qd": qd, "qd_prev": qd.copy(), "t": np.array([np.nan]), "t_prev": np.array([np.nan])}
+
+    def commit(self, ctx, arrays):
+        return {"qd": self._qdot(ctx.yp), "qd_prev": arrays["qd"], "t": np.array([ctx.t]), "t_prev": arrays["t"]}
+
+    def output_groups(self, ctx):
+        """`.mod` rows (module docstring)."""
+        arrays = self.state_arrays(ctx)
+        qd = self._qdot(ctx.yp)
+        same = arrays["t"][0] == ctx.t
+        ref_qd, ref_t = (arrays["qd_prev"], arrays["t_prev"][0]) if same else (arrays["qd"], arrays["t"][0])
+        h = ctx.t - ref_t
+        qdd = (qd - ref_qd) / h if np.isfinite(h) and h > 0 else np.zeros_like(qd)
+        labels, values, k = [], [], 0
+        iflabels, ifvalues = [], []
+        kin = ctx.kin
+        for e, s in enumerate(self.specs):
+            if not s.output:
+                k += self.M[e]
+                continue
+            m = self.M[e]
+            q = ctx.y[self.qoff[e]:self.qoff[e] + m]
+            for j in range(m):
+                labels.append(f"{s.label}.{s.modes[j]}")
+                values.append((q[j], qd[k + j], qdd[k + j]))
+            k += m
+            for i, it in enumerate(s.interfaces):
+                if not it.output:
+                    continue
+                lam = ctx.y[self.moff[e, i]:self.moff[e, i] + 3]
+                mu = ctx.y[self.moff[e, i] + 3:self.moff[e, i] + 6]
+                N = self.inode[e, i]
+                n = self.n0[e]
+                R0 = kin.R[n] if n >= 0 else self.R0c[e].real
+                Rrel = R0.T @ kin.R[N]
+                A = 0.5 * (np.trace(Rrel) * np.eye(3) - Rrel)
+                couple = -R0 @ A.T @ mu
+                iflabels.append(f"{s.label}@{it.node}")
+                ifvalues.append(np.concatenate([-lam, kin.R[N].T @ couple]))
+        groups = []
+        if labels:
+            groups.append((np.array(labels, dtype=object), np.array(values, float)))
+        if iflabels:
+            groups.append((np.array(iflabels, dtype=object), np.array(ifvalues, float)))
+        return groups
+
+    def fem_positions(self, ctx, e):
+        """(N, 3) global positions of the FEM nodes of instance e (input manual, "Output":
+        x = x_modal + R_modal (f₀ + f₁ q))."""
+        m = self.M[e]
+        q = ctx.y[self.qoff[e]:self.qoff[e] + m]
+        n = self.n0[e]
+        x0 = ctx.kin.x[n] if n >= 0 else self.X0c[e].real
+        R0 = ctx.kin.R[n] if n >= 0 else self.R0c[e].real
+        d = self.fem_x[e] + np.einsum("knj,k->nj", self.fem_Ut[e], q)
+        return x0 + d @ R0.T
+
+
+# ---------------------------------------------------------------------- samples
+def _sample_fem(rng, nn=3, nm=2, rigid=False):
+    """A small random FEM data set (lumped inertia, coupled generalized matrices)."""
+    A = rng.normal(size=(nm, nm))
+    Bk = rng.normal(size=(nm, nm))
+    return FemData("sample.fem", [f"n{i}" for i in range(nn)], rng.normal(size=(nn, 3)),
+                   0.3 * rng.normal(size=(nm, nn, 3)), 0.3 * rng.normal(size=(nm, nn, 3)),
+                   A @ A.T + np.eye(nm), Bk @ Bk.T + np.eye(nm), 0.1 * np.eye(nm), np.zeros(nm), np.zeros(nm),
+                   np.column_stack([np.repeat(rng.uniform(0.5, 2.0, nn)[:, None], 3, 1),
+                                    rng.uniform(0.1, 0.5, (nn, 3))]),
+                   (2.0, rng.normal(size=3), np.diag([1.0, 2.0, 3.0])) if rigid else None)
+
+
+def modal_sample(model, rng):
+    """A floating modal body (modal node, two interface nodes, one with an offset, gravity)
+    and a clamped one with invariant 9 and Rayleigh damping."""
+    m = model
+    m.structural_node(1, "modal", position=rng.normal(size=3), orientation=random_rotation(rng),
+                      velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
+    random_nodes(m, rng, 1, kind="static", start=2)
+    random_nodes(m, rng, 2, kind="dynamic", start=3)
+    m.modal_joint(1, 1, _sample_fem(rng), interfaces=[("n0", 2, rng.normal(size=3)), ("n2", 3, np.zeros(3))],
+                  origin=rng.normal(size=3), damping=("damping from file",))
+    m.modal_joint(2, None, _sample_fem(rng, 4, 3, rigid=True), modes=[3, 1], interfaces=[("n1", 4, np.zeros(3))],
+                  position=rng.normal(size=3), orientation=random_rotation(rng),
+                  damping=("rayleigh damping", 0.1, 0.01), use_invariant_9=True)
+    m.gravity([0.0, 0.0, -9.81])
+    return m
+
+
+SAMPLES = {"modal joint": [modal_sample]}
+
+
+# ---------------------------------------------------------------------- MBDyn deck card
+def read_modal(reader, model, args, label, word):
+    """`joint: <label>, modal, {<modal node> | clamped [, position, <X>] [, orientation, <R>]},
+    <mode number> [, list, <mode>, ...] [, initial value, {mode, j, q, q̇ [, ...] | q, q̇ ...}],
+    {<FEM node number> | from file} [, <damping>], "<FEM file>" [, [mass | damping | stiffness]
+    threshold, <t>] [, create binary | use binary | update binary ...] [, echo, "<file>"
+    [, precision, <n>]] [, use invariant 9] [, origin node, "<FEM label>" | origin position,
+    <Vec3>], <interface nodes number> [, output, <flag>], {"<FEM label>", <node>, <offset>
+    [, output, <flag>]} ...` (input manual, "Modal" joint)."""
+    node = None
+    position = orientation = None
+    if args.is_keyword("clamped"):
+        if args.is_keyword("position"):
+            position = reader.read_vec3(args, "abs position")
+        if args.is_keyword("orientation"):
+            orientation = reader.read_orientation(args, "abs")
+    else:
+        w = args.peek()
+        info = reader.structural_node(args, "the modal node")
+        if info.kind != "modal":
+            raise w.error(f"Modal({label}): StructuralNode({info.label}) is {info.kind}, a modal node is required "
+                          "(or 'clamped')")
+        node = info.label
+    w = args.peek()
+    nmodes = args.integer("the number of modes")
+    if nmodes <= 0:
+        raise w.error(f"Modal({label}): illegal number of modes {nmodes}")
+    modes = None
+    if args.is_keyword("list"):
+        modes = []
+        for i in range(nmodes):
+            w = args.peek()
+            k = args.integer("a mode number")
+            if k <= 0:
+                raise w.error(f"Modal({label}): illegal mode number {k} for mode #{i + 1}")
+            if k in modes:
+                raise w.error(f"Modal({label}): mode {k} given twice")
+            modes.append(k)
+    selected = modes if modes is not None else list(range(1, nmodes + 1))
+    initial = None
+    if args.is_keyword("initial value"):
+        q0, qd0 = np.zeros(nmodes), np.zeros(nmodes)
+        if args.peek_keyword() == "mode":
+            while args.is_keyword("mode"):
+                w = args.peek()
+                k = args.integer("a mode number")
+                if k not in selected:
+                    raise w.error(f"Modal({label}): mode {k} is not used by this joint")
+                j = selected.index(k)
+                q0[j], qd0[j] = args.real("the initial modal value"), args.real("the initial modal rate")
+        else:
+            for j in range(nmodes):
+                q0[j], qd0[j] = args.real("the initial modal value"), args.real("the initial modal rate")
+        initial = (q0, qd0)
+    nfem = None
+    if not args.is_keyword("from file"):
+        w_nfem = args.peek()
+        nfem = args.integer("the number of FEM nodes")
+        if nfem <= 0:
+            raise w_nfem.error(f"Modal({label}): illegal number of FEM nodes {nfem}")
+    damping = ("damping from file",)
+    kw = args.is_keyword("no damping", "damping from file", "rayleigh damping", "single factor damping",
+                         "proportional damping", "diag damping")
+    if kw == reader.normalize("no damping"):
+        damping = ("no damping",)
+    elif kw == reader.normalize("rayleigh damping"):
+        damping = ("rayleigh damping", args.real("the mass damping coefficient"),
+                   args.real("the stiffness damping coefficient"))
+    elif kw in (reader.normalize("single factor damping"), reader.normalize("proportional damping")):
+        damping = ("single factor damping", args.real("the damping factor"))
+    elif kw == reader.normalize("diag damping"):
+        ratios = np.zeros(nmodes)
+        if args.is_keyword("all"):
+            ratios[:] = [args.real("a damping factor") for _ in range(nmodes)]
+        else:
+            w = args.peek()
+            nd = args.integer("the number of damped modes")
+            if not 0 < nd <= nmodes:
+                raise w.error(f"Modal({label}): illegal number of damped modes {nd} (1 to {nmodes})")
+            for _ in range(nd):
+                w = args.peek()
+                k = args.integer("a damped mode index")
+                if not 0 < k <= nmodes:
+                    raise w.error(f"Modal({label}): damped mode index {k} out of range (1 to {nmodes})")
+                ratios[k - 1] = args.real("a damping factor")
+        damping = ("diag damping", ratios)
+    fw = args.peek()
+    fname = args.string("the FEM data file name")
+    path = fname if os.path.isabs(fname) else os.path.join(fw.source.directory, fname)
+    try:
+        fem = read_fem_file(path)
+    except ValueError as e:
+        raise fw.error(f"Modal({label}): {e}") from None
+    if nfem is not None and nfem != fem.n_nodes:
+        raise w_nfem.error(f"Modal({label}): {nfem} FEM nodes given, the FEM file {fname} has {fem.n_nodes}")
+    if max(selected) > fem.n_modes:
+        raise w.error(f"Modal({label}): mode {max(selected)} is not in {fname} ({fem.n_modes} modes)")
+    thresholds = [0.0, 0.0, 0.0]
+    while True:
+        kw = args.is_keyword("threshold", "mass threshold", "damping threshold", "stiffness threshold")
+        if kw is None:
+            break
+        w = args.peek()
+        t = args.real("a threshold")
+        if t < 0:
+            raise w.error(f"Modal({label}): negative threshold {t}")
+        which = {reader.normalize("mass threshold"): [0], reader.normalize("damping threshold"): [1],
+                 reader.normalize("stiffness threshold"): [2]}.get(kw, [0, 1, 2])
+        for i in which:
+            thresholds[i] = t
+    while args.is_keyword("create binary", "use binary", "update binary"):
+        pass                      # a binary cache of the text file in MBDyn: the text is read
+    if args.is_keyword("echo"):
+        args.string("the echo file name")
+        if args.is_keyword("precision"):
+            args.integer("the echo precision")
+    use9 = bool(args.is_keyword("use invariant 9"))
+    origin = None
+    if args.is_keyword("origin node"):
+        w = args.peek()
+        v = reader.evaluate(args.take("the origin FEM node"))
+        lab = v if isinstance(v, str) else str(int(v))
+        if lab not in fem.labels:
+            raise w.error(f"Modal({label}): origin node '{lab}' is not a FEM node of {fname}")
+        origin = fem.x[fem.labels.index(lab)].copy()
+    elif args.is_keyword("origin position"):
+        origin = reader.read_plain_vec3(args)
+    w = args.peek()
+    ni = args.integer("the number of interface nodes")
+    if ni < 0:
+        raise w.error(f"Modal({label}): illegal number of interface nodes {ni}")
+    all_out = args.boolean() if args.is_keyword("output") else False
+    interfaces = []
+    for _ in range(ni):
+        w = args.peek()
+        v = reader.evaluate(args.take("a FEM node label"))
+        lab = v if isinstance(v, str) else str(int(v))
+        if lab not in fem.labels:
+            raise w.error(f"Modal({label}): FEM node '{lab}' is not in {fname}")
+        n, site = reader.node_site(args, "an interface node")
+        off = reader.read_vec3(args, "rel position", site)
+        if args.is_keyword("hinge", "orientation"):
+            reader.read_orientation(args, "rel", site)       # read, unused (as MBDyn)
+        out = args.boolean() if args.is_keyword("output") else all_out
+        interfaces.append((lab, n.label, off, out or all_out))
+    model.modal_joint(label, node, fem, modes=selected, interfaces=interfaces, position=position,
+                      orientation=orientation, origin=origin, damping=damping, initial=initial,
+                      use_invariant_9=use9, thresholds=tuple(thresholds))
+
+
+CARDS = {"modal": read_modal}

@@ -356,14 +356,8 @@ class ModalJoints(ElementFamily):
                     continue
                 lam = ctx.y[self.moff[e, i]:self.moff[e, i] + 3]
                 mu = ctx.y[self.moff[e, i] + 3:self.moff[e, i] + 6]
-                N = self.inode[e, i]
-                n = self.n0[e]
-                R0 = kin.R[n] if n >= 0 else self.R0c[e].real
-                Rrel = R0.T @ kin.R[N]
-                A = 0.5 * (np.trace(Rrel) * np.eye(3) - Rrel)
-                couple = -R0 @ A.T @ mu
                 iflabels.append(f"{s.label}@{it.node}")
-                ifvalues.append(np.concatenate([-lam, kin.R[N].T @ couple]))
+                ifvalues.append(np.concatenate([lam, mu]))
         groups = []
         if labels:
             groups.append((np.array(labels, dtype=object), np.array(values, float)))

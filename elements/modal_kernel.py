@@ -17,8 +17,10 @@ invariant 9`), B = I₄ + Σ_j q_j I₅ⱼ, M_qq the generalized mass of the FEM
 holds β = ∂T/∂ẋ₀, γ = ∂T/∂ω (its own rows: β̇ = F, γ̇ + ẋ₀×β = M hold for any T invariant
 under rotation); the modal rows are ṗ - ∂T/∂q + C q̇ + K q = Q, p = ∂T/∂q̇.
 Interface node N on FEM node P (eqs. 9.422-9.423, rotations linearized as in 9.389):
-    c_x = x_N + R_N o_N - x₀ - R₀ (f_P + U_P q),   c_θ = ax(skew(R₀ᵀ R_N)) - V_P q
-with reactions Bᵀ[λ; μ] on every row they depend on (9.428)."""
+    c_x = x_N + R_N o_N - x₀ - R₀ (f_P + U_P q),   c_θ = ax(skew(R_Nᵀ R₀ (I + (V_P q)×)))
+with λ the force on N (global) and μ the couple on N (N's frame), loading the modal node,
+the modal equations (U_Pᵀ R₀ᵀ λ + V_Pᵀ R₀ᵀ R_N μ) and N as eq. 9.428 writes them (as MBDyn:
+the loads are those of the physical model, not the transpose of the rows' Jacobian)."""
 import numpy as np
 
 from mbdae.engine.core.compiled import kernel
@@ -123,30 +125,32 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
         d = fP[e, k] + UP[e, k, :, :m] @ q
         Rd = R0 @ d
         ro = RN @ oN[e, k]
-        Rrel = R0.T @ RN
-        tr = Rrel[0, 0] + Rrel[1, 1] + Rrel[2, 2]
-        A = -0.5 * Rrel
+        phi = VP[e, k, :, :m] @ q
+        # X = R_Nᵀ R₀ (I + φ×): the interface node relative to the (linearized) FEM node frame
+        Rf = R0.copy()
         for i in range(3):
-            A[i, i] += 0.5 * tr
-        RA = R0 @ A.T
-        # reactions (Bᵀ [λ; μ])
+            Rf[i, 0] += R0[i, 1] * phi[2] - R0[i, 2] * phi[1]
+            Rf[i, 1] += R0[i, 2] * phi[0] - R0[i, 0] * phi[2]
+            Rf[i, 2] += R0[i, 0] * phi[1] - R0[i, 1] * phi[0]
+        X = RN.T @ Rf
+        RNmu = RN @ mu
+        # loads of eq. 9.428 (MBDyn's form): λ the force on N (global), μ the couple on N (N's frame)
         if n0[e] >= 0:
-            out[0:3] -= lam
-            out[3:6] -= _cross(Rd, lam) + RA @ mu
+            out[0:3] += lam
+            out[3:6] += _cross(Rd, lam) + RNmu
         RUl = (R0 @ UP[e, k, :, :m]).T @ lam
-        Vm = VP[e, k, :, :m].T @ mu
+        Vm = VP[e, k, :, :m].T @ (R0.T @ RNmu)
         for j in range(m):
-            out[12 + j] -= RUl[j] + Vm[j]
-        out[b:b + 3] += lam
-        out[b + 3:b + 6] += _cross(ro, lam) + RA @ mu
-        # constraint rows
+            out[12 + j] += RUl[j] + Vm[j]
+        out[b:b + 3] -= lam
+        out[b + 3:b + 6] -= _cross(ro, lam) + RNmu
+        # constraint rows (eqs. 9.422-9.423; ax∘skew vanishes where the rotation vector does)
         if velocity_rows:
             cx = vN + _cross(wN, ro) - v0 - _cross(w0, Rd) - R0 @ (UP[e, k, :, :m] @ qd)
-            ct = A @ (R0.T @ (wN - w0)) - VP[e, k, :, :m] @ qd
+            ct = RN.T @ (w0 - wN) + VP[e, k, :, :m] @ qd
         else:
             cx = xN + ro - x0 - Rd
-            ct = 0.5 * np.array([Rrel[2, 1] - Rrel[1, 2], Rrel[0, 2] - Rrel[2, 0], Rrel[1, 0] - Rrel[0, 1]]) \
-                - VP[e, k, :, :m] @ q
+            ct = 0.5 * np.array([X[2, 1] - X[1, 2], X[0, 2] - X[2, 0], X[1, 0] - X[0, 1]])
         scale = 1.0 / dcoef if (mode == REGULAR or mode == DERIVATIVES) else 1.0
         out[b + 6:b + 9] = cx * scale
         out[b + 9:b + 12] = ct * scale

@@ -25,9 +25,9 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM, kernel_jacobian_views
 from mbdae.engine.core.drives import DriveArray
-from mbdae.elements.base import ElementFamily, vec, mat, random_rotation, random_nodes
+from mbdae.elements.base import ElementFamily, vec, mat, scalar_drive, random_rotation, random_nodes
 from mbdae.elements.modal_fem import FemData, read_fem_file
-from mbdae.elements.modal_kernel import modal_family
+from mbdae.elements.modal_kernel import modal_family, modal_force_loads
 
 DAMPING = ("no damping", "damping from file", "rayleigh damping", "single factor damping", "diag damping")
 
@@ -80,15 +80,37 @@ def modal_joint(model, label, node, fem, modes=None, interfaces=(), position=Non
                                         bool(use_invariant_9), tuple(thresholds), output))
 
 
-MODEL_FIELDS = {"modal_joints": list}
-MODEL_METHODS = (modal_joint,)
+@dataclass
+class ModalForceSpec:
+    label: int
+    joint: int                        # label of the modal joint
+    modes: list                       # FEM mode numbers excited (each used by the joint)
+    drives: list                      # one scalar drive per mode
+    resultants: np.ndarray = None     # (n, 6): force and moment per unit drive, floating frame
+    output: bool = True
+
+
+def modal_force(model, label, joint, drives, modes=None, resultants=None):
+    """MBDyn's `force: <label>, modal` (input manual "Modal" force): generalized forces
+    drives[k](t) on the modal equations of `modes` (FEM mode numbers; default: every mode
+    of the joint) and, on a modal node, the resultants R f d, R m d."""
+    model.modal_forces.append(ModalForceSpec(label, joint, None if modes is None else list(modes),
+                                             [scalar_drive(d) for d in drives],
+                                             None if resultants is None else np.asarray(resultants, float)))
+
+
+MODEL_FIELDS = {"modal_joints": list, "modal_forces": list}
+MODEL_METHODS = (modal_joint, modal_force)
 
 
 def build(model, nodes, built):
     if not model.modal_joints:
+        if model.modal_forces:
+            raise ValueError(f"modal force {model.modal_forces[0].label}: no modal joint in the model")
         return []
-    return [ModalJoints(model.modal_joints, nodes, getattr(model, "gravity_vector", None),
-                        getattr(model, "gravity_drive", None))]
+    joints = ModalJoints(model.modal_joints, nodes, getattr(model, "gravity_vector", None),
+                         getattr(model, "gravity_drive", None))
+    return [joints] + ([ModalForces(model.modal_forces, joints)] if model.modal_forces else [])
 
 
 def _cut(A, threshold):
@@ -377,6 +399,86 @@ class ModalJoints(ElementFamily):
         return x0 + d @ R0.T
 
 
+class ModalForces(ElementFamily):
+    """Modal forces (MBDyn's ModalForce): residual -d_k on the modal equation of each excited
+    mode and, for a joint on a modal node, -R₀ Σ f_k d_k, -R₀ Σ m_k d_k on the node's force
+    and moment rows.  One compiled call (modal_kernel.modal_force_loads)."""
+    name = "modal force"
+    output_file = "frc"
+
+    def __init__(self, specs, joints):
+        super().__init__(specs, joints.nodes)
+        self.joints = joints
+        labels = [int(l) for l in joints.labels]
+        rows, drives, owner, fvec = [], [], [], []
+        self.node = np.full(self.ne, -1, np.int64)
+        for e, s in enumerate(self.specs):
+            if s.joint not in labels:
+                raise ValueError(f"modal force {s.label}: modal joint {s.joint} is not defined")
+            j = labels.index(s.joint)
+            spec = joints.specs[j]
+            modes = spec.modes if s.modes is None else s.modes
+            if len(s.drives) != len(modes):
+                raise ValueError(f"modal force {s.label}: {len(modes)} drives required, {len(s.drives)} given")
+            for k, mode in enumerate(modes):
+                if mode not in spec.modes:
+                    raise ValueError(f"modal force {s.label}: mode {mode} is not active in modal joint {s.joint}")
+                rows.append((j, spec.modes.index(mode)))
+                owner.append(e)
+                fvec.append(np.zeros(6) if s.resultants is None else s.resultants[k])
+            drives += s.drives
+            self.node[e] = joints.n0[j]
+        self._modal_rows = rows
+        self.owner = np.array(owner, np.int64)
+        self.fm = np.array(fvec, float).reshape(-1, 6)
+        self.drives = DriveArray(drives)
+        n = self.nodes
+        safe = np.maximum(self.node, 0)
+        self.ix = np.where((self.node >= 0)[:, None], n.ix[safe], -1)
+        self.ig = np.where((self.node >= 0)[:, None], n.ig[safe], -1)
+
+    def bind(self, system):
+        """The modal equations' rows, once the joints have their offsets."""
+        self.q_rows = np.array([self.joints.qoff[j] + k for j, k in self._modal_rows], np.int64)
+
+    def build_pattern(self):
+        p = self.pattern = Pattern()
+        p.add_res(self.q_rows)
+        p.add_res(self.ix)
+        p.add_res(self.ig)
+        p.add_jac(self.ix, self.ig)
+        p.add_jac(self.ig, self.ig)
+        return p
+
+    def resultants(self, t):
+        """(F, M) (ne, 3) in the floating frame and the drive values (n,)."""
+        d = self.drives.values(t)
+        F, M = np.zeros((self.ne, 3)), np.zeros((self.ne, 3))
+        np.add.at(F, self.owner, self.fm[:, :3] * d[:, None])
+        np.add.at(M, self.owner, self.fm[:, 3:] * d[:, None])
+        return F, M, d
+
+    def evaluate(self, ctx, res_views, jac_views):
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        F, M, d = self.resultants(ctx.t)
+        kin = ctx.kin
+        modal_force_loads(float(kin.dcoef), self.node, d, F, M, kin.R, kin.G, want_jac, *res_views, *jac)
+
+    def output_groups(self, ctx):
+        """.frc rows as MBDyn's: label, [F, M (floating frame) on a modal node,] the drive values."""
+        F, M, d = self.resultants(ctx.t)
+        out = {}
+        for e, s in enumerate(self.specs):
+            if not s.output:
+                continue
+            vals = d[self.owner == e]
+            row = np.concatenate([F[e], M[e], vals]) if self.node[e] >= 0 else vals
+            out.setdefault(len(row), ([], []))
+            out[len(row)][0].append(s.label)
+            out[len(row)][1].append(row)
+        return [(np.array(l, np.int64), np.array(v)) for l, v in out.values()]
+
+
 # ---------------------------------------------------------------------- samples
 def _sample_fem(rng, nn=3, nm=2, rigid=False):
     """A small random FEM data set (lumped inertia, coupled generalized matrices)."""
@@ -407,7 +509,15 @@ def modal_sample(model, rng):
     return m
 
 
-SAMPLES = {"modal joint": [modal_sample]}
+def modal_force_sample(model, rng):
+    """Modal forces with resultants on the floating body and on the clamped one."""
+    m = modal_sample(model, rng)
+    m.modal_force(1, 1, [0.3, 1.2], resultants=rng.normal(size=(2, 6)))
+    m.modal_force(2, 2, [0.5], modes=[1])
+    return m
+
+
+SAMPLES = {"modal joint": [modal_sample], "modal force": [modal_force_sample]}
 
 
 # ---------------------------------------------------------------------- MBDyn deck card
@@ -558,6 +668,41 @@ def read_modal(reader, model, args, label, word):
     model.modal_joint(label, node, fem, modes=selected, interfaces=interfaces, position=position,
                       orientation=orientation, origin=origin, damping=damping, initial=initial,
                       use_invariant_9=use9, thresholds=tuple(thresholds))
+
+
+def read_modal_force(reader, model, args, label):
+    """`force: <label>, modal, <modal joint>, [list, <n>, <mode> ...,] <drive> [, resultant,
+    <f>, <m>] ...` (input manual "Modal" force; MBDyn reads `resultant` only for a joint on a
+    modal node)."""
+    w = args.peek()
+    joint = args.label("a modal joint label")
+    spec = next((s for s in model.modal_joints if s.label == joint), None)
+    if spec is None:
+        raise w.error(f"ModalForce({label}): modal joint {joint} is not defined")
+    modes = None
+    if args.is_keyword("list"):
+        w = args.peek()
+        n = args.integer("the number of modes")
+        if not 0 < n <= len(spec.modes):
+            raise w.error(f"ModalForce({label}): illegal number of modes {n} (1 to {len(spec.modes)})")
+        modes = []
+        for _ in range(n):
+            w = args.peek()
+            k = args.integer("a mode number")
+            if k not in spec.modes:
+                raise w.error(f"ModalForce({label}): mode {k} is not active in Modal({joint})")
+            if k in modes:
+                raise w.error(f"ModalForce({label}): mode {k} given twice")
+            modes.append(k)
+    count = len(spec.modes) if modes is None else len(modes)
+    drives, res = [], np.zeros((count, 6))
+    for k in range(count):
+        drives.append(reader.read_drive(args))
+        if spec.node is not None and args.is_keyword("resultant"):
+            res[k] = [args.real("a resultant component") for _ in range(6)]
+    model.modal_force(label, joint, drives, modes=modes, resultants=res)
+    model.modal_forces[-1].output = (reader.read_output_flag(args, "forces") if args.is_keyword("output")
+                                     else "forces" in reader.default_output)
 
 
 CARDS = {"modal": read_modal}

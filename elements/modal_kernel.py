@@ -247,3 +247,36 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                     for bb in range(3):
                         s += dz[i, c0 + bb] * dcoef * Gi[bb, a] + dzd[i, c0 + bb] * Ti[bb, a]
                     jac[e, i, c0 + a] = s
+
+
+@kernel
+def modal_force_loads(dcoef, node, d, F, M, R, G, want_jac, r_q, r_x, r_g, j_xg, j_gg):
+    """Modal forces: -d on the modal rows; -R F, -R M on the modal node (F, M in the floating
+    frame), whose Jacobian on Δġ is (R F)× dCoef G, (R M)× dCoef G."""
+    for k in range(len(d)):
+        r_q[k] = -d[k]
+    for e in range(len(node)):
+        n = node[e]
+        if n < 0:
+            for i in range(3):
+                r_x[e, i] = 0.0
+                r_g[e, i] = 0.0
+            continue
+        RF = R[n] @ F[e]
+        RM = R[n] @ M[e]
+        for i in range(3):
+            r_x[e, i] = -RF[i]
+            r_g[e, i] = -RM[i]
+        if want_jac:
+            for a in range(3):
+                for b in range(3):
+                    sf = 0.0
+                    sm = 0.0
+                    for c in range(3):
+                        # (v×)[a, c] = -ε_acx v_x
+                        vxf = (0.0 if a == c else (-RF[3 - a - c] if (c - a) % 3 == 1 else RF[3 - a - c]))
+                        vxm = (0.0 if a == c else (-RM[3 - a - c] if (c - a) % 3 == 1 else RM[3 - a - c]))
+                        sf += vxf * G[n, c, b]
+                        sm += vxm * G[n, c, b]
+                    j_xg[e, a, b] = dcoef * sf
+                    j_gg[e, a, b] = dcoef * sm

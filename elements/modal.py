@@ -15,8 +15,8 @@ damping` (and its deprecated name `proportional damping`), `diag damping` (c_ii 
 
 Output (`.mod`, MBDyn's layout): per step `label.mode q q̇ q̈` for every mode, then, for
 interface nodes with output, `label@node F M`: the force on the interface node (global) and
-the couple on it in its own frame.  q̈ is the backward difference of q̇ over the last step
-(the momenta p, not q̇, are the unknowns).  Stress stiffening (§9.4.6) is not implemented."""
+the couple on it in its own frame.  q̈ comes from the inertia equations (ModalJoints.accelerations;
+the momenta p, not q̇, are the unknowns).  Stress stiffening (§9.4.6) is not implemented."""
 from dataclasses import dataclass, field
 from functools import cached_property
 import os
@@ -172,7 +172,6 @@ class ModalJoints(ElementFamily):
     """All modal joints: one compiled call (modal_kernel.modal_family) per evaluation."""
     name = "modal joint"
     in_initial_assembly = True
-    has_state = True                # q̇ of the last two steps (q̈ of the output)
     output_file = "mod"
 
     def __init__(self, specs, nodes, gravity_vector=None, gravity_drive=None):
@@ -341,38 +340,70 @@ class ModalJoints(ElementFamily):
                 gamma[self.n0[e]] += g
         return beta, gamma
 
-    # ------------------------------------------------------------------ state and output
-    def _qdot(self, yp):
-        return np.concatenate([yp[self.qoff[e]:self.qoff[e] + self.M[e]] for e in range(self.ne)])
-
-    def initial_state(self):
-        qd = np.concatenate([self.qd0[e, :self.M[e]] for e in range(self.ne)])
-        return {"qd": qd, "qd_prev": qd.copy(), "t": np.array([np.nan]), "t_prev": np.array([np.nan])}
-
-    def commit(self, ctx, arrays):
-        return {"qd": self._qdot(ctx.yp), "qd_prev": arrays["qd"], "t": np.array([ctx.t]), "t_prev": arrays["t"]}
+    # ------------------------------------------------------------------ output
+    def accelerations(self, ctx, e):
+        """q̈ of instance e at the state: the inertia equations solved for (ẍ₀, ω̇, q̈) given
+        the momentum rates β̇, γ̇ (the modal node's, which must carry no other inertia) and ṗ:
+            [I₁, -S×, R I₃] = β̇ - ω×(ω×S) - 2 ω×(R I₃ q̇)
+            [S×, 𝕁, R B]   = γ̇ + ẋ₀×β - ω×𝕁ω - R J̇ Ω - ω×(R B q̇)
+            [(R I₃)ᵀ, (R B)ᵀ, M_qq] = ṗ + I₃ᵀ(Ω×V) - ḂᵀΩ
+        (least squares: static modes have no mass); clamped: M_qq q̈ = ṗ."""
+        m = self.M[e]
+        y, yp, kin = ctx.y, ctx.yp, ctx.kin
+        o = self.qoff[e]
+        q, qd, pd = y[o:o + m], yp[o:o + m], yp[o + m:o + 2 * m]
+        Mqq = self.Mqq[e, :m, :m].real
+        n = self.n0[e]
+        if n < 0:
+            return np.linalg.lstsq(Mqq, pd, rcond=None)[0]
+        R, v, w = kin.R[n], kin.v[n], kin.w[n]
+        nd = self.nodes
+        beta, betad, gammad = y[nd.ib[n]], yp[nd.ib[n]], yp[nd.ic[n]]
+        I3 = self.I3[e, :, :m].real
+        S = R @ (self.I2[e].real + I3 @ q)
+        J, Jd, B, Bd = self.I7[e].real.copy(), np.zeros((3, 3)), self.I4[e, :, :m].real.copy(), np.zeros((3, m))
+        for j in range(m):
+            I8s = (self.I8[e, j] + self.I8[e, j].T).real
+            J += q[j] * I8s
+            Jd += qd[j] * I8s
+            B += q[j] * self.I5[e, j, :, :m].real
+            Bd += qd[j] * self.I5[e, j, :, :m].real
+            if self.use9:
+                for k in range(m):
+                    J -= q[j] * q[k] * self.I9[e, j, k].real
+                    Jd -= (qd[j] * q[k] + q[j] * qd[k]) * self.I9[e, j, k].real
+        Om, V = R.T @ w, R.T @ v
+        JJ = R @ J @ R.T
+        RI3, RB = R @ I3, R @ B
+        A = np.zeros((6 + m, 6 + m))
+        A[0:3, 0:3] = self.I1[e].real * np.eye(3)
+        A[0:3, 3:6] = -rot.skew(S)
+        A[0:3, 6:] = RI3
+        A[3:6, 0:3] = rot.skew(S)
+        A[3:6, 3:6] = JJ
+        A[3:6, 6:] = RB
+        A[6:, 0:3] = RI3.T
+        A[6:, 3:6] = RB.T
+        A[6:, 6:] = Mqq
+        rhs = np.concatenate([
+            betad - np.cross(w, np.cross(w, S)) - 2 * np.cross(w, RI3 @ qd),
+            gammad + np.cross(v, beta) - np.cross(w, JJ @ w) - R @ (Jd @ Om) - np.cross(w, RB @ qd),
+            pd + I3.T @ np.cross(Om, V) - Bd.T @ Om])
+        return np.linalg.lstsq(A, rhs, rcond=None)[0][6:]
 
     def output_groups(self, ctx):
         """`.mod` rows (module docstring)."""
-        arrays = self.state_arrays(ctx)
-        qd = self._qdot(ctx.yp)
-        same = arrays["t"][0] == ctx.t
-        ref_qd, ref_t = (arrays["qd_prev"], arrays["t_prev"][0]) if same else (arrays["qd"], arrays["t"][0])
-        h = ctx.t - ref_t
-        qdd = (qd - ref_qd) / h if np.isfinite(h) and h > 0 else np.zeros_like(qd)
-        labels, values, k = [], [], 0
+        labels, values = [], []
         iflabels, ifvalues = [], []
-        kin = ctx.kin
         for e, s in enumerate(self.specs):
             if not s.output:
-                k += self.M[e]
                 continue
             m = self.M[e]
-            q = ctx.y[self.qoff[e]:self.qoff[e] + m]
+            q, qd = ctx.y[self.qoff[e]:self.qoff[e] + m], ctx.yp[self.qoff[e]:self.qoff[e] + m]
+            qdd = self.accelerations(ctx, e)
             for j in range(m):
                 labels.append(f"{s.label}.{s.modes[j]}")
-                values.append((q[j], qd[k + j], qdd[k + j]))
-            k += m
+                values.append((q[j], qd[j], qdd[j]))
             for i, it in enumerate(s.interfaces):
                 if not it.output:
                     continue

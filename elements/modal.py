@@ -342,7 +342,7 @@ class ModalJoints(ElementFamily):
 
     # ------------------------------------------------------------------ output
     def accelerations(self, ctx, e):
-        """q̈ of instance e at the state: the inertia equations solved for (ẍ₀, ω̇, q̈) given
+        """(ẍ₀, ω̇, q̈) of instance e at the state: the inertia equations solved given
         the momentum rates β̇, γ̇ (the modal node's, which must carry no other inertia) and ṗ:
             [I₁, -S×, R I₃] = β̇ - ω×(ω×S) - 2 ω×(R I₃ q̇)
             [S×, 𝕁, R B]   = γ̇ + ẋ₀×β - ω×𝕁ω - R J̇ Ω - ω×(R B q̇)
@@ -355,7 +355,7 @@ class ModalJoints(ElementFamily):
         Mqq = self.Mqq[e, :m, :m].real
         n = self.n0[e]
         if n < 0:
-            return np.linalg.lstsq(Mqq, pd, rcond=None)[0]
+            return np.zeros(3), np.zeros(3), np.linalg.lstsq(Mqq, pd, rcond=None)[0]
         R, v, w = kin.R[n], kin.v[n], kin.w[n]
         nd = self.nodes
         beta, betad, gammad = y[nd.ib[n]], yp[nd.ib[n]], yp[nd.ic[n]]
@@ -389,7 +389,8 @@ class ModalJoints(ElementFamily):
             betad - np.cross(w, np.cross(w, S)) - 2 * np.cross(w, RI3 @ qd),
             gammad + np.cross(v, beta) - np.cross(w, JJ @ w) - R @ (Jd @ Om) - np.cross(w, RB @ qd),
             pd + I3.T @ np.cross(Om, V) - Bd.T @ Om])
-        return np.linalg.lstsq(A, rhs, rcond=None)[0][6:]
+        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
+        return sol[0:3], sol[3:6], sol[6:]
 
     def output_groups(self, ctx):
         """`.mod` rows (module docstring)."""
@@ -400,7 +401,7 @@ class ModalJoints(ElementFamily):
                 continue
             m = self.M[e]
             q, qd = ctx.y[self.qoff[e]:self.qoff[e] + m], ctx.yp[self.qoff[e]:self.qoff[e] + m]
-            qdd = self.accelerations(ctx, e)
+            qdd = self.accelerations(ctx, e)[2]
             for j in range(m):
                 labels.append(f"{s.label}.{s.modes[j]}")
                 values.append((q[j], qd[j], qdd[j]))
@@ -417,6 +418,61 @@ class ModalJoints(ElementFamily):
         if iflabels:
             groups.append((np.array(iflabels, dtype=object), np.array(ifvalues, float)))
         return groups
+
+    # ------------------------------------------------------------------ private data
+    MODE_DATA = ("q", "qP", "qPP")
+    NODE_DATA = ("x", "xP", "xPP", "w", "wP")
+
+    def private_data_names(self, i):
+        """MBDyn's modal joint private data (input manual, "Modal" joint, "Private Data"):
+        q[m], qP[m], qPP[m] for each mode m (its FEM number, or #j its index), and x, xP, xPP,
+        w, wP [n,c] of each FEM node n (global components c = 1..3)."""
+        s = self.specs[i]
+        modes = [str(k) for k in s.modes] + [f"#{j + 1}" for j in range(len(s.modes))]
+        return ([f"{d}[{k}]" for d in self.MODE_DATA for k in modes]
+                + [f"{d}[{n},{c}]" for d in self.NODE_DATA for n in s.fem.labels for c in (1, 2, 3)])
+
+    def private_data(self, ctx, name):
+        """Values of datum `name` over all instances (NaN where an instance lacks it): FEM
+        node kinematics x = x₀ + R₀ d, d = f + U q (the origin-shifted FEM frame), ẋ = v₀ +
+        ω×R₀d + R₀Uq̇, ẍ = a₀ + ω̇×R₀d + ω×(ω×R₀d) + 2ω×R₀Uq̇ + R₀Uq̈ (eqs. 9.391), ω_P = ω +
+        R₀Vq̇, ω̇_P = ω̇ + ω×R₀Vq̇ + R₀Vq̈."""
+        out = np.full(self.ne, np.nan)
+        head, _, rest = name.partition("[")
+        arg = rest[:-1] if rest.endswith("]") else None
+        if arg is None or head not in self.MODE_DATA + self.NODE_DATA:
+            raise ValueError(f'modal joint: private datum "{name}" does not exist (q[m], qP[m], qPP[m], '
+                             'x[n,c], xP[n,c], xPP[n,c], w[n,c], wP[n,c])')
+        for e, s in enumerate(self.specs):
+            if name not in self.private_data_names(e):
+                continue
+            m = self.M[e]
+            o = self.qoff[e]
+            q, qd = ctx.y[o:o + m], ctx.yp[o:o + m]
+            a0, wd, qdd = self.accelerations(ctx, e)
+            if head in self.MODE_DATA:
+                j = int(arg[1:]) - 1 if arg.startswith("#") else s.modes.index(int(arg))
+                out[e] = (q, qd, qdd)[self.MODE_DATA.index(head)][j]
+                continue
+            label, c = arg.rsplit(",", 1)
+            i = s.fem.labels.index(label)
+            n = self.n0[e]
+            if n >= 0:
+                x0, R0, v0, w0 = ctx.kin.x[n], ctx.kin.R[n], ctx.kin.v[n], ctx.kin.w[n]
+            else:
+                x0, R0, v0, w0 = self.X0c[e].real, self.R0c[e].real, np.zeros(3), np.zeros(3)
+            U = self.fem_Ut[e][:, i, :].T
+            V = s.fem.shapes_r[np.array(s.modes) - 1][:, i, :].T
+            Rd = R0 @ (self.fem_x[e][i] + U @ q)
+            RUd, RVd = R0 @ (U @ qd), R0 @ (V @ qd)
+            value = {"x": lambda: x0 + Rd,
+                     "xP": lambda: v0 + np.cross(w0, Rd) + RUd,
+                     "xPP": lambda: (a0 + np.cross(wd, Rd) + np.cross(w0, np.cross(w0, Rd)) + 2 * np.cross(w0, RUd)
+                                     + R0 @ (U @ qdd)),
+                     "w": lambda: w0 + RVd,
+                     "wP": lambda: wd + np.cross(w0, RVd) + R0 @ (V @ qdd)}[head]()
+            out[e] = value[int(c) - 1]
+        return out
 
     def fem_positions(self, ctx, e):
         """(N, 3) global positions of the FEM nodes of instance e (input manual, "Output":

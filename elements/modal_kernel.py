@@ -48,6 +48,30 @@ def _cross(a, b):
 
 
 @kernel
+def _mv(A, x):
+    """A x for a 2-D A of any layout (the kernels' slices of padded arrays)."""
+    out = np.zeros(A.shape[0], np.complex128)
+    for i in range(A.shape[0]):
+        acc = 0.0j
+        for j in range(A.shape[1]):
+            acc += A[i, j] * x[j]
+        out[i] = acc
+    return out
+
+
+@kernel
+def _mtv(A, x):
+    """Aᵀ x for a 2-D A of any layout."""
+    out = np.zeros(A.shape[1], np.complex128)
+    for j in range(A.shape[1]):
+        acc = 0.0j
+        for i in range(A.shape[0]):
+            acc += A[i, j] * x[i]
+        out[j] = acc
+    return out
+
+
+@kernel
 def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
                    Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, out):
     """The local residual of instance e (module docstring) at local values z and rates zd
@@ -71,7 +95,7 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
     p = z[12 + m:12 + 2 * m]
     pd = zd[12 + m:12 + 2 * m]
     # body-frame inertia at q
-    s = I2[e] + I3[e, :, :m] @ q
+    s = I2[e] + _mv(I3[e, :, :m], q)
     J = I7[e].copy()
     Bm = I4[e, :, :m].copy()
     for j in range(m):
@@ -86,13 +110,13 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
     g = gravity * gvec
     if not assembly:
         if n0[e] >= 0:
-            beta = I1[e] * v0 + _cross(w0, Rs) + R0 @ (I3[e, :, :m] @ qd)
-            gamma = _cross(Rs, v0) + R0 @ (J @ Om + Bm @ qd)
+            beta = I1[e] * v0 + _cross(w0, Rs) + R0 @ _mv(I3[e, :, :m], qd)
+            gamma = _cross(Rs, v0) + R0 @ (J @ Om + _mv(Bm, qd))
             out[0:3] -= I1[e] * g
             out[3:6] -= _cross(Rs, g)
             out[6:9] -= beta
             out[9:12] -= gamma
-        pT = I3[e, :, :m].T @ V + Bm.T @ Om + Mqq[e, :m, :m] @ qd
+        pT = _mtv(I3[e, :, :m], V) + _mtv(Bm, Om) + _mv(Mqq[e, :m, :m], qd)
         vxw = _cross(V, Om)
         RTg = R0.T @ g
         for k in range(m):
@@ -101,7 +125,7 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
                 for j in range(m):
                     Jk -= q[j] * (I9[e, k, j] + I9[e, j, k])
             dT = (I3[e, 0, k] * vxw[0] + I3[e, 1, k] * vxw[1] + I3[e, 2, k] * vxw[2]) + 0.5 * (Om @ (Jk @ Om)) \
-                + Om @ (I5[e, k, :, :m] @ qd)
+                + Om @ _mv(I5[e, k, :, :m], qd)
             out[12 + k] = pd[k] - dT + Kqq[e, k, :m] @ q + Cqq[e, k, :m] @ qd \
                 - (I3[e, 0, k] * RTg[0] + I3[e, 1, k] * RTg[1] + I3[e, 2, k] * RTg[2])
             out[12 + m + k] = p[k] - pT[k]
@@ -122,10 +146,10 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
         wN = zd[b + 3:b + 6]
         lam = z[b + 6:b + 9]
         mu = z[b + 9:b + 12]
-        d = fP[e, k] + UP[e, k, :, :m] @ q
+        d = fP[e, k] + _mv(UP[e, k, :, :m], q)
         Rd = R0 @ d
         ro = RN @ oN[e, k]
-        phi = VP[e, k, :, :m] @ q
+        phi = _mv(VP[e, k, :, :m], q)
         # X = R_Nᵀ R₀ (I + φ×): the interface node relative to the (linearized) FEM node frame
         Rf = R0.copy()
         for i in range(3):
@@ -138,16 +162,16 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
         if n0[e] >= 0:
             out[0:3] += lam
             out[3:6] += _cross(Rd, lam) + RNmu
-        RUl = (R0 @ UP[e, k, :, :m]).T @ lam
-        Vm = VP[e, k, :, :m].T @ (R0.T @ RNmu)
+        RUl = _mtv(UP[e, k, :, :m], R0.T @ lam)
+        Vm = _mtv(VP[e, k, :, :m], R0.T @ RNmu)
         for j in range(m):
             out[12 + j] += RUl[j] + Vm[j]
         out[b:b + 3] -= lam
         out[b + 3:b + 6] -= _cross(ro, lam) + RNmu
         # constraint rows (eqs. 9.422-9.423; ax∘skew vanishes where the rotation vector does)
         if velocity_rows:
-            cx = vN + _cross(wN, ro) - v0 - _cross(w0, Rd) - R0 @ (UP[e, k, :, :m] @ qd)
-            ct = RN.T @ (w0 - wN) + VP[e, k, :, :m] @ qd
+            cx = vN + _cross(wN, ro) - v0 - _cross(w0, Rd) - R0 @ _mv(UP[e, k, :, :m], qd)
+            ct = RN.T @ (w0 - wN) + _mv(VP[e, k, :, :m], qd)
         else:
             cx = xN + ro - x0 - Rd
             ct = 0.5 * np.array([X[2, 1] - X[1, 2], X[0, 2] - X[2, 0], X[1, 0] - X[0, 1]])

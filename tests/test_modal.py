@@ -209,3 +209,27 @@ def test_deck_with_modal_node_runs(tmp_path):
     d.run(str(tmp_path / "out"))
     rows = [l.split() for l in open(tmp_path / "out.mod")]
     assert rows[0][0] == "1.1" and rows[1][0] == "1.2" and len(rows[0]) == 4
+
+
+def test_private_data_follow_the_interface_node(tmp_path):
+    """MBDyn's private data of the modal joint: q[1] and q[#1] are the first modal
+    coordinate; x[1001,c] and xP[1001,c] of the FEM node clamped to node 2 equal node 2's
+    position and velocity (the interface constraint holds at the end of the run)."""
+    write(tmp_path, FEM_TEXT)
+    deck = tmp_path / "d.mbd"
+    deck.write_text(DECK.format(kind="modal", nodes=3, iface="1001").replace(
+        "joint: 1, modal", "force: 1, absolute, 2, position, null, 0., 0., 1., const, 2.;\n    joint: 1, modal")
+        .replace("joints: 1;", "joints: 1; forces: 1;").replace("final time: 0.01", "final time: 0.05"))
+    d = read_deck(str(deck), echo=lambda *a: None)
+    p = InitialValueProblem(d.model, final_time=0.05, time_step=1e-3, keep_results=False)
+    p.run()
+    sysm = p.system
+    fam = sysm.family_with("own_momenta")
+    ctx = sysm.context(p.state)
+    q = p.state.y[fam.qoff[0]]
+    assert fam.private_data(ctx, "q[1]")[0] == q == fam.private_data(ctx, "q[#1]")[0] and abs(q) > 1e-6
+    n = sysm.nodes.index(2)
+    x = [fam.private_data(ctx, f"x[1001,{c}]")[0] for c in (1, 2, 3)]
+    v = [fam.private_data(ctx, f"xP[1001,{c}]")[0] for c in (1, 2, 3)]
+    assert np.allclose(x, ctx.kin.x[n], atol=1e-9) and np.allclose(v, ctx.kin.v[n], atol=1e-6)
+    assert "wP[1003,3]" in fam.private_data_names(0)

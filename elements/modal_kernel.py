@@ -231,6 +231,19 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 continue                  # β, γ: the node's own terms
             if c < 6 and n < 0:
                 continue
+            if c >= 12 + m and c < 12 + 2 * m:
+                # p enters linearly: p on its definition row (regular modes, or the position
+                # subproblem's identity row), ṗ on the modal equation (or the velocity
+                # subproblem's identity row)
+                j = c - 12 - m
+                if mode == IA_POSITION:
+                    dz[c, c] = 1.0
+                elif mode == IA_VELOCITY:
+                    dzd[c, c] = 1.0
+                else:
+                    dz[c, c] = 1.0
+                    dzd[12 + j, c] = 1.0
+                continue
             z[c] += 1j * STEP
             local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
                            Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, f)

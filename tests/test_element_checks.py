@@ -40,7 +40,7 @@ def test_jacobian_vs_finite_differences(name, i, dcoef, seed):
         f"col {c} ({system.owner_text(c)}): {Ja[r, c]:.8e} vs {Jf[r, c]:.8e}")
 
 
-@pytest.mark.parametrize("family,seed", [("joint", 3), ("rigid body displacement joint", 13)])
+@pytest.mark.parametrize("family,seed", [("joint", 3), ("rigid body displacement joint", 13), ("modal joint", 4)])
 @pytest.mark.parametrize("mode", ["ia_position", "ia_velocity"])
 def test_jacobian_in_initial_assembly(family, seed, mode):
     """The families with initial-assembly rows: FD Jacobian in the position and velocity

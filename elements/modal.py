@@ -17,8 +17,7 @@ Output (`.mod`, MBDyn's layout): per step `label.mode q q̇ q̈` for every mode,
 interface nodes with output, `label@node F M`: the force on the interface node (global) and
 the couple on it in its own frame.  q̈ comes from the inertia equations (ModalJoints.accelerations;
 the momenta p, not q̇, are the unknowns).  Stress stiffening (§9.4.6) is not implemented."""
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 import os
 import numpy as np
 
@@ -625,6 +624,9 @@ def read_modal(reader, model, args, label, word):
             orientation = reader.read_orientation(args, "abs")
     else:
         w = args.peek()
+        if args.peek_keyword() in ("null", "ground"):
+            raise w.error(f"Modal({label}): a modal node label or 'clamped' expected (MBDyn's keyword for a "
+                          "modal joint fixed to the ground is 'clamped')")
         info = reader.structural_node(args, "the modal node")
         if info.kind != "modal":
             raise w.error(f"Modal({label}): StructuralNode({info.label}) is {info.kind}, a modal node is required "

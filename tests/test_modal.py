@@ -9,7 +9,7 @@ import pytest
 from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.io.mbdyn.deck import read_deck
-from mbdae.elements.modal_fem import read_fem_file, FemData
+from mbdae.elements.modal_fem import read_fem_file
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "mbdyn-tests")
 BEAM_FEM = os.path.join(SHARED, "joints", "modal", "beam", "beam.fem")
@@ -187,13 +187,17 @@ end: elements;
 
 @pytest.mark.parametrize("kind,nodes,iface,words", [
     ("dynamic", 3, "1001", "a modal node is required"),
+    ("modal null", 3, "1001", "'clamped' expected"),
     ("modal", 4, "1001", "4 FEM nodes given, the FEM file m.fem has 3"),
     ("modal", 3, "1009", "FEM node '1009' is not in m.fem"),
 ])
 def test_card_errors(tmp_path, kind, nodes, iface, words):
     write(tmp_path, FEM_TEXT)
     deck = tmp_path / "d.mbd"
-    deck.write_text(DECK.format(kind=kind, nodes=nodes, iface=iface))
+    text = DECK.format(kind=kind.split()[0], nodes=nodes, iface=iface)
+    if kind == "modal null":
+        text = text.replace("joint: 1, modal, 1,", "joint: 1, modal, null,")
+    deck.write_text(text)
     with pytest.raises(Exception) as e:
         read_deck(str(deck), echo=lambda *a: None)
     assert words in str(e.value) and "d.mbd:" in str(e.value), str(e.value)

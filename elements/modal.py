@@ -614,7 +614,8 @@ def read_modal(reader, model, args, label, word):
     threshold, <t>] [, create binary | use binary | update binary ...] [, echo, "<file>"
     [, precision, <n>]] [, use invariant 9] [, origin node, "<FEM label>" | origin position,
     <Vec3>], <interface nodes number> [, output, <flag>], {"<FEM label>", <node>, <offset>
-    [, output, <flag>]} ...` (input manual, "Modal" joint)."""
+    [, output, <flag>]} ... [, use invariant 9]` (input manual, "Modal" joint; MBDyn 1.7.3
+    reads `use invariant 9` after the interface nodes)."""
     node = None
     position = orientation = None
     if args.is_keyword("clamped"):
@@ -754,6 +755,9 @@ def read_modal(reader, model, args, label, word):
             reader.read_orientation(args, "rel", site)       # read, unused (as MBDyn)
         out = args.boolean() if args.is_keyword("output") else all_out
         interfaces.append((lab, n.label, off, out or all_out))
+    # MBDyn 1.7.3 reads `use invariant 9` here, after the interface nodes (the manual places
+    # it before `origin node`): both places are accepted
+    use9 = bool(args.is_keyword("use invariant 9")) or use9
     model.modal_joint(label, node, fem, modes=selected, interfaces=interfaces, position=position,
                       orientation=orientation, origin=origin, damping=damping, initial=initial,
                       use_invariant_9=use9, thresholds=tuple(thresholds))

@@ -237,3 +237,17 @@ def test_private_data_follow_the_interface_node(tmp_path):
     v = [fam.private_data(ctx, f"xP[1001,{c}]")[0] for c in (1, 2, 3)]
     assert np.allclose(x, ctx.kin.x[n], atol=1e-9) and np.allclose(v, ctx.kin.v[n], atol=1e-6)
     assert "wP[1003,3]" in fam.private_data_names(0)
+
+
+@pytest.mark.parametrize("where", ["before origin", "after interfaces"])
+def test_use_invariant_9_in_both_places(tmp_path, where):
+    """`use invariant 9` where the input manual puts it (before `origin node`) and where
+    MBDyn 1.7.3 reads it (after the interface nodes)."""
+    write(tmp_path, FEM_TEXT)
+    text = DECK.format(kind="modal", nodes=3, iface="1001")
+    text = (text.replace('"m.fem", 1,', '"m.fem", use invariant 9, 1,') if where == "before origin"
+            else text.replace("2, null;", "2, null, use invariant 9;"))
+    deck = tmp_path / "d.mbd"
+    deck.write_text(text)
+    d = read_deck(str(deck), echo=lambda *a: None)
+    assert d.model.modal_joints[0].use_invariant_9

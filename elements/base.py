@@ -129,6 +129,12 @@ class ElementFamily:
         """Rows for the text output file of this family (list of (label, values))."""
         return []
 
+    def continuum_nodes(self):
+        """Structural node indices of the family's 3-D continuum elements (the solids'), whose
+        unknowns make the Jacobian a 3-D finite-element pattern (solvers/linear.py); none by
+        default."""
+        return np.zeros(0, np.int64)
+
     def bind(self, system):
         """Hook called after the System's DOF layout; nothing by default."""
 

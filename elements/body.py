@@ -1,4 +1,5 @@
-"""Rigid body (MBDyn `body`) on a dynamic structural node: adds m, s = m b and the
+"""Rigid body (MBDyn `body`) on a dynamic structural node (on a dynamic displacement node: a
+point mass, MBDyn's `Mass`, s = 0 and J = 0): adds m, s = m b and the
 inertia about the node J = J_cg - m b×b× to the momentum definitions (manual eq. 8.1):
     f_β += -(m ẋ + ω×s),   f_γ += -(s×ẋ + J ω)
 with the perturbations of eq. 8.4.  Several bodies may share a node.
@@ -110,7 +111,17 @@ def gravity_sample(model, rng):
     return m
 
 
-SAMPLES = {"body": [body_sample, body_frame_sample], "gravity": [gravity_sample]}
+def point_mass_sample(model, rng):
+    """Point masses on dynamic displacement nodes (MBDyn's `Mass`), beside a body, under gravity."""
+    m = body_sample(model, rng)
+    for k in (4, 5):
+        m.structural_node(k, "dynamic displacement", position=rng.normal(size=3), velocity=rng.normal(size=3))
+        m.body(k, k, 0.5 * k)
+    m.gravity([0.3, -9.81, 1.1])
+    return m
+
+
+SAMPLES = {"body": [body_sample, body_frame_sample, point_mass_sample], "gravity": [gravity_sample]}
 
 
 class RigidBodies(ElementFamily):
@@ -125,6 +136,9 @@ class RigidBodies(ElementFamily):
                 raise ValueError(f"body {s.label}: node {s.node} is static; a body needs a dynamic node")
             if s.mass < 0:
                 raise ValueError(f"body {s.label}: negative mass {s.mass}")
+            if not nodes.rotating[i] and (np.any(s.xcg) or np.any(s.J_cg)):
+                raise ValueError(f"body {s.label}: node {s.node} is a displacement node; a body on it is a "
+                                 f"point mass (no centre of mass offset, no inertia)")
         self.m = np.array([s.mass for s in self.specs], float)
         b = np.array([s.xcg for s in self.specs], float).reshape(-1, 3)
         Jcg = np.array([s.J_cg for s in self.specs], float).reshape(-1, 3, 3)
@@ -422,6 +436,8 @@ def read_body(reader, model, args, label, word):
     | condense, n, ... }` (manual §8.4)."""
     node_word = args.peek()
     node = reader.structural_node(args)
+    if node.kind.endswith("displacement"):
+        return read_point_mass(reader, model, args, label, node, node_word)
     if node.kind != "dynamic" and reader.problem_name != "inversedynamics":   # inverse: explicit mass
         raise node_word.error(f"Body({label}): Structural({node.label}) is static; a body needs a dynamic node")
     site = reader.make_site(node.frame, node.label)
@@ -433,6 +449,26 @@ def read_body(reader, model, args, label, word):
     masses = [read_one_body(reader, args, site) for _ in range(n)]
     m, xcg, J = condense_masses(masses)
     model.body(label, node.label, m, xcg, J)
+
+
+def read_point_mass(reader, model, args, label, node, node_word):
+    """`body: label, <displacement node>, { [allow negative mass,] m | condense, n, m1, ... }`:
+    on a displacement node MBDyn's body is a point mass (its `Mass` element: no centre of mass
+    offset, no inertia), which needs a dynamic displacement node."""
+    if node.kind != "dynamic displacement" and reader.problem_name != "inversedynamics":
+        raise node_word.error(f"Mass({label}): illegal structural node type for StructDispNode({node.label}) "
+                              f"(a mass needs a dynamic displacement node)")
+    n = args.integer("the number of masses") if args.is_keyword("condense") else 1
+    allow_negative = bool(args.is_keyword("allow negative mass"))
+    m = 0.0
+    for _ in range(n):
+        w = args.peek()
+        mi = args.real("the mass")
+        if mi < 0:
+            raise w.error(reader.not_supported("negative mass") if allow_negative else
+                          "negative mass (use 'allow negative mass')")
+        m += mi
+    model.body(label, node.label, m)
 
 
 def read_one_body(reader, args, site):

@@ -256,6 +256,8 @@ def read_force(reader, model, args, label, word, couple=False):
         return read_abstract_force(reader, model, args, label)
     if not couple and args.is_keyword("modal"):
         return read_modal_force(reader, model, args, label)
+    if not couple and args.is_keyword("absolute displacement"):
+        return read_displacement_force(reader, model, args, label)
     frame, internal = force_type(reader, args.take("a force type"), couple)
     kind = "abs direction" if frame == "absolute" else "rel direction"
     n1 = reader.structural_node(args)
@@ -321,6 +323,17 @@ def read_force_arm(reader, args, site, couple):
         return np.zeros(3)
     args.expect_keyword("position")
     return reader.read_vec3(args, "rel position", site)
+
+
+def read_displacement_force(reader, model, args, label):
+    """`force: <label>, absolute displacement, <node>, (TplDriveCaller<Vec3>) [, output ...]`
+    (input manual "Structural force"; MBDyn's force on a displacement node): an absolute
+    force at the node's position, on any structural node (no moment)."""
+    n1 = reader.structural_node(args)
+    value = reader.read_tpl_vec3(args, "abs direction", reader.make_site(n1.frame, n1.label))
+    output = reader.read_output_flag(args, "forces") if args.is_keyword("output") else "forces" in reader.default_output
+    model.force(label, n1.label, value, "absolute")
+    model.forces[-1].output = output
 
 
 def read_abstract_force(reader, model, args, label):

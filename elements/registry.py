@@ -18,7 +18,8 @@ from types import ModuleType
 from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
-                            driven, solid, surface_load, rigid_body_displacement, inertia, modal)
+                            driven, solid, surface_load, rigid_body_displacement, inertia,
+                            membrane, modal)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ ENTRIES = (
     Entry("hbeam", hbeam),
     Entry("solid", solid),
     Entry("surface_load", surface_load),
+    Entry("membrane", membrane),
     Entry("joints", joints),
     Entry("modal", modal),
     Entry("angular_velocity", angular_velocity),

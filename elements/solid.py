@@ -370,6 +370,9 @@ class Solids(ElementFamily):
         """(shape name, (ne, N) structural node indices in MBDyn's order)."""
         return self.shape.name, self.conn
 
+    def continuum_nodes(self):
+        return np.unique(self.conn)
+
     def node_momenta(self, kin):
         """(β, γ) per structural node: Σ_e M u̇ (eq. 12.56) and no moment of momentum (the
         consistent initial momenta)."""

@@ -129,17 +129,23 @@ class System:
         return F[keep], B[keep]
 
     def linear_pattern(self):
-        """(unknowns, entries) of the matrix the linear back end factorizes: J, or its Schur
-        complement without the condensed momenta (momentum_blocks), whose pattern is J's on
-        the kept unknowns (the mass pattern lies within the stiffness pattern)."""
+        """(unknowns, entries, continuum unknowns) of the matrix the linear back end
+        factorizes: J, or its Schur complement without the condensed momenta
+        (momentum_blocks), whose pattern is J's on the kept unknowns (the mass pattern lies
+        within the stiffness pattern); continuum unknowns: the kept position unknowns of the
+        nodes of 3-D continuum elements (`family.continuum_nodes()`, the solids), which make
+        the pattern a 3-D finite-element one (solvers/linear.py finite_element_pattern)."""
         F, B = self.momentum_blocks()
         a = self.assembler
-        if not len(B):
-            return self.n, a.nnz
         kept = np.ones(self.n, bool)
         kept[B.ravel()] = False
+        nodes = np.unique(np.concatenate([np.asarray(f.continuum_nodes(), np.int64).ravel()
+                                          for f in self.families] + [np.zeros(0, np.int64)]))
+        continuum = int(kept[self.nodes.ix[nodes]].sum()) if len(nodes) else 0
+        if not len(B):
+            return self.n, a.nnz, continuum
         cols = np.repeat(np.arange(self.n), np.diff(a.indptr))
-        return int(kept.sum()), int((kept[cols] & kept[a.indices]).sum())
+        return int(kept.sum()), int((kept[cols] & kept[a.indices]).sum()), continuum
 
     # ------------------------------------------------------------------ state
     def initial_state(self, t0):

@@ -13,10 +13,12 @@
 * `kvxopt-umfpack`, `kvxopt-klu`: UMFPACK or KLU through kvxopt (optional extra `mbdae[klu]`),
   symbolic analysis kept, a full numeric factorization each time.
 
-Large finite-element patterns (`finite_element_pattern`: solid meshes, thousands of unknowns
-with tens of entries per column) get UMFPACK through kvxopt for `default`, `umfpack` and
-`naive` (SuperLU without kvxopt): KLU does not use dense supernodal kernels and its fill on
-3-D meshes makes it 4–10x slower there (benchmarks/RESULTS.md, "Linear solver on solid meshes").
+Large 3-D finite-element patterns (`finite_element_pattern`: thousands of unknowns of solid
+elements' nodes, tens of entries per column) get UMFPACK through kvxopt for `default`,
+`umfpack` and `naive` (SuperLU without kvxopt): KLU does not use dense supernodal kernels and
+its fill on 3-D meshes makes it 4–10x slower there (benchmarks/RESULTS.md, "Linear solver on
+solid meshes").  Surface meshes (shells, membranes: a 2-D graph, 55–60 entries per column)
+stay with KLU, 1.1–6x faster than UMFPACK on them (RESULTS.md, "Shells").
 
 Every back end has `name` (what runs), `description` (as the run's .log shows it, e.g.
 `klu (requested: umfpack; refactorization with kept pivots)`), `factorizations` and
@@ -40,13 +42,14 @@ FE_MIN_ENTRIES_PER_COLUMN = 40
 
 
 def finite_element_pattern(pattern):
-    """Whether a Jacobian pattern `(unknowns, entries)` is a large finite-element one
-    (≥ FE_MIN_UNKNOWNS unknowns, ≥ FE_MIN_ENTRIES_PER_COLUMN entries per column on
-    average): multibody patterns have 5–25 entries per column, solid meshes 60–120."""
+    """Whether a Jacobian pattern `(unknowns, entries, continuum unknowns)` is a large 3-D
+    finite-element one: ≥ FE_MIN_UNKNOWNS position unknowns of solid elements' nodes
+    (System.linear_pattern) and ≥ FE_MIN_ENTRIES_PER_COLUMN entries per column on average
+    (multibody patterns have 5–25 entries per column, solid meshes 60–150)."""
     if pattern is None:
         return False
-    n, nnz = pattern
-    return n >= FE_MIN_UNKNOWNS and nnz >= FE_MIN_ENTRIES_PER_COLUMN * n
+    n, nnz, continuum = pattern
+    return continuum >= FE_MIN_UNKNOWNS and nnz >= FE_MIN_ENTRIES_PER_COLUMN * n
 
 
 class SingularMatrix(RuntimeError):
@@ -106,7 +109,7 @@ def choose_linear_solver(name=None, requested=None, pattern=None):
 def _choice(name, requested, pattern):
     klu = klu_available()
     if name in ("default",) + REFACTORIZING_REQUESTS and finite_element_pattern(pattern):
-        n, nnz = pattern
+        n, nnz, _ = pattern
         why = f"finite-element pattern, {n} unknowns, {nnz / n:.0f} entries per column"
         if kvxopt_available():
             return LinearSolverChoice("kvxopt-umfpack", requested, why)

@@ -188,8 +188,10 @@ def test_condensed_momenta_give_the_full_solution(with_body):
         solver.factor(J)
         x = solver.solve(b)
         assert np.abs(x - exact).max() <= 1e-8 * np.abs(exact).max(), dcoef
-    n_kept, nnz_kept = system.linear_pattern()
+    n_kept, nnz_kept, continuum = system.linear_pattern()
     assert n_kept == system.n - 3 * len(B)
+    solid_nodes = np.unique(np.concatenate([f.conn.ravel() for f in system.families if hasattr(f, "conn")]))
+    assert continuum == 3 * len(solid_nodes) > 0
     S_pattern = solver.backend.lu.shape
     assert S_pattern == (n_kept, n_kept)
 
@@ -211,12 +213,14 @@ def test_runs_with_condensed_momenta_match_the_full_solver():
 
 
 def test_finite_element_patterns_get_umfpack():
-    """Large solid meshes (thousands of unknowns, tens of entries per column) get UMFPACK for
-    `default`, `umfpack` and `naive` (KLU is several times slower there, RESULTS.md); an
-    explicit `klu` stays KLU, multibody patterns keep the default."""
-    fe = (20000, 60 * 20000)
-    assert linear.finite_element_pattern(fe) and not linear.finite_element_pattern((20000, 12 * 20000))
-    assert not linear.finite_element_pattern((500, 60 * 500))
+    """Large solid meshes (thousands of unknowns of solids' nodes, tens of entries per column)
+    get UMFPACK for `default`, `umfpack` and `naive` (KLU is several times slower there,
+    RESULTS.md); an explicit `klu` stays KLU, multibody patterns and surface meshes (no solid
+    nodes) keep the default."""
+    fe = (20000, 60 * 20000, 20000)
+    assert linear.finite_element_pattern(fe) and not linear.finite_element_pattern((20000, 12 * 20000, 20000))
+    assert not linear.finite_element_pattern((500, 60 * 500, 500))
+    assert not linear.finite_element_pattern((20000, 60 * 20000, 0))     # shells
     expected = "kvxopt-umfpack" if linear.kvxopt_available() else "superlu"
     for name in ("default", "umfpack", "naive"):
         choice = choose_linear_solver(name, pattern=fe)
@@ -224,6 +228,7 @@ def test_finite_element_patterns_get_umfpack():
     assert choose_linear_solver("superlu", pattern=fe).name == "superlu"
     if klu_available():
         assert choose_linear_solver("klu", pattern=fe).name == "klu"
-        assert choose_linear_solver("default", pattern=(20000, 12 * 20000)).name == "klu"
+        assert choose_linear_solver("default", pattern=(20000, 12 * 20000, 20000)).name == "klu"
+        assert choose_linear_solver("default", pattern=(20000, 60 * 20000, 0)).name == "klu"
         # the .log's choice is refined once the pattern is known
         assert choose_linear_solver("default").for_pattern(fe).name == expected

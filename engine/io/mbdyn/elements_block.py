@@ -26,7 +26,7 @@ from mbdae.engine.io.mbdyn.lexer import Card, Source, Word, normalize, not_suppo
 # MBDyn elements and joint types mbdae does not have: reading one stops with "not supported yet"
 UNSUPPORTED_ELEMENTS = (
     "automatic structural", "hbeam2",
-    "plate", "membrane4eas", "shell4eas", "shell4easans", "solid", "surface loads", "pressure load",
+    "plate", "shell4eas", "shell4easans", "solid", "surface loads", "pressure load",
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
     "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
     "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
@@ -49,6 +49,7 @@ ELEMENT_HEADS = table([
     ("hbeam", ("a beam label", True, "beams")), ("genel", ("a genel label", True, "genels")),
     ("joint regularization", ("a joint label", False, "joint regularizations")),
     ("driven", ("a driven element label", False, None)),
+    ("membrane4eas", ("a plate label", True, "plates")),
 ] + [(shape, ("a solid label", True, "solids")) for shape in SOLID_SHAPES]
   + [(f"{kind}{shape}", ("a surface load label", True, "surface loads"))
      for kind in ("pressure", "traction") for shape in SURFACE_SHAPES])

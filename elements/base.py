@@ -129,13 +129,6 @@ class ElementFamily:
         """Rows for the text output file of this family (list of (label, values))."""
         return []
 
-    def condensed_unknowns(self):
-        """(ne, k) indices of element-internal unknowns that the linear back end may eliminate
-        before factorizing (solvers/linear.py CondensedBlocksSolver): each row's unknowns have
-        equations coupled only to themselves and to node unknowns of the element; None by
-        default."""
-        return None
-
     def continuum_nodes(self):
         """Structural node indices of the family's 3-D continuum elements (the solids'), whose
         unknowns make the Jacobian a 3-D finite-element pattern (solvers/linear.py); none by

@@ -162,10 +162,6 @@ class Membranes(ElementFamily):
         self.offset = start
         self.brow = start + np.arange(self.n_internal, dtype=np.int64).reshape(self.ne, N_EAS)
 
-    def condensed_unknowns(self):
-        """The EAS parameters: their rows couple β to the element's nodes only."""
-        return self.brow
-
     def dof_info(self):
         kind = np.full(self.n_internal, ALGEBRAIC)
         dim = np.full(self.n_internal, DIM["other"])

@@ -341,10 +341,6 @@ class Shells(ElementFamily):
         self.offset = start
         self.boff = start + np.arange(self.n_internal, dtype=np.int64).reshape(self.ne, self.nb)
 
-    def condensed_unknowns(self):
-        """The EAS parameters: rows r_β couple β to the element's nodes only."""
-        return self.boff
-
     def dof_info(self):
         kind = np.full(self.n_internal, ALGEBRAIC)
         dim = np.full(self.n_internal, DIM["other"], np.int64)

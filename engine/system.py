@@ -131,20 +131,14 @@ class System:
     def condensed_blocks(self):
         """([(m, k) unknown indices of m blocks of k], what) that the linear back end
         eliminates before factorizing (solvers/linear.py CondensedBlocksSolver): the momenta of
-        the dynamic displacement nodes (momentum_blocks) and the element-internal unknowns the
-        families declare (`family.condensed_unknowns()`: the EAS parameters of shells and
-        membranes); ([], "") when none."""
+        the dynamic displacement nodes (momentum_blocks); ([], "") when none.  (The EAS
+        parameters of shells and membranes stay in the factorized matrix: KLU's ordering
+        eliminates them first anyway, and condensing them beforehand measured no faster,
+        benchmarks/RESULTS.md "Shells".)"""
         F, B = self.momentum_blocks()
-        groups, what = [], []
-        if len(B):
-            groups.append(B)
-            what.append(f"momenta of {len(B)} displacement nodes")
-        for f in self.families:
-            U = f.condensed_unknowns()
-            if U is not None and U.size:
-                groups.append(U)
-                what.append(f"{U.shape[1]} unknowns of each of {U.shape[0]} {f.name}")
-        return groups, ", ".join(what)
+        if not len(B):
+            return [], ""
+        return [B], f"momenta of {len(B)} displacement nodes"
 
     def linear_pattern(self):
         """(unknowns, entries, continuum unknowns) of the matrix the linear back end

@@ -173,8 +173,8 @@ class InitialValueProblem:
 
     def linear_solver(self):
         """The settings' linear back end for this system's pattern, with the momenta of
-        dynamic displacement nodes and the EAS parameters of shells and membranes condensed
-        when there are any (System.condensed_blocks, solvers/linear.py)."""
+        dynamic displacement nodes condensed when there are any (System.condensed_blocks,
+        solvers/linear.py)."""
         sysm = self.system
         linear = make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern())
         groups, what = sysm.condensed_blocks()

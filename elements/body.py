@@ -438,7 +438,7 @@ def read_body(reader, model, args, label, word):
     node = reader.structural_node(args)
     if node.kind.endswith("displacement"):
         return read_point_mass(reader, model, args, label, node, node_word)
-    if node.kind != "dynamic" and reader.problem_name != "inversedynamics":   # inverse: explicit mass
+    if node.kind not in ("dynamic", "modal") and reader.problem_name != "inversedynamics":   # inverse: explicit mass
         raise node_word.error(f"Body({label}): Structural({node.label}) is static; a body needs a dynamic node")
     site = reader.make_site(node.frame, node.label)
     if args.is_keyword("variable mass"):

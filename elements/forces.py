@@ -17,6 +17,7 @@ from mbdae.engine.core.compiled import (kernel, set_row3, set_block, vload, mloa
                                         zero3, skew, mvec, mmul, madd, mscale, mdiag)
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
+from mbdae.elements.modal import read_modal_force
 from mbdae.elements.base import ElementFamily, two_node_columns, vec, vector_drive, random_nodes
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.drives import SineDrive
@@ -253,6 +254,8 @@ def read_force(reader, model, args, label, word, couple=False):
     §8.6); absolute values are global, follower values in the node frame."""
     if not couple and args.is_keyword("abstract"):
         return read_abstract_force(reader, model, args, label)
+    if not couple and args.is_keyword("modal"):
+        return read_modal_force(reader, model, args, label)
     if not couple and args.is_keyword("absolute displacement"):
         return read_displacement_force(reader, model, args, label)
     frame, internal = force_type(reader, args.take("a force type"), couple)
@@ -293,7 +296,7 @@ def force_type(reader, word, couple):
     ftype = {"conservative": "absolute", "conservativeinternal": "absoluteinternal"}.get(ftype, ftype)
     if ftype in ("absolute", "follower", "absoluteinternal", "followerinternal"):
         return ftype.replace("internal", ""), ftype.endswith("internal")
-    known = ("total", "totalinternal", "abstract", "abstractinternal", "modal", "externalstructural",
+    known = ("total", "totalinternal", "abstract", "abstractinternal", "externalstructural",
              "externalmodal", "externalstructuralmapping", "externalmodalmapping",
              "absolutedisplacement", "absoluteinternaldisplacement")
     if ftype in known:

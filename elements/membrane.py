@@ -35,6 +35,7 @@ from functools import cached_property
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM, kernel_jacobian_views
+from mbdae.engine.core.constitutive import isotropic_constants
 from mbdae.elements.base import ElementFamily, element_nodes
 from mbdae.elements.membrane_kernel import (membrane_reference, membrane_equations, N_EAS, QUAD_WEIGHTS,
                                             ZERO_AREA, BAD_ORDER, WARPED, WARP_LIMIT)
@@ -57,27 +58,7 @@ def isotropic_membrane_law(E=None, nu=None, G=None, thickness=None):
     """MBDyn's `isotropic` membrane matrix (membrane.cc ReadMembraneConstLaw): two of E, ν,
     G (all three must satisfy G = E / (2 (1 + ν))), and the thickness h:
     D = [[C, C ν, 0], [C ν, C, 0], [0, 0, 2 G h]], C = E h / (1 - ν²)."""
-    given = [v is not None for v in (E, nu, G)]
-    if sum(given) < 2:
-        raise ValueError("isotropic membrane law: two of E, nu, G are required")
-    if E is not None and not E > 0:
-        raise ValueError(f"isotropic membrane law: invalid Young's modulus {E}")
-    if G is not None and not G > 0:
-        raise ValueError(f"isotropic membrane law: invalid shear modulus {G}")
-    if nu is not None and not 0.0 <= nu < 0.5:
-        raise ValueError(f"isotropic membrane law: invalid Poisson's ratio {nu} (0 <= nu < 0.5)")
-    if all(given):
-        if abs(E / (2.0 * (1.0 + nu)) - G) > 1e-12 * G:
-            raise ValueError(f"isotropic membrane law: inconsistent E = {E}, nu = {nu}, G = {G} "
-                             f"(G must be E/(2(1+nu)) = {E / (2.0 * (1.0 + nu))})")
-    elif G is None:
-        G = E / (2.0 * (1.0 + nu))
-    elif E is None:
-        E = 2.0 * (1.0 + nu) * G
-    else:
-        nu = E / (2.0 * G) - 1.0
-        if not 0.0 < nu < 0.5:
-            raise ValueError(f"isotropic membrane law: inconsistent E = {E}, G = {G} (Poisson's ratio {nu})")
+    E, nu, G = isotropic_constants(E, nu, G, "isotropic membrane law")
     if thickness is None or not thickness > 0:
         raise ValueError(f"isotropic membrane law: a positive thickness is required (got {thickness})")
     C = E * thickness / (1.0 - nu * nu)

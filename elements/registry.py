@@ -19,7 +19,7 @@ from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
-                            membrane, shell)
+                            membrane, shell, modal)
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ ENTRIES = (
     Entry("surface_load", surface_load),
     Entry("membrane", membrane),
     Entry("joints", joints),
+    Entry("modal", modal),
     Entry("angular_velocity", angular_velocity),
     Entry("rigid_body_displacement", rigid_body_displacement),
     Entry("regularization", regularization),

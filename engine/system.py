@@ -118,7 +118,7 @@ class System:
     def momentum_blocks(self):
         """(force rows, momentum unknowns), each (m, 3), of the dynamic displacement nodes whose
         momentum columns hold entries only in their own force and momentum-definition rows
-        (solvers/linear.py CondensedMomentumSolver eliminates them); (m = 0) when none."""
+        (solvers/linear.py CondensedBlocksSolver eliminates them); (m = 0) when none."""
         nodes = self.nodes
         sel = np.flatnonzero(nodes.dynamic & ~nodes.rotating)
         F, B = nodes.ix[sel], nodes.ib[sel]
@@ -128,21 +128,34 @@ class System:
         keep = np.bincount(node[~own_row], minlength=len(sel)) == 0
         return F[keep], B[keep]
 
+    def condensed_blocks(self):
+        """([(m, k) unknown indices of m blocks of k], what) that the linear back end
+        eliminates before factorizing (solvers/linear.py CondensedBlocksSolver): the momenta of
+        the dynamic displacement nodes (momentum_blocks); ([], "") when none.  (The EAS
+        parameters of shells and membranes stay in the factorized matrix: KLU's ordering
+        eliminates them first anyway, and condensing them beforehand measured no faster,
+        benchmarks/RESULTS.md "Shells".)"""
+        F, B = self.momentum_blocks()
+        if not len(B):
+            return [], ""
+        return [B], f"momenta of {len(B)} displacement nodes"
+
     def linear_pattern(self):
         """(unknowns, entries, continuum unknowns) of the matrix the linear back end
-        factorizes: J, or its Schur complement without the condensed momenta
-        (momentum_blocks), whose pattern is J's on the kept unknowns (the mass pattern lies
-        within the stiffness pattern); continuum unknowns: the kept position unknowns of the
-        nodes of 3-D continuum elements (`family.continuum_nodes()`, the solids), which make
-        the pattern a 3-D finite-element one (solvers/linear.py finite_element_pattern)."""
-        F, B = self.momentum_blocks()
+        factorizes: J, or its Schur complement without the condensed blocks
+        (condensed_blocks), whose pattern is J's on the kept unknowns; continuum unknowns: the
+        kept position unknowns of the nodes of 3-D continuum elements
+        (`family.continuum_nodes()`, the solids), which make the pattern a 3-D finite-element
+        one (solvers/linear.py finite_element_pattern)."""
+        groups, _ = self.condensed_blocks()
         a = self.assembler
         kept = np.ones(self.n, bool)
-        kept[B.ravel()] = False
+        for g in groups:
+            kept[g.ravel()] = False
         nodes = np.unique(np.concatenate([np.asarray(f.continuum_nodes(), np.int64).ravel()
                                           for f in self.families] + [np.zeros(0, np.int64)]))
         continuum = int(kept[self.nodes.ix[nodes]].sum()) if len(nodes) else 0
-        if not len(B):
+        if not groups:
             return self.n, a.nnz, continuum
         cols = np.repeat(np.arange(self.n), np.diff(a.indptr))
         return int(kept.sum()), int((kept[cols] & kept[a.indices]).sum()), continuum

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mbdae.solvers.klu import KLUFactorization, KLUError, load_klu
+from mbdae.solvers.kernels import schur_factor, schur_rhs, schur_back
 
 # names make_linear_solver accepts
 SOLVER_NAMES = ("default", "klu", "superlu", "umfpack", "naive", "kvxopt-umfpack", "kvxopt-klu")
@@ -330,39 +331,42 @@ class ReusingSolver:
             self.backend.forget_pivots()
 
 
-class CondensedMomentumSolver:
-    """Solves J Δ = b with the momentum unknowns β of dynamic displacement nodes eliminated
-    first.  Such a β column has entries only in its node's force rows (β̇: P = I, or
-    I + 2 dCoef ω̄₀× in a moving frame, engine/core/rbk.py) and in its
-    momentum-definition rows (β − M ẋ, eq. 12.58: D = dCoef·I), so with the 3×3 blocks
-    W_k = P_k D_k⁻¹ the Schur complement on the kept unknowns z
+class CondensedBlocksSolver:
+    """Solves J Δ = b with blocks of unknowns eliminated first: the momenta β of a dynamic
+    displacement node (3) or the EAS parameters of a shell or membrane (7 or 13).  A block's
+    own rows hold entries only in its own columns and in kept unknowns (a node's force rows,
+    β̇: I; an element's node rows), and its columns only in its own rows and in kept rows, so
+    with D = blockdiag(J_bb) the Schur complement on the kept unknowns z
 
-        S = J_zz − Σ_k E_k W_k J_{β_k, z}        (E_k: node k's force rows)
+        S = J_zz − J_zb D⁻¹ J_bz
 
-    is the effective matrix M/dCoef + C + dCoef·K of the displacements, half the size of J
-    and with a quarter of its entries; the inner back end factorizes S, and
-    Δβ_k = D_k⁻¹ (b_{β_k} − J_{β_k, z} Δz).  The same solution as factorizing J (the β pivots
-    are the diagonal blocks D_k); `force_rows`, `momenta`: (m, 3) row/unknown indices."""
+    couples only kept unknowns that a block's rows and columns reach (a node's own
+    displacement, an element's nodes); the inner back end factorizes S and
+    Δ_b = D⁻¹ (b_b − J_bz Δz).  The same solution as factorizing J (the pivots of the
+    blocks are D's).  For momenta, S is the effective matrix M/dCoef + C + dCoef·K of the
+    displacements: half the size of J, a quarter of its entries; for shells, a third of the
+    unknowns.  The index work is done once per sparsity pattern; each factorization and
+    solve is one compiled call (solvers/kernels.py schur_factor, schur_rhs, schur_back).
+    `groups`: [(m, k) unknown indices of m blocks of k]; `what`: the blocks, for the .log."""
 
-    def __init__(self, backend, n, force_rows, momenta):
+    def __init__(self, backend, n, groups, what="blocks"):
         self.backend = backend
         self.n = n
-        self.momenta = momenta.ravel()
-        kept = np.ones(n, bool)
-        kept[self.momenta] = False
-        self.kept = np.flatnonzero(kept)
-        position = np.full(n, -1, np.int64)
-        position[self.kept] = np.arange(len(self.kept))
-        m = len(momenta)
-        # W_k scatters into S's force rows of node k: entry (force row i, momentum row 3k + j)
-        self.w_rows = np.repeat(position[force_rows], 3, axis=1).ravel()
-        self.w_cols = np.tile(np.arange(3 * m).reshape(m, 1, 3), (1, 3, 1)).ravel()
-        self.P_index = (np.repeat(force_rows, 3, axis=1).ravel(), np.tile(momenta, (1, 3)).ravel())
-        self.D_index = (np.repeat(momenta, 3, axis=1).ravel(), np.tile(momenta, (1, 3)).ravel())
-        self.m = m
+        groups = [np.asarray(g, np.int64) for g in groups if len(g)]
+        self.blocks = np.ascontiguousarray(np.concatenate([g.ravel() for g in groups]))
+        self.kq = np.concatenate([np.full(len(g), g.shape[1], np.int64) for g in groups])
+        self.b_ptr = np.concatenate([[0], np.cumsum(self.kq)])
+        self.block_of = np.full(n, -1, np.int64)
+        self.local = np.zeros(n, np.int64)
+        self.block_of[self.blocks] = np.repeat(np.arange(len(self.kq)), self.kq)
+        self.local[self.blocks] = np.arange(len(self.blocks)) - np.repeat(self.b_ptr[:-1], self.kq)
+        self.kept = np.flatnonzero(self.block_of < 0)
+        self.position = np.full(n, -1, np.int64)
+        self.position[self.kept] = np.arange(len(self.kept))
+        self._indptr = self._indices = None
         self.name = backend.name
         self.requested = getattr(backend, "requested", backend.name)
-        self.description = f"{backend.description}; momenta of {m} displacement nodes condensed"
+        self.description = f"{backend.description}; {what} condensed"
 
     @property
     def factorizations(self):
@@ -372,31 +376,92 @@ class CondensedMomentumSolver:
     def refactorizations(self):
         return getattr(self.backend, "refactorizations", 0)
 
+    def _setup(self, A):
+        """The index arrays of the kernels for A's sparsity pattern."""
+        n, nk, nq = self.n, len(self.kept), len(self.kq)
+        self._indptr, self._indices = A.indptr.copy(), A.indices.copy()
+        col = np.repeat(np.arange(n), np.diff(A.indptr))
+        row = A.indices.astype(np.int64)
+        apos = np.arange(len(row))
+        qr, qc = self.block_of[row], self.block_of[col]
+        zz, zb, bz, bb = (qr < 0) & (qc < 0), (qr < 0) & (qc >= 0), (qr >= 0) & (qc < 0), (qr >= 0) & (qc >= 0)
+        if np.any(qr[bb] != qc[bb]):
+            raise ValueError("condensed unknowns: two blocks are coupled to each other")
+
+        def reach(q, other):
+            """Per block, the sorted kept unknowns `other` its entries reach: (ptr, list in
+            kept numbering, local index of each entry)."""
+            keys = q * n + other
+            uniq = np.unique(keys)
+            ptr = np.concatenate([[0], np.cumsum(np.bincount(uniq // n, minlength=nq))])
+            local = np.searchsorted(uniq, keys) - ptr[q]
+            return ptr, self.position[uniq % n], local
+
+        r_ptr, r_list, zb_local_row = reach(qc[zb], row[zb])
+        c_ptr, c_list, bz_local_col = reach(qr[bz], col[bz])
+        order = np.argsort(qc[zb], kind="stable")
+        self.zb_ptr = np.concatenate([[0], np.cumsum(np.bincount(qc[zb], minlength=nq))])
+        self.zb_a, self.zb_row = apos[zb][order], zb_local_row[order]
+        self.zb_col = self.local[col[zb]][order]
+        order = np.argsort(qr[bz], kind="stable")
+        self.bz_ptr = np.concatenate([[0], np.cumsum(np.bincount(qr[bz], minlength=nq))])
+        self.bz_a, self.bz_row = apos[bz][order], self.local[row[bz]][order]
+        self.bz_col = bz_local_col[order]
+        self.d_ptr = np.concatenate([[0], np.cumsum(self.kq ** 2)])
+        self.d_pos = np.full(self.d_ptr[-1], -1, np.int64)
+        q = qr[bb]
+        self.d_pos[self.d_ptr[q] + self.local[row[bb]] * self.kq[q] + self.local[col[bb]]] = apos[bb]
+        self.nrq, self.ncq = np.diff(r_ptr), np.diff(c_ptr)
+        self.r_ptr, self.r_list, self.c_ptr, self.c_list = r_ptr, r_list, c_ptr, c_list
+        self.w_ptr = np.concatenate([[0], np.cumsum(self.nrq * self.kq)])
+        self.j_ptr = np.concatenate([[0], np.cumsum(self.kq * self.ncq)])
+        self.s_ptr = np.concatenate([[0], np.cumsum(self.nrq * self.ncq)])
+        # S's pattern: the kept entries of A and every block's rows × columns
+        pair_r = [self.position[row[zz]]]
+        pair_c = [self.position[col[zz]]]
+        for b in range(nq):
+            rr = r_list[r_ptr[b]:r_ptr[b + 1]]
+            cc = c_list[c_ptr[b]:c_ptr[b + 1]]
+            pair_r.append(np.repeat(rr, len(cc)))
+            pair_c.append(np.tile(cc, len(rr)))
+        pr, pc = np.concatenate(pair_r), np.concatenate(pair_c)
+        keys = pc * nk + pr
+        uniq = np.unique(keys)
+        self.S_indices = np.ascontiguousarray(uniq % nk, dtype=A.indices.dtype)
+        self.S_indptr = np.concatenate([[0], np.cumsum(np.bincount(uniq // nk, minlength=nk))]).astype(A.indptr.dtype)
+        where = np.searchsorted(uniq, keys)
+        nzz = int(zz.sum())
+        self.zz_a, self.zz_s = apos[zz], where[:nzz]
+        self.s_pos = where[nzz:]
+        self.Sdata = np.zeros(len(uniq))
+        self.Dinv = np.zeros(self.d_ptr[-1])
+        self.W = np.zeros(self.w_ptr[-1])
+        self.Jbz = np.zeros(self.j_ptr[-1])
+
     def factor(self, A):
         A = sp.csc_matrix(A)
-        m = self.m
-        P = np.asarray(A[self.P_index]).reshape(m, 3, 3)
-        D = np.asarray(A[self.D_index]).reshape(m, 3, 3)
-        try:
-            self.D_inv = np.linalg.inv(D)
-        except np.linalg.LinAlgError as err:
-            raise SingularMatrix(f"momentum pivot block: {err}") from None
-        self.W = sp.csr_matrix(((P @ self.D_inv).ravel(), (self.w_rows, self.w_cols)),
-                               shape=(len(self.kept), 3 * m))
-        A_rows = A.tocsr()
-        self.J_beta_z = A_rows[self.momenta][:, self.kept].tocsr()
-        S = (A_rows[self.kept][:, self.kept] - self.W @ self.J_beta_z).tocsc()
-        S.sort_indices()
-        self.backend.factor(S)
+        if (self._indptr is None or not np.array_equal(A.indptr, self._indptr)
+                or not np.array_equal(A.indices, self._indices)):
+            self._setup(A)
+        data = np.ascontiguousarray(A.data, dtype=float)
+        bad = schur_factor(data, self.zz_a, self.zz_s, self.kq, self.d_ptr, self.d_pos, self.zb_ptr, self.zb_a,
+                           self.zb_row, self.zb_col, self.bz_ptr, self.bz_a, self.bz_row, self.bz_col, self.nrq,
+                           self.ncq, self.w_ptr, self.j_ptr, self.s_ptr, self.s_pos, self.Sdata, self.Dinv, self.W,
+                           self.Jbz)
+        if bad >= 0:
+            raise SingularMatrix(f"singular pivot block of condensed unknowns {self.blocks[self.b_ptr[bad]:self.b_ptr[bad + 1]]}")
+        nk = len(self.kept)
+        self.backend.factor(sp.csc_matrix((self.Sdata.copy(), self.S_indices, self.S_indptr), shape=(nk, nk)))
 
     def solve(self, b):
-        b = np.asarray(b, float)
-        b_beta = b[self.momenta]
-        z = self.backend.solve(b[self.kept] - self.W @ b_beta)
+        b = np.ascontiguousarray(b, dtype=float)
+        bz = np.empty(len(self.kept))
+        schur_rhs(b, self.kept, self.blocks, self.kq, self.b_ptr, self.nrq, self.w_ptr, self.r_ptr, self.r_list,
+                  self.W, bz)
+        z = np.ascontiguousarray(self.backend.solve(bz), dtype=float)
         x = np.empty(self.n)
-        x[self.kept] = z
-        x[self.momenta] = np.einsum("kij,kj->ki", self.D_inv,
-                                    (b_beta - self.J_beta_z @ z).reshape(self.m, 3)).ravel()
+        schur_back(b, z, self.kept, self.blocks, self.kq, self.b_ptr, self.d_ptr, self.ncq, self.j_ptr, self.c_ptr,
+                   self.c_list, self.Dinv, self.Jbz, x)
         return x
 
     def forget_pivots(self):

@@ -40,7 +40,7 @@ def test_jacobian_vs_finite_differences(name, i, dcoef, seed):
         f"col {c} ({system.owner_text(c)}): {Ja[r, c]:.8e} vs {Jf[r, c]:.8e}")
 
 
-@pytest.mark.parametrize("family,seed", [("joint", 3), ("rigid body displacement joint", 13)])
+@pytest.mark.parametrize("family,seed", [("joint", 3), ("rigid body displacement joint", 13), ("modal joint", 4)])
 @pytest.mark.parametrize("mode", ["ia_position", "ia_velocity"])
 def test_jacobian_in_initial_assembly(family, seed, mode):
     """The families with initial-assembly rows: FD Jacobian in the position and velocity
@@ -171,3 +171,69 @@ def test_rigid_body_displacement_objectivity():
     assert np.allclose(turn(m0), m1, atol=1e-10 * np.abs(m0).max())
     assert np.allclose(turn(s0), s1, atol=1e-10 * np.abs(s0).max())
     assert np.allclose(turn(c0), c1, atol=1e-10 * np.abs(c0).max())
+
+
+# ------------------------------------------------------------ modal joint (elements/modal.py)
+def _floating_modal(rng):
+    """The floating instance of the modal joint sample, without gravity."""
+    model = SAMPLES["modal joint"][0](rng)
+    model.modal_joints = model.modal_joints[:1]
+    model.gravity_vector = None
+    system = System(model)
+    fam = system.family_with("own_momenta")
+    return system, fam
+
+
+def _modal_blocks(system, fam, st, dcoef):
+    ctx = Context(st.t, st.y, st.yp, system.kinematics(st, dcoef), "regular")
+    return fam.residual_blocks(ctx)[0][0], ctx.kin
+
+
+def test_modal_joint_action_equals_reaction():
+    """The interface reactions on the modal node and the interface nodes: Σ forces = 0 and
+    Σ moments about the origin = -Σ c_x × λ (the position rows times dCoef; zero once they
+    hold), at a random state."""
+    rng = np.random.default_rng(21)
+    system, fam = _floating_modal(rng)
+    st = randomize_state(system, rng)
+    dcoef = 0.4
+    r, kin = _modal_blocks(system, fam, st, dcoef)
+    m = fam.M[0]
+    F, M = r[0:3].copy(), r[3:6] + np.cross(kin.x[fam.n0[0]], r[0:3])
+    expected = np.zeros(3)
+    for k in range(fam.NI[0]):
+        b = 12 + 2 * m + 12 * k
+        F += r[b:b + 3]
+        M += r[b + 3:b + 6] + np.cross(kin.x[fam.inode[0, k]], r[b:b + 3])
+        lam = st.y[fam.moff[0, k]:fam.moff[0, k] + 3]
+        expected -= np.cross(dcoef * r[b + 6:b + 9], lam)
+    scale = np.abs(r[:6]).max()
+    assert np.allclose(F, 0.0, atol=1e-12 * scale)
+    assert np.allclose(M, expected, atol=1e-11 * scale) and np.abs(expected).max() > 1e-3 * scale
+
+
+def test_modal_joint_objectivity():
+    """A rigid rotation Q and translation of the whole system (velocities turned by Q, the
+    global force multipliers λ too, the couples μ in the interface node's frame not): node
+    loads, momenta and position rows turn by Q; the modal equations and rotation rows do not
+    change."""
+    rng = np.random.default_rng(22)
+    system, fam = _floating_modal(rng)
+    st = randomize_state(system, rng)
+    nodes = system.nodes
+    st.y[nodes.ig_rot] = 0.0
+    r0, _ = _modal_blocks(system, fam, st, 0.5)
+    Q = rot.exp_rotvec(rng.normal(size=3))
+    st2 = rigid_motion(st, nodes, Q, rng.normal(size=3), np.zeros(3), np.zeros(3))
+    for k in range(fam.NI[0]):
+        i = fam.moff[0, k]
+        st2.y[i:i + 3] = Q @ st.y[i:i + 3]
+    r1, _ = _modal_blocks(system, fam, st2, 0.5)
+    m = fam.M[0]
+    vectors = [0, 3, 6, 9] + [12 + 2 * m + 12 * k + j for k in range(fam.NI[0]) for j in (0, 3, 6)]
+    scalars = list(range(12, 12 + 2 * m)) + [12 + 2 * m + 12 * k + 9 + j for k in range(fam.NI[0])
+                                             for j in range(3)]
+    tol = 1e-9 * np.abs(r0).max()
+    for i in vectors:
+        assert np.allclose(Q @ r0[i:i + 3], r1[i:i + 3], atol=tol), i
+    assert np.allclose(r0[scalars], r1[scalars], atol=tol)

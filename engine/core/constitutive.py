@@ -268,6 +268,33 @@ def beam_section(EA, GAy, GAz, GJ, EJy, EJz, viscosity=None, proportional=None, 
     return linear_viscoelastic(6, K, viscosity, proportional, prestrain=prestrain)
 
 
+def isotropic_constants(E=None, nu=None, G=None, what="isotropic law"):
+    """(E, ν, G) of an isotropic material from two of them (a third must agree:
+    G = E/(2(1 + ν)), to 1e-12), as MBDyn's `isotropic` plate laws take them; a ν computed
+    from E and G must lie in (0, 0.5) (MBDyn's check), a given one in (-1, 0.5).  Errors name
+    `what`."""
+    given = [v is not None for v in (E, nu, G)]
+    if sum(given) < 2:
+        raise ValueError(f"{what}: two of E, nu, G are required")
+    if E is not None and not E > 0 or G is not None and not G > 0:
+        raise ValueError(f"{what}: E and G must be positive (got E = {E}, G = {G})")
+    if all(given):
+        if abs(E / (2.0 * (1.0 + nu)) - G) > 1e-12 * G:
+            raise ValueError(f"{what}: inconsistent E = {E}, nu = {nu}, G = {G} "
+                             f"(G must be E/(2(1+nu)) = {E / (2.0 * (1.0 + nu))})")
+    elif G is None:
+        G = E / (2.0 * (1.0 + nu))
+    elif E is None:
+        E = 2.0 * (1.0 + nu) * G
+    else:
+        nu = E / (2.0 * G) - 1.0
+        if not 0.0 < nu < 0.5:
+            raise ValueError(f"{what}: inconsistent E = {E}, G = {G} (Poisson's ratio {nu})")
+    if not -1.0 < nu < 0.5:
+        raise ValueError(f"{what}: Poisson's ratio {nu} outside (-1, 0.5)")
+    return float(E), float(nu), float(G)
+
+
 def isotropic_beam_section(E, A, J, Iy, Iz, nu=None, G=None, shear_factor=(1.0, 1.0), proportional=None):
     """Homogeneous isotropic section from E, ν (or G), area A, torsion constant J and the second
     moments Iy, Iz (about the section axes 2 and 3); shear factors multiply G A."""

@@ -8,7 +8,9 @@ Rotation unknowns are incremental Gibbs-Rodrigues parameters g about a reference
 orientation R_ref committed after each converged step (G3): R = R(g) R_ref with R_ref
 fixed during the step, so ω = G(g) ġ exactly (at g = 0, ġ = ω).  The family also carries the "automatic structural" inertia
 terms of dynamic nodes: force row β̇, moment row γ̇ + ẋ×β (eq. 8.3), and the β, γ
-parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.  With `rigid
+parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.  A `modal`
+node (MBDyn's ModalNode, input manual "Modal" joint) is such a dynamic node: its β, γ are
+the momenta of the whole modal body, which the modal joint (elements/modal.py) writes.  With `rigid
 body kinematics` (engine/core/rbk.py) the model is written in a moving frame and these terms
 gain the frame's Coriolis part, 2 ω̄₀×β on the force row and ω̄₀×γ on the moment row
 (eq. 8.42); the momenta stay the relative ones.
@@ -28,7 +30,7 @@ I3 = np.eye(3)
 @dataclass
 class NodeSpec:
     label: int
-    kind: str                  # "static" | "dynamic" | "static displacement" | "dynamic displacement"
+    kind: str                  # "static" | "dynamic" | "modal" | "static displacement" | "dynamic displacement"
     x: np.ndarray
     R: np.ndarray
     v: np.ndarray
@@ -49,7 +51,7 @@ class DummyNodeSpec:
     orientation_description: str = "euler123"
 
 
-NODE_KINDS = ("static", "dynamic", "static displacement", "dynamic displacement")
+NODE_KINDS = ("static", "dynamic", "modal", "static displacement", "dynamic displacement")
 
 
 class Kinematics:
@@ -90,7 +92,8 @@ class StructuralNodes:
             if s.kind not in NODE_KINDS:
                 raise ValueError(f"structural node {s.label}: kind must be one of {NODE_KINDS}, not {s.kind!r}")
         self.rotating = np.array([not k.endswith("displacement") for k in kinds], bool)
-        self.dynamic = np.array([k.startswith("dynamic") for k in kinds], bool)     # owns momenta
+        # owns momenta; a modal node is a dynamic node whose inertia the modal joint gives
+        self.dynamic = np.array([k.startswith("dynamic") or k == "modal" for k in kinds], bool)
         self.x0 = np.array([s.x for s in self.specs], float).reshape(n, 3)
         self.R0 = np.array([s.R if r else I3 for s, r in zip(self.specs, self.rotating)], float).reshape(n, 3, 3)
         self.v0 = np.array([s.v for s in self.specs], float).reshape(n, 3)

@@ -258,7 +258,7 @@ def _element_kind(family):
     if name == "body":
         return "body"
     if name in ("joint", "rod", "deformable joint", "viscous body", "angular velocity",
-                "rigid body displacement joint"):
+                "rigid body displacement joint", "modal joint"):
         return "joint"
     if name == "force":
         return "force"

@@ -27,7 +27,7 @@ from mbdae.engine.core.state import StepEvent
 from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
-from mbdae.solvers.linear import CondensedMomentumSolver, make_linear_solver
+from mbdae.solvers.linear import CondensedBlocksSolver, make_linear_solver
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
@@ -173,11 +173,12 @@ class InitialValueProblem:
 
     def linear_solver(self):
         """The settings' linear back end for this system's pattern, with the momenta of
-        dynamic displacement nodes condensed when there are any (solvers/linear.py)."""
+        dynamic displacement nodes condensed when there are any (System.condensed_blocks,
+        solvers/linear.py)."""
         sysm = self.system
         linear = make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern())
-        F, B = sysm.momentum_blocks()
-        return CondensedMomentumSolver(linear, sysm.n, F, B) if len(B) else linear
+        groups, what = sysm.condensed_blocks()
+        return CondensedBlocksSolver(linear, sysm.n, groups, what) if groups else linear
 
     # ------------------------------------------------------------------ phases
     def initial_assembly(self, st):
@@ -218,12 +219,17 @@ class InitialValueProblem:
         sum over the families that carry mass (rigid bodies, solid elements: β = M u̇)."""
         sysm = self.system
         nodes = sysm.nodes
-        if not self.momentum_families or len(nodes.dyn) == 0:
+        own = [f for f in sysm.families if hasattr(f, "own_momenta")]
+        if not own and (not self.momentum_families or len(nodes.dyn) == 0):
             return
         kin = sysm.kinematics(st)
         beta, gamma = np.zeros((nodes.n, 3)), np.zeros((nodes.n, 3))
         for fam in self.momentum_families:
             b, g = fam.node_momenta(kin)
+            beta += b
+            gamma += g
+        for fam in own:          # families with momenta among their own unknowns (modal joints)
+            b, g = fam.own_momenta(kin, st.y, st.yp)
             beta += b
             gamma += g
         st.y[nodes.ib[nodes.dyn]] = beta[nodes.dyn]
@@ -255,6 +261,9 @@ class InitialValueProblem:
         structural = keep.copy()
         for index in (nodes.ib, nodes.ic):
             structural[index[index >= 0]] = True
+        for fam in self.system.families:       # differential unknowns of families kept as the nodes'
+            if hasattr(fam, "kept_unknowns"):
+                structural[fam.kept_unknowns()] = True
         # the constraint rows keep their t0 residual (they were assembled); the other
         # algebraic rows (hydraulic and abstract algebraic nodes, the u/p-c pressures) are
         # solved, so their unknowns start consistent, as MBDyn's derivatives phase leaves them

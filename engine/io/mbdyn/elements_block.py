@@ -34,7 +34,7 @@ UNSUPPORTED_ELEMENTS = (
     "stream motion output", "rtai output", "gust")
 UNSUPPORTED_JOINTS = (
     "revolute rotation", "cardano pin", "cardano rotation", "universal pin", "universal rotation",
-    "plane rotation", "gimbal rotation", "modal", "beam slider",
+    "plane rotation", "gimbal rotation", "beam slider",
     "brake", "screw", "plane displacement", "plane displacement pin", "linear velocity",
     "linear acceleration", "angular acceleration", "imposed orientation",
     "kinematic", "point contact",
@@ -125,7 +125,7 @@ class ElementCards:
             raise tw.error(f"syntax error: unknown joint type '{tw.text}'")
         m = self.model
         pools = (m.joints, m.rods, m.deformable, m.viscous_bodies, m.angular_velocity_joints,
-                 m.rigid_body_displacement_joints)
+                 m.rigid_body_displacement_joints, m.modal_joints)
         before = [len(pool) for pool in pools]
         reader(self, self.model, args, label, tw)
         output = self.read_joint_options(args, label)

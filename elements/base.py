@@ -169,6 +169,17 @@ class ElementFamily:
         return res
 
 
+def cards_per_kind(kinds, read):
+    """{card name: reader} of cards that differ only by the element kind they name (solid
+    shapes, shell kinds): each calls read(reader, model, args, label, word, kind)."""
+    def make(kind):
+        def card(reader, model, args, label, word):
+            read(reader, model, args, label, word, kind)
+        card.__name__ = f"read_{kind}"
+        return card
+    return {kind: make(kind) for kind in kinds}
+
+
 def element_nodes(nodes, specs, n, where):
     """(len(specs), n) structural node indices of the elements' `nodes` labels; an undefined
     node raises ValueError prefixed by where(spec) (the element and its deck position)."""

@@ -69,7 +69,7 @@ import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.engine.core.constitutive import isotropic_constants
-from mbdae.elements.base import ElementFamily, element_nodes, random_rotation
+from mbdae.elements.base import ElementFamily, cards_per_kind, element_nodes, random_rotation
 from mbdae.elements.shell_kernel import (shell_reference, shell_equations, shell_mean_frames, shell_eas_products,
                                          bilinear, XI_POINTS, XI_NODES)
 
@@ -501,11 +501,4 @@ def read_shell(reader, model, args, label, word, kind):
         raise word.error(str(e)) from None
 
 
-def _card(kind):
-    def read(reader, model, args, label, word):
-        read_shell(reader, model, args, label, word, kind)
-    read.__name__ = f"read_{kind}"
-    return read
-
-
-CARDS = {kind: _card(kind) for kind in KINDS}
+CARDS = cards_per_kind(KINDS, read_shell)

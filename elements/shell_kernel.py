@@ -10,7 +10,8 @@ other 4-node surface elements can share them.
 Values: 3-vectors and 3×3 matrices as tuples (engine/core/compiled.py)."""
 import numpy as np
 
-from mbdae.engine.core.compiled import (kernel, vload, mload, vstore, mstore, vadd, vsub, vscale, vdot, vnorm,
+from mbdae.engine.core.compiled import (kernel, add_block, set_row3, vload, mload, vstore, mstore, vadd, vsub,
+                                        vscale, vdot, vnorm,
                                         vcross, zero3, eye3, skew, outer, mvec, mcol, mtrans, mtvec, mmul,
                                         mtmul, madd, msub, mscale, mdiag, eye_plus, log_rotvec,
                                         gamma_inv)
@@ -375,19 +376,6 @@ def shell_eas_products(P, D, aw):
 
 # ---------------------------------------------------------------------- equations
 @kernel
-def _put3(K, r0, c0, M, s):
-    for i in range(3):
-        for j in range(3):
-            K[r0 + i, c0 + j] += s * M[i][j]
-
-
-@kernel
-def _brow(B, r, c0, v):
-    """Row r, columns c0..c0+2 of B (B[r, c])."""
-    B[r, c0], B[r, c0 + 1], B[r, c0 + 2] = v[0], v[1], v[2]
-
-
-@kernel
 def point_kinematics(e, p, Lv, Lab, A, xn, phit, Tb, ph, Rp, Gp, co, up, dp):
     """Strain point p of element e: φ̃(ξ) (eq. 11.39), Rot, Γ, their coefficients, the
     T̄-frame position derivatives u_k = T̄ᵀy,k (eq. 11.63) and φ̃,k (eq. 11.61)."""
@@ -433,8 +421,8 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
             X = mscale(Lab[e, p, n, k], ARTB)
             Y = mscale(Lv[p, n], Ue)
             for i in range(3):
-                _brow(B, 3 * k + i, 6 * n, X[i])
-                _brow(B, 3 * k + i, 6 * n + 3, Y[i])
+                set_row3(B, 3 * k + i, 6 * n, X[i])
+                set_row3(B, 3 * k + i, 6 * n + 3, Y[i])
         if with_curvature:
             d = vload(dp[p], k)
             kk = vsub(mvec(AGT, d), vload(k0[e, p], k))
@@ -444,8 +432,8 @@ def point_strain_rows(e, p, with_curvature, Lv, Lab, A, Tb, Rp, Gp, ph, up, dp, 
             for n in range(4):
                 Y = msub(mscale(Lab[e, p, n, k], AGT), mscale(Lv[p, n], Ld))
                 for i in range(3):
-                    _brow(B, 6 + 3 * k + i, 6 * n, zero3())
-                    _brow(B, 6 + 3 * k + i, 6 * n + 3, Y[i])
+                    set_row3(B, 6 + 3 * k + i, 6 * n, zero3())
+                    set_row3(B, 6 + 3 * k + i, 6 * n + 3, Y[i])
 
 
 @kernel
@@ -684,7 +672,7 @@ def shell_equations(ans, nb, dcoef, nidx, x, R, G, Tbar, iTa, A, Lv, Lab, aw, e0
             HT = mtrans(mload(Hn, n))
             fp = (f[6 * n + 3], f[6 * n + 4], f[6 * n + 5])
             v = mvec(HT, fp)
-            _put3(K, 6 * n + 3, 6 * n + 3, gamma_derivative_times(vscale(-1.0, vload(phit, n)), v), 1.0)
+            add_block(K, 6 * n + 3, 6 * n + 3, gamma_derivative_times(vscale(-1.0, vload(phit, n)), v), 1.0)
         # rows θ_n ← T̄ Γ⁻ᵀ (φ̃_n rows)
         for n in range(4):
             Rn = mtrans(mmul(mload(Hn, n), mtrans(Tb)))                 # T̄ Γ⁻ᵀ

@@ -28,7 +28,7 @@ from mbdae.engine.core.drives import DriveArray
 from mbdae.engine.core.solid_laws import law_table, hookean_linear_elastic_isotropic, linear_viscoelastic_generic, \
     hookean_matrix, SolidLaw, bilinear_isotropic_hardening, neo_hookean_viscoelastic
 from mbdae.engine.core.state import InvalidConfiguration
-from mbdae.elements.base import ElementFamily, element_nodes
+from mbdae.elements.base import ElementFamily, cards_per_kind, element_nodes
 from mbdae.elements.body import moving_frame
 from mbdae.elements.solid_shapes import solid_shape, SOLID_SHAPES, ShapeFunctions
 from mbdae.elements.solid_kernel import solid_equations, solid_stresses
@@ -466,11 +466,4 @@ def read_solid(reader, model, args, label, word, shape):
         raise word.error(str(e)) from None
 
 
-def _card(shape):
-    def read(reader, model, args, label, word):
-        read_solid(reader, model, args, label, word, shape)
-    read.__name__ = f"read_{shape}"
-    return read
-
-
-CARDS = {shape: _card(shape) for shape in SOLID_SHAPES}
+CARDS = cards_per_kind(SOLID_SHAPES, read_solid)

@@ -80,19 +80,7 @@ def quad_tangents(x, nodes, dN, g1, g2):
 @kernel
 def quad_frame(g1, g2, T):
     """T (3×3), columns t1 = g1/|g1|, t2 = t3×t1, t3 = g1×g2/|g1×g2|."""
-    n1 = np.sqrt(g1[0] * g1[0] + g1[1] * g1[1] + g1[2] * g1[2])
-    n3x = g1[1] * g2[2] - g1[2] * g2[1]
-    n3y = g1[2] * g2[0] - g1[0] * g2[2]
-    n3z = g1[0] * g2[1] - g1[1] * g2[0]
-    n3 = np.sqrt(n3x * n3x + n3y * n3y + n3z * n3z)
-    for c in range(3):
-        T[c, 0] = g1[c] / n1
-    T[0, 2] = n3x / n3
-    T[1, 2] = n3y / n3
-    T[2, 2] = n3z / n3
-    T[0, 1] = T[1, 2] * T[2, 0] - T[2, 2] * T[1, 0]
-    T[1, 1] = T[2, 2] * T[0, 0] - T[0, 2] * T[2, 0]
-    T[2, 1] = T[0, 2] * T[1, 0] - T[1, 2] * T[0, 0]
+    quad_frame_aligned(g1, g2, g1, T)
 
 
 @kernel

@@ -172,3 +172,58 @@ def read_fem_file(path):
         rigid = (float(v[0]), v[1:4].copy(), v[4:13].reshape(3, 3).copy())
     return FemData(path, labels, x, shapes[..., 0:3].copy(), shapes[..., 3:6].copy(), mats[9], mats[10],
                    mats.get(13), q0, qd0, lumped, rigid, {k: rec.line for k, rec in records.items()})
+
+
+def _rows(f, A, fmt="%.16e"):
+    """Write the rows of a 2-D array, one line each (formatted in chunks: fast for 10⁶ rows)."""
+    A = np.atleast_2d(np.asarray(A, float))
+    line = " ".join([fmt] * A.shape[1]) + "\n"
+    for k in range(0, A.shape[0], 50_000):
+        chunk = A[k:k + 50_000]
+        f.write((line * chunk.shape[0]) % tuple(chunk.ravel().tolist()))
+
+
+def write_fem_file(path, fem, comment=None):
+    """Write `fem` (FemData) as an MBDyn FEM data file that read_fem_file and MBDyn's modal
+    joint read: records 1-10, 11 and 12 when given, 13 when fem.damping is set; all modes as
+    normal modes, none rejected."""
+    nn, nm = fem.n_nodes, fem.n_modes
+    if any(not lab or any(ch.isspace() for ch in lab) for lab in fem.labels):
+        raise ValueError("write_fem_file: FEM node labels must be non-empty and without blanks")
+    with open(path, "w", encoding="latin-1") as f:
+        f.write("** MBDyn MODAL DATA FILE\n")
+        for line in (comment or "").splitlines():
+            f.write(f"** {line}\n")
+        f.write("** RECORD GROUP 1, HEADER\n**   REVISION, NODES, NORMAL, ATTACHMENT, CONSTRAINT, REJECTED MODES\n")
+        f.write(f"      REV0 {nn:9d} {nm:9d} {0:9d} {0:9d} {0:9d}\n")
+        f.write("** RECORD GROUP 2, FINITE ELEMENT NODE LIST\n")
+        for k in range(0, nn, 8):
+            f.write(" ".join(fem.labels[k:k + 8]) + "\n")
+        f.write("** RECORD GROUP 3, INITIAL MODAL DISPLACEMENTS\n")
+        _rows(f, np.asarray(fem.q0, float)[None, :])
+        f.write("** RECORD GROUP 4, INITIAL MODAL VELOCITIES\n")
+        _rows(f, np.asarray(fem.qd0, float)[None, :])
+        for rg, c in ((5, "X"), (6, "Y"), (7, "Z")):
+            f.write(f"** RECORD GROUP {rg}, NODAL {c} COORDINATES\n")
+            _rows(f, fem.x[:, rg - 5][:, None])
+        f.write("** RECORD GROUP 8, MODE SHAPES\n")
+        for k in range(nm):
+            f.write(f"**    NORMAL MODE SHAPE # {k + 1:3d}\n")
+            _rows(f, np.hstack([fem.shapes_t[k], fem.shapes_r[k]]))
+        f.write("** RECORD GROUP 9, MODAL MASS MATRIX\n")
+        _rows(f, fem.mass)
+        f.write("** RECORD GROUP 10, MODAL STIFFNESS MATRIX\n")
+        _rows(f, fem.stiffness)
+        if fem.lumped is not None:
+            f.write("** RECORD GROUP 11, DIAGONAL OF LUMPED MASS MATRIX\n")
+            _rows(f, fem.lumped)
+        if fem.rigid is not None:
+            mass, xcg, J = fem.rigid
+            f.write("** RECORD GROUP 12, RIGID BODY INERTIA: MASS, CENTRE OF MASS, INERTIA ABOUT IT\n")
+            _rows(f, [[mass]])
+            _rows(f, np.asarray(xcg, float)[None, :])
+            _rows(f, J)
+        if fem.damping is not None:
+            f.write("** RECORD GROUP 13, MODAL DAMPING MATRIX\n")
+            _rows(f, fem.damping)
+        f.write("** END OF FILE\n")

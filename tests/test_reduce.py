@@ -1,0 +1,205 @@
+"""Reduced bodies from mbdae's own meshes (engine/drivers/reduce.py, issue 16): the FEM data
+file written by `reduce_structure` and read back by the modal joint.
+
+- a free-free beam of hexahedron8 solids (lumped mass): the modal body of its free-interface
+  modes, floating on a modal node, has the full solid model's frequencies (both from mbdae's
+  eigenanalysis, QZ) to 1e-6, and the Craig–Bampton body's (rigid end faces) bound them from above;
+- a cantilever from the same mesh (root face fixed, one tip node as interface): the static
+  tip deflection of the Craig–Bampton body equals the full model's (the constraint modes
+  are the static response to interface loads), and the tip's response to a step load
+  converges to the full model's as fixed-interface modes are added;
+- the rigid-body inertia written to the file is the solid's (mass, centre, inertia of the
+  lumped masses, closed form), the file reads back unchanged, and bad requests are refused
+  with the node or set they name."""
+import numpy as np
+import pytest
+
+from mbdae.engine.model import Model
+from mbdae.engine.system import System
+from mbdae.engine.mesh import Mesh
+from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
+from mbdae.engine.drivers.eigen import EigenSettings, analyze
+from mbdae.engine.drivers.ivp import InitialValueProblem
+from mbdae.engine.drivers.static import StaticProblem
+from mbdae.engine.drivers.reduce import linear_structure, reduce_structure, cholmod_cholesky
+from mbdae.elements.modal_fem import read_fem_file, write_fem_file
+from mbdae.elements.solid_meshes import box_mesh
+from mbdae.elements.shell_meshes import rectangle_mesh
+from mbdae.elements.shell import isotropic_shell_law, shell_masses
+
+E, NU, RHO = 2.1e11, 0.3, 7800.0
+L, H = 1.0, 0.1
+X, CONN, _ = box_mesh("hexahedron8", (10, 2, 2), (L, H, H))
+ROOT = [int(k) + 1 for k in np.flatnonzero(X[:, 0] < 1e-9)]
+TIP = int(np.flatnonzero((np.abs(X - [L, H / 2, H / 2]) < 1e-9).all(axis=1))[0]) + 1     # tip face centre
+SOLVERS = ["scipy"] + (["cholmod"] if cholmod_cholesky is not None else [])
+
+
+def solid_model(node_kind="dynamic displacement"):
+    m = Model()
+    Mesh(X, {"hexahedron8": CONN}).add_to_model(m, hookean_linear_elastic_isotropic(E, NU), RHO,
+                                                node_kind=node_kind, lumped_mass=True)
+    return m
+
+
+def frequencies(model, c=1e-3):
+    """Nonzero frequencies (Hz), ascending, of mbdae's eigenanalysis (dense QZ; c about 1/ω of
+    the modes compared, where the pencil's eigenvalues are best conditioned)."""
+    s = System(model)
+    r = analyze(s, s.initial_state(0.0), EigenSettings(times=(0.0,), method="lapack", lower_frequency=0.5,
+                                                      parameter=c))
+    return np.sort(r.frequencies)
+
+
+@pytest.fixture(scope="module")
+def structure():
+    return linear_structure(solid_model())
+
+
+def modal_model(fem_path, clamped=False, interface=None):
+    m = Model()
+    if clamped:
+        m.structural_node(1, "static", position=[0.0, 0.0, 0.0])
+        m.clamp(1, 1)
+    else:
+        m.structural_node(1, "modal", position=[0.0, 0.0, 0.0])
+    ifs = [] if interface is None else [(interface[0], interface[1], [0.0, 0.0, 0.0])]
+    if interface is not None:
+        m.structural_node(interface[1], "static", position=X[TIP - 1])
+    m.modal_joint(1, None if clamped else 1, read_fem_file(fem_path), interfaces=ifs, damping=("no damping",))
+    return m
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_free_free_modal_body_has_the_solid_frequencies(structure, solver, tmp_path):
+    full = frequencies(solid_model())
+    red = reduce_structure(structure, {}, (), 8, "free", solver=solver)
+    assert red.n_rigid == 6 and red.fem.n_modes == 8
+    path = tmp_path / "free.fem"
+    write_fem_file(path, red.fem)
+    modal = frequencies(modal_model(path))
+    print(f"\nfree interface ({solver}): full {full[:8]}\n  modal {modal[:8]}")
+    assert np.abs(modal[:8] / full[:8] - 1).max() < 1e-6
+    assert np.abs(red.frequencies / full[:8] - 1).max() < 1e-6
+    # Craig–Bampton on both end faces (two rigid masters, which stiffen the ends: their
+    # frequencies bound the full model's from above, by 0.07 % to 6 % here)
+    root = [l for l in structure.labels if X[l - 1, 0] < 1e-9]
+    tip = [l for l in structure.labels if X[l - 1, 0] > L - 1e-9]
+    cb = reduce_structure(structure, {"root": root, "tip": tip}, (), 8, solver=solver)
+    assert cb.n_boundary == 12 and cb.fem.n_modes == 12 + 8 - 6
+    assert (cb.frequencies[:6] >= full[:6] * (1 - 1e-9)).all()
+    write_fem_file(path, cb.fem)
+    modal = frequencies(modal_model(path))
+    assert np.abs(modal[:10] / cb.frequencies[:10] - 1).max() < 1e-6
+
+
+def test_free_free_shell_plate(tmp_path):
+    """The same for a free aluminium plate of shell4easans (6-dof nodes, nodal bodies with
+    rotary inertia, the EAS parameters condensed element by element)."""
+    P, Q, _ = rectangle_mesh(1.0, 0.5, 8, 4)
+
+    def plate():
+        m = Model()
+        Mesh(P, faces={"q4": Q}).add_shells_to_model(m, isotropic_shell_law(E=7e10, nu=0.3, thickness=0.01),
+                                                     node_kind="dynamic")
+        shell_masses(m, 1000, 2700.0, 0.01)
+        return m
+    full = frequencies(plate(), c=1e-2)
+    red = reduce_structure(linear_structure(plate()), {}, (), 6, "free")
+    path = tmp_path / "plate.fem"
+    write_fem_file(path, red.fem)
+    modal = frequencies(modal_model(path), c=1e-2)
+    print(f"\nplate: full {full[:6]}\n  modal {modal[:6]}")
+    assert np.abs(modal[:6] / full[:6] - 1).max() < 1e-6
+    assert np.abs(red.fem.shapes_r).max() > 0.1 * np.abs(red.fem.shapes_t).max()     # rotations written
+
+
+def test_rigid_body_inertia_and_file_round_trip(structure, tmp_path):
+    red = reduce_structure(structure, {}, (), 3, "free")
+    mass, c, J = red.fem.rigid
+    m_node = RHO * L * H * H / len(X)           # not uniform: check against the lumped masses instead
+    lumped = red.fem.lumped[:, 0]
+    assert abs(mass - RHO * L * H * H) < 1e-9 * mass and abs(lumped.sum() - mass) < 1e-9 * mass
+    xc = (lumped[:, None] * X).sum(axis=0) / mass
+    d = X - xc
+    Jx = (lumped[:, None, None] * (np.einsum("ni,ni->n", d, d)[:, None, None] * np.eye(3)
+                                   - np.einsum("ni,nj->nij", d, d))).sum(axis=0)
+    assert np.allclose(c, [L / 2, H / 2, H / 2], atol=1e-12) and np.allclose(c, xc, atol=1e-12)
+    assert np.abs(J - Jx).max() < 1e-9 * np.abs(Jx).max() and m_node > 0
+    path = tmp_path / "r.fem"
+    write_fem_file(path, red.fem, comment="round trip")
+    back = read_fem_file(path)
+    assert back.labels == red.fem.labels
+    for a in ("x", "shapes_t", "shapes_r", "mass", "stiffness", "lumped"):
+        assert np.array_equal(getattr(back, a), getattr(red.fem, a)), a
+    assert back.rigid[0] == mass and np.array_equal(back.rigid[2], J)
+
+
+def tip_static(model, node, F):
+    model.force(900, node, F, "absolute")
+    res = StaticProblem(model, steps=1, tolerance=1e-4, max_iterations=20).run()     # round-off floor ~3e-6 N; K ~ 1e9 N/m
+    return res.node(node)[0][-1]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_cantilever_static_tip_deflection_is_exact_with_craig_bampton(structure, solver, tmp_path):
+    F = np.array([0.0, 0.0, -10.0])                   # tip deflection ~ 1e-6 L: linear to 1e-6
+    full = solid_model("static displacement")
+    for k, node in enumerate(ROOT):
+        full.total_pin_joint(1000 + k, node, absolute_position=X[node - 1],
+                             position_status=("active",) * 3, orientation_status=("inactive",) * 3)
+    u_full = tip_static(full, TIP, F) - X[TIP - 1]
+    red = reduce_structure(structure, {"tip": [TIP]}, ROOT, 0, solver=solver)
+    assert red.n_rigid == 0 and red.n_boundary == 3 and red.fem.n_modes == 3
+    path = tmp_path / "cb.fem"
+    write_fem_file(path, red.fem)
+    u_modal = tip_static(modal_model(path, clamped=True, interface=(str(TIP), 2)), 2, F) - X[TIP - 1]
+    print(f"\ntip deflection: full {u_full}, Craig–Bampton {u_modal}")
+    assert np.abs(u_modal - u_full).max() < 1e-5 * np.abs(u_full).max()
+
+
+def tip_history(model, node, F, T, h):
+    model.force(900, node, F, "absolute")
+    p = InitialValueProblem(model, final_time=T, time_step=h, method="ms", rho=0.6, tolerance=1e-5)
+    res = p.run()
+    return res.node(node)[0][:, 2]
+
+
+def test_cantilever_step_response_converges_with_modes(structure, tmp_path):
+    F, T, h = np.array([0.0, 0.0, -1e3]), 0.03, 2e-4
+    full = solid_model()
+    for k, node in enumerate(ROOT):
+        full.total_pin_joint(1000 + k, node, absolute_position=X[node - 1],
+                             position_status=("active",) * 3, orientation_status=("inactive",) * 3)
+    z_full = tip_history(full, TIP, F, T, h)
+    errors = []
+    for n in (0, 2, 6, 14):
+        red = reduce_structure(structure, {"tip": [TIP]}, ROOT, n)
+        path = tmp_path / f"cb{n}.fem"
+        write_fem_file(path, red.fem)
+        z = tip_history(modal_model(path, clamped=True, interface=(str(TIP), 2)), 2, F, T, h)
+        errors.append(np.abs(z - z_full).max() / np.abs(z_full - z_full[0]).max())
+    print(f"\nstep response, max error / max deflection with 0, 2, 6, 14 modes: {errors}")
+    assert errors[0] > 0.05 and errors[-1] < 0.01
+    assert all(b < a for a, b in zip(errors, errors[1:]))
+
+
+@pytest.mark.parametrize("args,words", [
+    (dict(interfaces={"a": [99999]}), "node 99999 is not in the model"),
+    (dict(interfaces={"a": [1], "b": [1, 2]}), "node 1 is in interfaces 'a' and 'b'"),
+    (dict(interfaces={"a": [ROOT[0]]}, fixed=ROOT), "also fixed"),
+    (dict(interfaces={"a": [TIP]}), "do not hold the body's rigid motion"),
+    (dict(interfaces={}, method="modal"), "method 'modal'"),
+    (dict(interfaces={}), "Craig–Bampton needs interface nodes"),
+])
+def test_bad_requests(structure, args, words):
+    with pytest.raises(ValueError, match=words):
+        reduce_structure(structure, **args)
+
+
+def test_constraints_are_refused():
+    m = solid_model()
+    m.total_pin_joint(1, 1, absolute_position=X[0], position_status=("active",) * 3,
+                      orientation_status=("inactive",) * 3)
+    with pytest.raises(ValueError, match="constraint equations"):
+        linear_structure(m)

@@ -16,7 +16,9 @@ damping` (and its deprecated name `proportional damping`), `diag damping` (c_ii 
 Output (`.mod`, MBDyn's layout): per step `label.mode q q̇ q̈` for every mode, then, for
 interface nodes with output, `label@node F M`: the force on the interface node (global) and
 the couple on it in its own frame.  q̈ comes from the inertia equations (ModalJoints.accelerations;
-the momenta p, not q̇, are the unknowns).  Stress stiffening (§9.4.6) is not implemented."""
+the momenta p, not q̇, are the unknowns).  Stress stiffening (§9.4.6, eq. 9.433) when the
+FEM file has record 19: K_qq + Σ c_k K₀ₖ, the coefficients c_k from the floating frame's
+motion and the interface reactions (modal_kernel)."""
 from dataclasses import dataclass
 import os
 import numpy as np
@@ -142,6 +144,20 @@ def invariants(spec):
         I8 = -np.einsum("n,nab,jnbc->jac", mi, X, UX)
         if spec.use_invariant_9:
             I9 = np.einsum("n,jnab,knbc->jkac", mi, UX, UX)
+    # records 14-18 (about the FEM origin) replace record 11's; shifted to the origin o:
+    # I₄' = I₄ - o× I₃, I₈ⱼ' = I₈ⱼ + o× (I₃ⱼ)× (I₃, I₅, I₉ do not depend on it)
+    given = fem.invariants or {}
+    ox = rot.skew(origin)
+    if "I3" in given:
+        I3 = given["I3"][:, sel]
+    if "I4" in given:
+        I4 = given["I4"][:, sel] - ox @ given["I3"][:, sel] if "I3" in given else given["I4"][:, sel]
+    if "I5" in given:
+        I5 = given["I5"][np.ix_(sel, [0, 1, 2], sel)]
+    if "I8" in given:
+        I8 = given["I8"][sel] + (ox @ rot.skew(given["I3"][:, sel].T) if "I3" in given else 0.0)
+    if "I9" in given and spec.use_invariant_9:
+        I9 = given["I9"][np.ix_(sel, sel, [0, 1, 2], [0, 1, 2])]
     if fem.rigid is not None:
         mass, xcg, Jcm = fem.rigid
         c = xcg - origin
@@ -165,6 +181,27 @@ def invariants(spec):
     else:
         q0, qd0 = fem.q0[sel], fem.qd0[sel]
     return I1, I2, I3, I4, I5, I7, I8, I9, Mqq, Kqq, Cqq, q0, qd0, x, Ut, Ur
+
+
+STIFFENING_CASES = 12          # record 19 indices 1-12: ω products, angular and linear acceleration
+
+
+def stiffening_matrices(spec):
+    """(12 + 6 NI, m, m): the stress stiffening matrices of record 19 (elements/modal_fem.py)
+    on the selected modes, zero where the file has none; None without record 19."""
+    fem = spec.fem
+    if not fem.stiffening:
+        return None
+    sel = np.array(spec.modes) - 1
+    nk = STIFFENING_CASES + 6 * len(spec.interfaces)
+    K0 = np.zeros((nk, len(sel), len(sel)))
+    for index, A in fem.stiffening.items():
+        if index > nk:
+            raise ValueError(f"modal joint {spec.label}: {fem.path}:{fem.lines.get(19, 1)}: stress stiffening "
+                             f"load case {index} belongs to interface node {(index - STIFFENING_CASES - 1) // 6 + 1}; "
+                             f"the joint has {len(spec.interfaces)} interface nodes")
+        K0[index - 1] = A[np.ix_(sel, sel)]
+    return K0
 
 
 class ModalJoints(ElementFamily):
@@ -197,6 +234,12 @@ class ModalJoints(ElementFamily):
         self.oN, self.fP = z(Nx, 3), z(Nx, 3)
         self.UP, self.VP = z(Nx, 3, Mx), z(Nx, 3, Mx)
         self.use9 = any(s.use_invariant_9 for s in S)
+        # stress stiffening (§9.4.6): K0 (ne, 12 + 6 Nx, Mx, Mx), ss[e] whether instance e has it
+        self.K0 = z(STIFFENING_CASES + 6 * Nx, Mx, Mx)
+        self.ss = np.zeros(ne, np.bool_)
+        nd = self.nodes
+        self.ib0 = np.array([nd.ib[n] if n >= 0 else [-1, -1, -1] for n in self.n0], np.int64).reshape(ne, 3)
+        self.ic0 = np.array([nd.ic[n] if n >= 0 else [-1, -1, -1] for n in self.n0], np.int64).reshape(ne, 3)
         self.fem_x, self.fem_Ut = [], []
         for e, s in enumerate(S):
             m = self.M[e]
@@ -207,6 +250,10 @@ class ModalJoints(ElementFamily):
             self.q0[e, :m], self.qd0[e, :m] = q0, qd0
             self.fem_x.append(x)
             self.fem_Ut.append(Ut)
+            K0 = stiffening_matrices(s)
+            if K0 is not None:
+                self.ss[e] = True
+                self.K0[e, :len(K0), :m, :m] = K0
             for k, it in enumerate(s.interfaces):
                 i = s.fem.labels.index(it.fem_label)
                 self.inode[e, k] = self._node(s, it.node)
@@ -289,8 +336,8 @@ class ModalJoints(ElementFamily):
         modal_family(ctx.mode_code, float(kin.dcoef), self.n0, self.X0c, self.R0c, self.M, self.NI, self.I1,
                      self.I2, self.I3, self.I4, self.I5, self.I7, self.I8, self.I9, self.use9, self.Mqq, self.Kqq,
                      self.Cqq, self.q0, self.qd0, self.inode, self.oN, self.fP, self.UP, self.VP, self.qoff,
-                     self.moff, ctx.y, ctx.yp, kin.x, kin.v, kin.R, kin.w, kin.G, kin.Tw, gvec, on, want_jac,
-                     res_views[0], jac[0])
+                     self.moff, ctx.y, ctx.yp, kin.x, kin.v, kin.R, kin.w, kin.G, kin.Tw, gvec, on, self.ss, self.K0,
+                     self.ib0, self.ic0, want_jac, res_views[0], jac[0])
 
     # ------------------------------------------------------------------ initial values
     def initial_values(self, y, yp):
@@ -595,6 +642,25 @@ def modal_sample(model, rng):
     return m
 
 
+def modal_stiffened_sample(model, rng):
+    """A floating modal body with stress stiffening on every load case (record 19) and the
+    invariants given by the file (records 14-18), one interface node, gravity."""
+    m = model
+    m.structural_node(1, "modal", position=rng.normal(size=3), orientation=random_rotation(rng),
+                      velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
+    random_nodes(m, rng, 1, kind="dynamic", start=2)
+    fem = _sample_fem(rng, 3, 2, rigid=True)
+    nm = fem.n_modes
+    sym = lambda: (lambda A: A + A.T)(0.2 * rng.normal(size=(nm, nm)))          # noqa: E731
+    fem.invariants = {"I3": 0.3 * rng.normal(size=(3, nm)), "I4": 0.3 * rng.normal(size=(3, nm)),
+                      "I5": 0.1 * rng.normal(size=(nm, 3, nm)), "I8": 0.1 * rng.normal(size=(nm, 3, 3)),
+                      "I9": 0.1 * rng.normal(size=(nm, nm, 3, 3))}
+    fem.stiffening = {k: sym() for k in range(1, STIFFENING_CASES + 6 + 1)}
+    m.modal_joint(1, 1, fem, interfaces=[("n1", 2, rng.normal(size=3))], origin=rng.normal(size=3))
+    m.gravity([0.0, 0.0, -9.81])
+    return m
+
+
 def modal_force_sample(model, rng):
     """Modal forces with resultants on the floating body and on the clamped one."""
     m = modal_sample(model, rng)
@@ -603,7 +669,7 @@ def modal_force_sample(model, rng):
     return m
 
 
-SAMPLES = {"modal joint": [modal_sample], "modal force": [modal_force_sample]}
+SAMPLES = {"modal joint": [modal_sample, modal_stiffened_sample], "modal force": [modal_force_sample]}
 
 
 # ---------------------------------------------------------------------- MBDyn deck card

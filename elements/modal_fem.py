@@ -15,6 +15,16 @@ records `** RECORD GROUP n` (n = 1..13) and an optional `** END OF FILE`.
     12 rigid-body inertia (optional): mass, centre of mass (FEM frame), inertia about the
        centre of mass (3 × 3)
     13 generalized damping matrix (optional)
+    14-18 (optional, MBDyn's development branch; written by mboct-fem-pkg) the inertia
+       invariants computed by the FE program, replacing those of record 11: 14 I₃ (3 rows
+       of NMODES), 15 I₄ (likewise), 16 I₈ (row i: I₈ⱼ[i, 0:3] for each mode j), 17 I₅
+       (row i: I₅ⱼ[i, 0:NMODES] for each j), 18 I₉ (row i: I₉ⱼₖ[i, 0:3] for each j, then k)
+    19 (optional) stress stiffening (theory manual §9.4.6, eq. 9.433): the number of
+       matrices, then per matrix its load-case index and NMODES × NMODES values.  Indices:
+       1-6 the angular-velocity products ω₁², ω₂², ω₃², ω₁ω₂, ω₂ω₃, ω₃ω₁; 7-9 the angular
+       acceleration; 10-12 the linear acceleration minus gravity (ẍ₀ - g); then 6 per
+       interface node j (in the joint's order): unit force x, y, z and unit moment x, y, z
+       at it, all in the floating frame.
 
 Records 1, 2, 5-10 are required; record 1 comes first; each record at most once.  Lines
 starting with `**` are comments; a record reads its values in order from the lines after
@@ -26,6 +36,7 @@ import numpy as np
 REQUIRED = (1, 2, 5, 6, 7, 8, 9, 10)
 MARKER = "** RECORD GROUP "
 END = "** END OF FILE"
+LAST = 19
 
 
 @dataclass
@@ -43,6 +54,9 @@ class FemData:
     lumped: np.ndarray = None         # (N, 6) record 11, or None
     rigid: tuple = None               # record 12: (mass, centre of mass (3,), J_cm (3, 3)), or None
     lines: dict = field(default_factory=dict)    # record number -> line of its marker
+    invariants: dict = None           # records 14-18: {"I3": (3, M), "I4": (3, M), "I8": (M, 3, 3),
+    #                                   "I5": (M, 3, M), "I9": (M, M, 3, 3)} (those given)
+    stiffening: dict = None           # record 19: {load-case index: (M, M) matrix}
 
     @property
     def n_nodes(self):
@@ -109,8 +123,8 @@ def _split_records(path, text):
             if not digits.isdigit():
                 raise ValueError(f"{path}:{number}: unable to read the RECORD GROUP number ('{rest.strip()}')")
             rg = int(digits)
-            if not 1 <= rg <= 13:
-                raise ValueError(f"{path}:{number}: unknown RECORD GROUP {rg} (1 to 13)")
+            if not 1 <= rg <= LAST:
+                raise ValueError(f"{path}:{number}: unknown RECORD GROUP {rg} (1 to {LAST})")
             if rg in records:
                 raise ValueError(f"{path}:{number}: RECORD GROUP {rg} already given "
                                  f"(line {records[rg].line})")
@@ -170,8 +184,33 @@ def read_fem_file(path):
     if 12 in records:
         v = records[12].reals(13, "a rigid-body inertia value")
         rigid = (float(v[0]), v[1:4].copy(), v[4:13].reshape(3, 3).copy())
+    inv = {}
+    if 14 in records:
+        inv["I3"] = records[14].reals(3 * nm, "an invariant 3 value").reshape(3, nm)
+    if 15 in records:
+        inv["I4"] = records[15].reals(3 * nm, "an invariant 4 value").reshape(3, nm)
+    if 16 in records:                                   # row i: I8_j[i, :] for each j
+        inv["I8"] = records[16].reals(9 * nm, "an invariant 8 value").reshape(3, nm, 3).transpose(1, 0, 2).copy()
+    if 17 in records:                                   # row i: I5_j[i, :] for each j
+        inv["I5"] = records[17].reals(3 * nm * nm, "an invariant 5 value").reshape(3, nm, nm).transpose(1, 0, 2).copy()
+    if 18 in records:                                   # row i: I9_jk[i, :] for each j, k
+        inv["I9"] = records[18].reals(9 * nm * nm, "an invariant 9 value").reshape(3, nm, nm, 3) \
+            .transpose(1, 2, 0, 3).copy()
+    stiffening = None
+    if 19 in records:
+        r = records[19]
+        count = r.integer("the number of stress stiffening matrices")
+        stiffening = {}
+        for _ in range(count):
+            line = r.tokens[r.i][0] if r.i < len(r.tokens) else r.line
+            index = r.integer("a stress stiffening load-case index")
+            if index < 1 or index in stiffening:
+                raise r.error(line, f"RECORD GROUP 19: load-case index {index} "
+                                    f"{'given twice' if index in stiffening else 'must be at least 1'}")
+            stiffening[index] = r.reals(nm * nm, "a stress stiffening matrix value").reshape(nm, nm)
     return FemData(path, labels, x, shapes[..., 0:3].copy(), shapes[..., 3:6].copy(), mats[9], mats[10],
-                   mats.get(13), q0, qd0, lumped, rigid, {k: rec.line for k, rec in records.items()})
+                   mats.get(13), q0, qd0, lumped, rigid, {k: rec.line for k, rec in records.items()},
+                   inv or None, stiffening)
 
 
 def _rows(f, A, fmt="%.16e"):
@@ -185,8 +224,9 @@ def _rows(f, A, fmt="%.16e"):
 
 def write_fem_file(path, fem, comment=None):
     """Write `fem` (FemData) as an MBDyn FEM data file that read_fem_file and MBDyn's modal
-    joint read: records 1-10, 11 and 12 when given, 13 when fem.damping is set; all modes as
-    normal modes, none rejected."""
+    joint read: records 1-10, 11 and 12 when given, 13 when fem.damping is set, 14-18 and
+    19 when fem.invariants and fem.stiffening are; all modes as normal modes, none
+    rejected."""
     nn, nm = fem.n_nodes, fem.n_modes
     if any(not lab or any(ch.isspace() for ch in lab) for lab in fem.labels):
         raise ValueError("write_fem_file: FEM node labels must be non-empty and without blanks")
@@ -226,4 +266,19 @@ def write_fem_file(path, fem, comment=None):
         if fem.damping is not None:
             f.write("** RECORD GROUP 13, MODAL DAMPING MATRIX\n")
             _rows(f, fem.damping)
+        inv = fem.invariants or {}
+        layouts = ((14, "I3", lambda a: a), (15, "I4", lambda a: a),
+                   (16, "I8", lambda a: a.transpose(1, 0, 2).reshape(3, -1)),
+                   (17, "I5", lambda a: a.transpose(1, 0, 2).reshape(3, -1)),
+                   (18, "I9", lambda a: a.transpose(2, 0, 1, 3).reshape(3, -1)))
+        for rg, name, rows in layouts:
+            if name in inv:
+                f.write(f"** RECORD GROUP {rg}, INVARIANT {name[1:]}\n")
+                _rows(f, rows(np.asarray(inv[name], float)))
+        if fem.stiffening:
+            f.write("** RECORD GROUP 19, MODAL STRESS STIFFENING MATRIX\n")
+            f.write(f"{len(fem.stiffening)}\n")
+            for index in sorted(fem.stiffening):
+                f.write(f"{int(index)}\n")
+                _rows(f, fem.stiffening[index])
         f.write("** END OF FILE\n")

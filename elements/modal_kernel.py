@@ -20,7 +20,15 @@ Interface node N on FEM node P (eqs. 9.422-9.423, rotations linearized as in 9.3
     c_x = x_N + R_N o_N - x₀ - R₀ (f_P + U_P q),   c_θ = ax(skew(R_Nᵀ R₀ (I + (V_P q)×)))
 with λ the force on N (global) and μ the couple on N (N's frame), loading the modal node,
 the modal equations (U_Pᵀ R₀ᵀ λ + V_Pᵀ R₀ᵀ R_N μ) and N as eq. 9.428 writes them (as MBDyn:
-the loads are those of the physical model, not the transpose of the rows' Jacobian)."""
+the loads are those of the physical model, not the transpose of the rows' Jacobian).
+
+Stress stiffening (§9.4.6, eq. 9.433; FEM record 19): the modal rows get (Σ_k c_k K₀ₖ) q with,
+in the floating frame, c₁…₆ = Ω₁², Ω₂², Ω₃², Ω₁Ω₂, Ω₂Ω₃, Ω₃Ω₁ (eq. 9.436), c₇…₉ = R₀ᵀω̇
+(9.435), c₁₀…₁₂ = R₀ᵀ(ẍ₀ - g) (9.434), and per interface node j, c = -R₀ᵀλⱼ and
+-R₀ᵀR_N μⱼ (9.438-9.439).  The accelerations are the rigid body's, from the modal node's
+momentum rates: [I₁, -S×; S×, 𝕁] (ẍ₀, ω̇) = (β̇ - ω×(ω×S), γ̇ + ẋ₀×β - ω×𝕁ω) (the elastic
+coupling terms of ModalJoints.accelerations dropped: K₀ is itself a first-order correction);
+so β, γ and their rates enter the modal rows (and the complex-step Jacobian) only then."""
 import numpy as np
 
 from mbdae.engine.core.compiled import kernel
@@ -72,8 +80,42 @@ def _mtv(A, x):
 
 
 @kernel
+def stiffening_coefficients(e, z, zd, n0, M, NI, I1, s, J, R0, w0, v0, g, RbN, c):
+    """The coefficients c (12 + 6 NI) of the stress stiffening matrices (module docstring)."""
+    c[:] = 0.0
+    Om = R0.T @ w0
+    c[0], c[1], c[2] = Om[0] * Om[0], Om[1] * Om[1], Om[2] * Om[2]
+    c[3], c[4], c[5] = Om[0] * Om[1], Om[1] * Om[2], Om[2] * Om[0]
+    a = np.zeros(3, np.complex128)
+    if n0[e] >= 0:
+        S = R0 @ s
+        JJ = R0 @ J @ R0.T
+        A = np.zeros((6, 6), np.complex128)
+        for i in range(3):
+            A[i, i] = I1[e]
+            for j in range(3):
+                A[3 + i, 3 + j] = JJ[i, j]
+        # -S× in the upper right, S× in the lower left
+        A[0, 4], A[0, 5], A[1, 3], A[1, 5], A[2, 3], A[2, 4] = S[2], -S[1], -S[2], S[0], S[1], -S[0]
+        A[3, 1], A[3, 2], A[4, 0], A[4, 2], A[5, 0], A[5, 1] = -S[2], S[1], S[2], -S[0], -S[1], S[0]
+        rhs = np.zeros(6, np.complex128)
+        rhs[0:3] = zd[6:9] - _cross(w0, _cross(w0, S))
+        rhs[3:6] = zd[9:12] + _cross(v0, z[6:9]) - _cross(w0, JJ @ w0)
+        acc = np.linalg.solve(A, rhs)
+        a = acc[0:3]
+        c[6:9] = R0.T @ acc[3:6]
+    c[9:12] = R0.T @ (a - g)
+    m = M[e]
+    for k in range(NI[e]):
+        b = 12 + 2 * m + 12 * k
+        RN = _frame(RbN[e, k], z[b + 3:b + 6])
+        c[12 + 6 * k:15 + 6 * k] = -(R0.T @ z[b + 6:b + 9])
+        c[15 + 6 * k:18 + 6 * k] = -(R0.T @ (RN @ z[b + 9:b + 12]))
+
+
+@kernel
 def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                   Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, out):
+                   Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, out):
     """The local residual of instance e (module docstring) at local values z and rates zd
     (every data array complex, for the complex step)."""
     m = M[e]
@@ -129,6 +171,16 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
             out[12 + k] = pd[k] - dT + Kqq[e, k, :m] @ q + Cqq[e, k, :m] @ qd \
                 - (I3[e, 0, k] * RTg[0] + I3[e, 1, k] * RTg[1] + I3[e, 2, k] * RTg[2])
             out[12 + m + k] = p[k] - pT[k]
+        if ss[e]:
+            stiffening_coefficients(e, z, zd, n0, M, NI, I1, s, J, R0, w0, v0, g, RbN, cs)
+            for i in range(12 + 6 * NI[e]):
+                if cs[i] == 0.0:
+                    continue
+                for k in range(m):
+                    acc = 0.0j
+                    for j in range(m):
+                        acc += K0[e, i, k, j] * q[j]
+                    out[12 + k] += cs[i] * acc
     elif mode == IA_POSITION:
         for k in range(m):
             out[12 + k] = q[k] - q0[e, k]
@@ -182,7 +234,8 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
 
 @kernel
 def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9, Mqq, Kqq, Cqq, q0, qd0,
-                 inode, oN, fP, UP, VP, qoff, moff, y, yp, x, v, R, w, G, Tw, gvec, gravity, want_jac, res, jac):
+                 inode, oN, fP, UP, VP, qoff, moff, y, yp, x, v, R, w, G, Tw, gvec, gravity, ss, K0, ib0, ic0, want_jac,
+                 res, jac):
     """All modal joints: residual res (ne, L) and, if want_jac, the dense local Jacobian
     jac (ne, L, L) on the Newton increments (module docstring)."""
     ne, L = res.shape
@@ -193,6 +246,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
     dzd = np.zeros((L, L))
     Rb0 = np.empty((ne, 3, 3))
     RbN = np.empty((ne, inode.shape[1], 3, 3))
+    cs = np.zeros(K0.shape[1], np.complex128)
     for e in range(ne):
         m = M[e]
         z[:] = 0.0
@@ -204,6 +258,9 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 z[i] = x[n, i]
                 zd[i] = v[n, i]
                 zd[3 + i] = w[n, i]
+                if ss[e]:                     # β, γ and their rates: the stiffening's accelerations
+                    z[6 + i], zd[6 + i] = y[ib0[e, i]], yp[ib0[e, i]]
+                    z[9 + i], zd[9 + i] = y[ic0[e, i]], yp[ic0[e, i]]
         for j in range(2 * m):
             z[12 + j] = y[qoff[e] + j]
             zd[12 + j] = yp[qoff[e] + j]
@@ -218,7 +275,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 z[b + 6 + i] = y[moff[e, k] + i]
                 z[b + 9 + i] = y[moff[e, k] + 3 + i]
         local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                       Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, f)
+                       Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, f)
         for i in range(L):
             res[e, i] = f[i].real
         if not want_jac:
@@ -227,8 +284,8 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
         dz[:] = 0.0
         dzd[:] = 0.0
         for c in range(nl):
-            if c >= 6 and c < 12:
-                continue                  # β, γ: the node's own terms
+            if c >= 6 and c < 12 and not (ss[e] and n >= 0):
+                continue                  # β, γ: the node's own terms (and the stiffening's)
             if c < 6 and n < 0:
                 continue
             if c >= 12 + m and c < 12 + 2 * m:
@@ -246,7 +303,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 continue
             z[c] += 1j * STEP
             local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, f)
+                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, f)
             z[c] -= 1j * STEP
             for i in range(L):
                 dz[i, c] = f[i].imag / STEP
@@ -255,7 +312,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 continue
             zd[c] += 1j * STEP
             local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, f)
+                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, f)
             zd[c] -= 1j * STEP
             for i in range(L):
                 dzd[i, c] = f[i].imag / STEP
@@ -264,7 +321,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
             if c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 >= 6:
                 for i in range(L):
                     jac[e, i, c] = dz[i, c]
-            elif (c < 3 and n >= 0) or (c >= 12 and c < 12 + 2 * m) or \
+            elif (c < 3 and n >= 0) or (c >= 6 and c < 12 and n >= 0 and ss[e]) or (c >= 12 and c < 12 + 2 * m) or \
                     (c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 < 3):
                 for i in range(L):
                     jac[e, i, c] = dcoef * dz[i, c] + dzd[i, c]

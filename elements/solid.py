@@ -366,6 +366,21 @@ class Solids(ElementFamily):
         np.add.at(count, self.conn.ravel(), 1.0)
         return total / np.maximum(count, 1.0)[:, None]
 
+    def stress_stiffness(self, stress):
+        """(ne, N, N): the geometric (initial-stress) stiffness of the elements at their
+        reference for the stresses `stress` (ne, ng, 6) at the integration points (Voigt, as
+        `stresses`): block (a, b) is G_ab I₃ with G_ab = Σ_g w_g det J ∇N_a·S ∇N_b (the
+        second derivative of ∫ S : E, E the Green–Lagrange strain, for fixed S).  Used for
+        the stress stiffening matrices of reduced bodies (engine/reduce.py)."""
+        X = self.nodes.x0[self.conn]                                  # (ne, N, 3)
+        J = np.einsum("gki,ekj->egij", self.dH, X)                    # dX/dξ (ne, ng, 3, 3)
+        grad = np.einsum("egji,gki->egkj", np.linalg.inv(J), self.dH)  # ∇N (ne, ng, N, 3)
+        S = np.empty(stress.shape[:2] + (3, 3))
+        for (i, j), k in zip(((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (2, 0)), range(6)):
+            S[..., i, j] = S[..., j, i] = stress[..., k]
+        w = self.W[None, :] * np.linalg.det(J)                        # (ne, ng)
+        return np.einsum("eg,egai,egij,egbj->eab", w, grad, S, grad)
+
     def cells(self):
         """(shape name, (ne, N) structural node indices in MBDyn's order)."""
         return self.shape.name, self.conn

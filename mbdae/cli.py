@@ -5,6 +5,7 @@
     python -m mbdae plot PREFIX --node N --what x|v|w|euler # PNG of a node's motion
     python -m mbdae conformance DIR [--budget S] [-o PREFIX] [--ref REF] # every deck: table
     python -m mbdae compare TARGET --steps H... [--methods M[:RHO]...]  # integrator bench
+    python -m mbdae reduce MESH -o BODY.fem --young E --poisson NU --density RHO ...  # modal body
 
 Errors in the deck or in the run are one line on stderr and exit code 1; `--debug` shows
 the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
@@ -27,11 +28,12 @@ from mbdae.engine.io.vtu import VTUWriter
 # integrator comparison or conformance code).  Each module has add_arguments(parser) and
 # command(args).  (tests/test_architecture.py counts these modules as imports of this file.)
 SUBCOMMAND_MODULES = {"conformance": "mbdae.cmd_conformance", "plot": "mbdae.cmd_plot",
-                      "compare": "mbdae.cmd_compare"}
+                      "compare": "mbdae.cmd_compare", "reduce": "mbdae.cmd_reduce"}
 SUBCOMMAND_HELP = {
     "conformance": "read and run every deck under DIR; Markdown and CSV table",
     "plot": "plot a node's motion from PREFIX.mov to a PNG",
     "compare": "compare integrators on a deck or Python case",
+    "reduce": "a modal body (MBDyn FEM data file) from a solid or shell mesh",
 }
 
 
@@ -42,7 +44,7 @@ def build_parser(command=None):
     common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     p = argparse.ArgumentParser(prog="mbdae", description="Run MBDyn input decks with the mbdae engine.")
     p.add_argument("--debug", dest="debug_first", action="store_true", help="show tracebacks on errors")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{run,check,conformance,plot,compare}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,check,conformance,plot,compare,reduce}")
     run = sub.add_parser("run", parents=[common], help="read and run a deck (like mbdyn -f DECK)")
     run.add_argument("deck", help="MBDyn input file")
     run.add_argument("-o", "--output", dest="prefix",

@@ -1,4 +1,4 @@
-"""Reduced bodies from mbdae's own meshes (engine/drivers/reduce.py, issue 16): the FEM data
+"""Reduced bodies from mbdae's own meshes (engine/reduce.py, issue 16): the FEM data
 file written by `reduce_structure` and read back by the modal joint.
 
 - a free-free beam of hexahedron8 solids (lumped mass): the modal body of its free-interface
@@ -11,27 +11,35 @@ file written by `reduce_structure` and read back by the modal joint.
 - the rigid-body inertia written to the file is the solid's (mass, centre, inertia of the
   lumped masses, closed form), the file reads back unchanged, and bad requests are refused
   with the node or set they name."""
+import os
+
 import numpy as np
 import pytest
 
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
-from mbdae.engine.mesh import Mesh
+from mbdae.engine.mesh import Mesh, mbdyn_to_vtk
+from mbdae.cli import main
 from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
 from mbdae.engine.drivers.eigen import EigenSettings, analyze
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.drivers.static import StaticProblem
-from mbdae.engine.drivers.reduce import linear_structure, reduce_structure, cholmod_cholesky
+from mbdae.engine.reduce import linear_structure, reduce_structure, cholmod_cholesky
 from mbdae.elements.modal_fem import read_fem_file, write_fem_file
 from mbdae.elements.solid_meshes import box_mesh
 from mbdae.elements.shell_meshes import rectangle_mesh
 from mbdae.elements.shell import isotropic_shell_law, shell_masses
+from mbdae.elements.beam import beam3_node_shares
+from mbdae.engine.core import constitutive as laws
+from mbdae.engine.core.drives import PiecewiseLinearDrive
+from mbdae.engine.core.tpldrive import VectorDrive
 
 E, NU, RHO = 2.1e11, 0.3, 7800.0
 L, H = 1.0, 0.1
 X, CONN, _ = box_mesh("hexahedron8", (10, 2, 2), (L, H, H))
 ROOT = [int(k) + 1 for k in np.flatnonzero(X[:, 0] < 1e-9)]
 TIP = int(np.flatnonzero((np.abs(X - [L, H / 2, H / 2]) < 1e-9).all(axis=1))[0]) + 1     # tip face centre
+SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "mbdyn-tests")
 SOLVERS = ["scipy"] + (["cholmod"] if cholmod_cholesky is not None else [])
 
 
@@ -203,3 +211,125 @@ def test_constraints_are_refused():
                       orientation_status=("inactive",) * 3)
     with pytest.raises(ValueError, match="constraint equations"):
         linear_structure(m)
+
+
+def test_command_line_reduces_a_mesh_file(tmp_path, capsys):
+    """`mbdae reduce` on an Abaqus .inp of the beam (node sets by NSET): the free-interface
+    file's frequencies √(K/M) are the full solid model's; a missing set is one clear line."""
+    meshio = pytest.importorskip("meshio")
+    cell_type, p = mbdyn_to_vtk("hexahedron8")
+    mesh = meshio.Mesh(X, [(cell_type, CONN[:, p])],
+                       point_sets={"root": np.array(ROOT) - 1, "tip": np.array([TIP - 1])})
+    path = str(tmp_path / "beam.inp")
+    meshio.write(path, mesh)
+    out = str(tmp_path / "beam.fem")
+    common = [path, "-o", out, "--young", str(E), "--poisson", str(NU), "--density", str(RHO)]
+    assert main(["reduce", *common, "--method", "free", "--modes", "6"]) == 0
+    fem = read_fem_file(out)
+    f = np.sqrt(np.diag(fem.stiffness) / np.diag(fem.mass)) / (2 * np.pi)
+    full = frequencies(solid_model())
+    assert np.abs(f / full[:6] - 1).max() < 1e-6
+    assert "frequencies (Hz)" in capsys.readouterr().out
+    assert main(["reduce", *common, "--interface", "tip", "--fixed", "root", "--modes", "4"]) == 0
+    fem = read_fem_file(out)
+    assert fem.n_modes == 3 + 4 and str(TIP) in fem.labels
+    assert main(["reduce", *common, "--interface", "hub"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--interface 'hub': no such node set in the mesh (sets: root, tip)" in err[0]
+
+
+# ---------------------------------------------------------------------- stress stiffening
+BL, BE, BB, BNE = 1.0, 2.1e11, 0.02, 8                  # blade: length, E, square side, beam3 elements
+BLADE_LAW = laws.isotropic_beam_section(BE, BB * BB, 0.141 * BB ** 4, BB ** 4 / 12, BB ** 4 / 12, nu=NU)
+
+
+def beam3_blade(model, omega):
+    """The blade as beam3 elements with lumped bodies, spinning at ω about z."""
+    share = beam3_node_shares(BNE, BL)
+    for k in range(2 * BNE + 1):
+        x = np.array([BL * k / (2 * BNE), 0.0, 0.0])
+        model.structural_node(1 + k, "dynamic", position=x, velocity=np.cross([0, 0, omega], x),
+                              angular_velocity=[0, 0, omega])
+        m = RHO * BB * BB * share[k]
+        model.body(101 + k, 1 + k, m, inertia=[m * BB * BB / 6, m * BB * BB / 12, m * BB * BB / 12])
+    for e in range(BNE):
+        model.beam3(201 + e, 1 + 2 * e, 2 + 2 * e, 3 + 2 * e, BLADE_LAW)
+    return 1 + 2 * BNE
+
+
+def spun_tip_deflection(model, hub, tip, omega, F=10.0, ramp=1.0, final=1.4):
+    """Mean flapwise tip deflection after a slow ramp of a tip force F (z) on a blade whose
+    hub is pinned and spun at ω about z."""
+    model.total_pin_joint(900, hub, absolute_position=[0, 0, 0], position_status=("active",) * 3,
+                          orientation_status=("active", "active", "angular velocity"), orientation_drive=[0, 0, omega])
+    model.force(999, tip, VectorDrive.single([0, 0, F], PiecewiseLinearDrive([(0.0, 0.0), (ramp, 1.0), (1e3, 1.0)])),
+                "absolute")
+    res = InitialValueProblem(model, final_time=final, time_step=1e-3, method="ms", rho=0.6, tolerance=1e-5).run()
+    t, z = np.asarray(res.t), res.node(tip)[0][:, 2]
+    return z[t > ramp + 0.05].mean()
+
+
+def test_rotating_modal_blade_stiffens_only_with_stress_stiffening(tmp_path):
+    """A steel blade (1 m, 20 mm square) as hexahedron20 solids reduced with its root fixed
+    and its tip face as interface, stress stiffening on (record 19 from the solids' initial-
+    stress stiffness), against the same blade as beam3 elements: spun at 100 rad/s (about its
+    first flap frequency) with a tip flap force, the beam3 blade deflects 0.48× as much as at
+    rest (centrifugal stiffening); the modal blade does the same to 1 % with the stiffening
+    and not at all without it."""
+    X, conn, _ = box_mesh("hexahedron20", (20, 1, 1), (BL, BB, BB))
+    X[:, 1:] -= BB / 2
+    m = Model()
+    Mesh(X, {"hexahedron20": conn}).add_to_model(m, hookean_linear_elastic_isotropic(BE, NU), RHO,
+                                                node_kind="dynamic displacement", lumped_mass=True)
+    root = [int(k) + 1 for k in np.flatnonzero(X[:, 0] < 1e-9)]
+    tip = [int(k) + 1 for k in np.flatnonzero(X[:, 0] > BL - 1e-9)]
+    red = reduce_structure(linear_structure(m), {"tip": tip}, root, 6, stress_stiffening=True)
+    assert sorted(red.fem.stiffening) == list(range(1, 19))         # 12 inertia cases, 6 at the tip
+    path = tmp_path / "blade.fem"
+    write_fem_file(path, red.fem)
+    out = {}
+    for omega in (0.0, 100.0):
+        mb = Model()
+        out["beam3", omega] = spun_tip_deflection(mb, 1, beam3_blade(mb, omega), omega)
+        for stiffening in (True, False):
+            fem = read_fem_file(path)
+            if not stiffening:
+                fem.stiffening = None
+            mm = Model()
+            mm.structural_node(1, "modal", position=[0, 0, 0], angular_velocity=[0, 0, omega])
+            mm.structural_node(2, "static", position=[BL, 0, 0], velocity=[0, omega * BL, 0],
+                               angular_velocity=[0, 0, omega])
+            mm.modal_joint(1, 1, fem, interfaces=[("tip", 2, [0, 0, 0])], damping=("no damping",))
+            out["modal", stiffening, omega] = spun_tip_deflection(mm, 1, 2, omega)
+    print("\n" + "\n".join(f"{k}: {v:.6e}" for k, v in out.items()))
+    ratio = out["beam3", 100.0] / out["beam3", 0.0]
+    assert 0.4 < ratio < 0.55
+    assert abs(out["modal", True, 0.0] / out["beam3", 0.0] - 1) < 0.015            # solid vs beam theory
+    assert abs(out["modal", True, 100.0] / out["beam3", 100.0] - 1) < 0.015
+    assert abs(out["modal", False, 100.0] / out["modal", False, 0.0] - 1) < 1e-3   # no stiffening without it
+
+
+def test_records_14_to_19_read_and_write(tmp_path):
+    """MBDyn's development-branch records in the rotordynamics FEM file (invariants 3, 4, 8,
+    5, 9 and 24 stress stiffening matrices for 2 interface nodes) read, written and read back
+    unchanged; a stiffening load case beyond the joint's interfaces is an error naming it."""
+    path = os.path.join(SHARED, "solid", "rotordynamics", "mbdyn_test_solid_cms.fem")
+    if not os.path.isfile(path):
+        pytest.skip("MBDyn's rotordynamics FEM file (../shared) not available")
+    fem = read_fem_file(path)
+    assert fem.n_modes == 22 and sorted(fem.stiffening) == list(range(1, 25)) and fem.lumped is None
+    assert {k: v.shape for k, v in fem.invariants.items()} == {"I3": (3, 22), "I4": (3, 22), "I8": (22, 3, 3),
+                                                                "I5": (22, 3, 22), "I9": (22, 22, 3, 3)}
+    out = tmp_path / "again.fem"
+    write_fem_file(out, fem)
+    back = read_fem_file(out)
+    for k, v in fem.invariants.items():
+        assert np.array_equal(back.invariants[k], v), k
+    for k, v in fem.stiffening.items():
+        assert np.array_equal(back.stiffening[k], v), k
+    m = Model()
+    m.structural_node(1, "modal", position=[0, 0, 0])
+    m.structural_node(2, "static", position=[0, 0, 0])
+    m.modal_joint(1, 1, fem, interfaces=[(fem.labels[1], 2, [0, 0, 0])])
+    with pytest.raises(ValueError, match="load case 19 belongs to interface node 2; the joint has 1 interface"):
+        System(m)

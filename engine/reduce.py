@@ -24,7 +24,10 @@ that the file's generalized mass is I and its stiffness diag(ω²), and the rigi
 Free interface (`method="free"`): the `modes` lowest non-rigid modes of the whole structure.
 
 The stiffness factorization is CHOLMOD's (scikit-sparse, optional) when present, else
-SciPy's SuperLU in symmetric mode; `solver` chooses.  The eigenvalues come from ARPACK in
+SciPy's SuperLU in symmetric mode; `solver` chooses.  MBDyn's beams (finite volumes) have an
+unsymmetric K: then SuperLU's LU, ARPACK's general eigs, and the orthogonalization keeps the
+right eigenvectors of the projected pair (unit generalized masses) and writes the Galerkin
+projections VᵀMV, VᵀKV in full.  The eigenvalues come from ARPACK in
 shift-invert mode (scipy.sparse.linalg.eigsh with that factorization as OPinv)."""
 from dataclasses import dataclass, field
 import time
@@ -33,7 +36,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import LinearOperator, eigsh, splu
+from scipy.sparse.linalg import LinearOperator, eigs, eigsh, splu
 
 from mbdae.engine.system import System
 from mbdae.engine.core.assembly import ALGEBRAIC
@@ -46,6 +49,7 @@ except ImportError:                     # pragma: no cover - depends on the inst
     CholmodNotPositiveDefiniteError = None
 
 METHODS = ("craig-bampton", "free")
+SYMMETRIC = 1e-9        # |K - Kᵀ|/|K| below which K is taken as symmetric (beams' is not: finite volumes)
 SOLVERS = ("auto", "cholmod", "scipy")
 
 
@@ -53,13 +57,16 @@ SOLVERS = ("auto", "cholmod", "scipy")
 class Structure:
     """The linear structure of a model at its reference: node labels (n,), positions (n, 3),
     `dof` (n, 6) the unknown index of each node's x, y, z, θx, θy, θz (-1: none), K and M
-    (sparse, symmetric) on those unknowns."""
+    (sparse) on those unknowns: M symmetric; K symmetrized when its asymmetry is round-off
+    (solids, shells), kept as it is otherwise (MBDyn's finite-volume beams)."""
     labels: np.ndarray
     x: np.ndarray
     dof: np.ndarray
     K: sp.csr_matrix
     M: sp.csr_matrix
-    asymmetry: float = 0.0            # |K - Kᵀ| / |K| before symmetrization (max entries)
+    asymmetry: float = 0.0            # |K - Kᵀ| / |K| (max entries) as assembled
+    source: object = None             # the Linearization it came from (stress stiffening)
+    sign: float = 1.0                 # K = sign·f/y (the engine's residual sign)
 
     @property
     def n_dof(self):
@@ -111,53 +118,78 @@ def _block_inverse(A):
     return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
 
+class Linearization:
+    """A model's System and its unknowns split into node unknowns N (position, rotation;
+    numbered as Structure.dof), momenta P and internal algebraic unknowns A (module
+    docstring).  `stiffness(offset)`: K with the node unknowns displaced by `offset` (the
+    prestressed states of the stress stiffening)."""
+
+    def __init__(self, model):
+        self.system = system = System(model)
+        nodes = system.nodes
+        self.alg = system.kind == ALGEBRAIC
+        self.dof = np.full((nodes.n, 6), -1, np.int64)
+        cols = np.concatenate([nodes.ix, nodes.ig], axis=1)             # (n, 6) unknown indices
+        have = cols >= 0
+        self.dof[have] = np.arange(int(have.sum()))
+        self.N = cols[have]
+        self.P = np.concatenate([nodes.ib[nodes.ib >= 0], nodes.ic[nodes.ic >= 0]])
+        self.A = A = np.arange(nodes.total, system.n)
+        if len(A) and not self.alg[A].all():
+            row = int(A[~self.alg[A]][0])
+            raise ValueError(f"reduce: {system.row_what[row]} of {system.row_label[row]} is a differential "
+                             "unknown of an element; only nodes, deformable elements and bodies can be reduced")
+
+    def split(self, offset=None):
+        """(f/y, f/ẏ) (CSR) at the reference, node unknowns moved by `offset`."""
+        system = self.system
+        state = system.initial_state(0.0)
+        if offset is not None:
+            state.y[self.N] += offset
+        Jp = system.evaluate(state, 1.0, mode="regular", want_abs=False)[2].tocsc()
+        Jm = system.evaluate(state, -1.0, mode="regular", want_abs=False)[2].tocsc()
+        diff, alg = sp.diags((~self.alg).astype(float)), sp.diags(self.alg.astype(float))
+        return (((Jp - Jm) * 0.5) @ diff + Jp @ alg).tocsr(), (((Jp + Jm) * 0.5) @ diff).tocsr()
+
+    def stiffness(self, Fy):
+        """K on the node unknowns, the internal unknowns condensed."""
+        N, A = self.N, self.A
+        K = Fy[N][:, N]
+        if len(A):
+            KAA = Fy[A][:, A]
+            zero = np.flatnonzero(np.abs(KAA.diagonal()) == 0.0)
+            if len(zero):
+                row = int(A[zero[0]])
+                raise ValueError(f"reduce: the model has constraint equations ({self.system.row_what[row]} of "
+                                 f"{self.system.row_label[row]}); reduce the structure alone and name its fixed "
+                                 "nodes")
+            K = K - Fy[N][:, A] @ _block_inverse(KAA) @ Fy[A][:, N]
+        return K
+
+    def mass(self, Fy, Fyp):
+        N, P = self.N, self.P
+        if not len(P):
+            return sp.csr_matrix((len(N), len(N)))
+        return -(Fyp[N][:, P] @ _block_inverse(Fy[P][:, P]) @ Fyp[P][:, N])
+
+
 def linear_structure(model):
     """The Structure (K, M) of `model` at its reference (module docstring).  The model holds
     nodes, deformable elements and bodies; constraints (joints, genels) are refused, name the
     fixed nodes of the reduction instead.  Nodes without momenta (static) carry no mass."""
-    system = System(model)
-    nodes = system.nodes
-    state = system.initial_state(0.0)
-    Jp = system.evaluate(state, 1.0, mode="regular", want_abs=False)[2].tocsc()
-    Jm = system.evaluate(state, -1.0, mode="regular", want_abs=False)[2].tocsc()
-    alg = system.kind == ALGEBRAIC
-    Fy = ((Jp - Jm) * 0.5) @ sp.diags((~alg).astype(float)) + Jp @ sp.diags(alg.astype(float))
-    Fyp = ((Jp + Jm) * 0.5) @ sp.diags((~alg).astype(float))
-    dof = np.full((nodes.n, 6), -1, np.int64)
-    cols = np.concatenate([nodes.ix, nodes.ig], axis=1)                 # (n, 6) unknown indices
-    have = cols >= 0
-    dof[have] = np.arange(int(have.sum()))
-    N = cols[have]
-    P = np.concatenate([nodes.ib[nodes.ib >= 0], nodes.ic[nodes.ic >= 0]])
-    A = np.arange(nodes.total, system.n)
-    if len(A) and not alg[A].all():
-        row = int(A[~alg[A]][0])
-        raise ValueError(f"reduce: {system.row_what[row]} of {system.row_label[row]} is a differential "
-                         "unknown of an element; only nodes, deformable elements and bodies can be reduced")
-    Fy = Fy.tocsr()
-    K = Fy[N][:, N]
-    if len(A):
-        KAA = Fy[A][:, A]
-        zero = np.flatnonzero(np.abs(KAA.diagonal()) == 0.0)
-        if len(zero):
-            row = int(A[zero[0]])
-            raise ValueError(f"reduce: the model has constraint equations ({system.row_what[row]} of "
-                             f"{system.row_label[row]}); reduce the structure alone and name its fixed nodes")
-        K = K - Fy[N][:, A] @ _block_inverse(KAA) @ Fy[A][:, N]
-    if len(P):
-        Fyp = Fyp.tocsr()
-        M = -(Fyp[N][:, P] @ _block_inverse(Fy[P][:, P]) @ Fyp[P][:, N])
-    else:
-        M = sp.csr_matrix(K.shape)
-    if M.diagonal().sum() < 0 or (M.nnz == 0 and K.diagonal().sum() < 0):
-        K, M = -K, -M
+    lin = Linearization(model)
+    Fy, Fyp = lin.split()
+    K, M = lin.stiffness(Fy), lin.mass(Fy, Fyp)
+    sign = -1.0 if (M.diagonal().sum() < 0 or (M.nnz == 0 and K.diagonal().sum() < 0)) else 1.0
+    K, M = sign * K, sign * M
     scale = max(abs(K).max(), 1e-300)
     asym = abs(K - K.T).max() / scale if K.nnz else 0.0
-    K = ((K + K.T) * 0.5).tocsr()
+    K = ((K + K.T) * 0.5).tocsr() if asym <= SYMMETRIC else K.tocsr()
     M = ((M + M.T) * 0.5).tocsr()
     K.eliminate_zeros()
     M.eliminate_zeros()
-    return Structure(nodes.labels.copy(), nodes.x0.copy(), dof, K, M, float(asym))
+    nodes = lin.system.nodes
+    return Structure(nodes.labels.copy(), nodes.x0.copy(), lin.dof, K, M, float(asym), lin, sign)
 
 
 def rigid_modes(x, dof, n_dof):
@@ -178,12 +210,19 @@ def rigid_modes(x, dof, n_dof):
 
 
 class _Factor:
-    """A factorization of a sparse SPD matrix: CHOLMOD's, or SuperLU's in symmetric mode."""
+    """A factorization of a sparse SPD matrix: CHOLMOD's, or SuperLU's in symmetric mode;
+    of a general one (symmetric=False): SuperLU's LU."""
 
-    def __init__(self, A, solver, what):
+    def __init__(self, A, solver, what, symmetric=True):
         A = sp.csc_matrix(A)
         self.n = A.shape[0]
-        if solver == "cholmod":
+        if not symmetric:
+            try:
+                self.f = splu(A)
+            except RuntimeError as e:
+                raise ValueError(f"reduce: {what} is singular ({e})") from None
+            self.solve = self.f.solve
+        elif solver == "cholmod":
             try:
                 self.f = cholmod_cholesky(A)
             except CholmodNotPositiveDefiniteError:
@@ -201,22 +240,33 @@ class _Factor:
         return LinearOperator((self.n, self.n), matvec=self.solve, dtype=float)
 
 
-def _lowest_modes(K, M, k, factor, sigma):
-    """(λ, Φ) of the k eigenvalues of K φ = λ M φ nearest sigma (ascending, Φ M-normalized)."""
+def _lowest_modes(K, M, k, factor, sigma, symmetric=True):
+    """(λ, Φ) of the k eigenvalues of K φ = λ M φ nearest sigma (ascending; Φ M-normalized
+    when symmetric, else the real parts of eigs' vectors)."""
     if k == 0:
         return np.zeros(0), np.zeros((K.shape[0], 0))
     n = K.shape[0]
-    if k >= n - 1:                                       # small problems: dense
-        lam, V = sla.eigh(K.toarray(), M.toarray())
-        return lam[:k], V[:, :k]
-    lam, V = eigsh(K, k=k, M=M, sigma=sigma, which="LM", OPinv=factor.operator(), mode="normal")
-    order = np.argsort(lam)
+    if k >= n - 2:                                       # small problems: dense
+        lam, V = (sla.eigh if symmetric else sla.eig)(K.toarray(), M.toarray())
+    elif symmetric:
+        lam, V = eigsh(K, k=k, M=M, sigma=sigma, which="LM", OPinv=factor.operator(), mode="normal")
+    else:
+        lam, V = eigs(K, k=k, M=M, sigma=sigma, which="LM", OPinv=factor.operator())
+    if not symmetric:
+        # a repeated eigenvalue may come as complex vectors of its (real) eigenspace: keep
+        # the k leading directions of their real and imaginary parts
+        order = np.argsort(lam.real)[:k]
+        W = np.hstack([V.real[:, order], V.imag[:, order]])
+        U, sv, _ = np.linalg.svd(W, full_matrices=False)
+        return lam.real[order], U[:, :min(k, int((sv > 1e-10 * sv[0]).sum()))]
+    order = np.argsort(lam)[:k]
     return lam[order], V[:, order]
 
 
 def _interface_map(structure, interfaces, fixed):
     """(T (n_dof, n_red) sparse: full unknowns of the reduced ones, boundary mask (n_red,),
-    masters [(name, position, their 6 reduced columns)], the fixed nodes' full unknowns)."""
+    masters [(name, position, their 6 reduced columns)], the fixed nodes' full unknowns,
+    per interface (in order) the (n_dof, 6) loads of a unit force and moment on it)."""
     labels, x, dof = structure.labels, structure.x, structure.dof
     index = {int(l): i for i, l in enumerate(labels)}
 
@@ -228,7 +278,7 @@ def _interface_map(structure, interfaces, fixed):
 
     fixed_nodes = sorted({node_index(l, "fixed") for l in fixed})
     owner = {}
-    masters, singles = [], []
+    masters, singles, order = [], [], []
     for name, members in interfaces.items():
         members = [node_index(l, f"interface {name!r}") for l in members]
         if not members:
@@ -239,6 +289,7 @@ def _interface_map(structure, interfaces, fixed):
             if i in fixed_nodes:
                 raise ValueError(f"reduce: node {labels[i]} of interface {name!r} is also fixed")
             owner[i] = name
+        order.append((str(name), members))
         if len(members) == 1:
             singles.append(members[0])
         else:
@@ -277,7 +328,17 @@ def _interface_map(structure, interfaces, fixed):
         col += 6
     T = sp.csr_matrix((vals, (rows, cols)), shape=(n_full, col))
     fixed_dofs = dof[fixed_nodes].ravel() if fixed_nodes else np.zeros(0, np.int64)
-    return T, np.array(bnd, bool), master_info, fixed_dofs[fixed_dofs >= 0]
+    master_cols = {name: c for name, _, c in master_info}
+    loads = []
+    for name, members in order:
+        if len(members) == 1:
+            F = np.zeros((n_full, 6))
+            ok = dof[members[0]] >= 0
+            F[dof[members[0]][ok], np.flatnonzero(ok)] = 1.0
+        else:
+            F = T[:, master_cols[name]].toarray()              # a unit load on the rigid master
+        loads.append(F)
+    return T, np.array(bnd, bool), master_info, fixed_dofs[fixed_dofs >= 0], loads
 
 
 def _pick_solver(solver):
@@ -288,18 +349,24 @@ def _pick_solver(solver):
     return "cholmod" if solver == "auto" and cholmod_cholesky is not None else ("scipy" if solver == "auto" else solver)
 
 
-def reduce_structure(structure, interfaces, fixed=(), modes=10, method="craig-bampton", solver="auto", path="reduced"):
+def reduce_structure(structure, interfaces, fixed=(), modes=10, method="craig-bampton", solver="auto", path="reduced",
+                     stress_stiffening=False):
     """The Reduction of a Structure (module docstring): `interfaces` {name: node labels},
     `fixed` node labels, `modes` fixed-interface modes (Craig–Bampton) or modes (free),
-    `path` the name the FemData carries."""
+    `path` the name the FemData carries; `stress_stiffening`: record 19's matrices too
+    (stiffening_matrices; the structure must come from linear_structure and be held by its
+    fixed nodes)."""
     if method not in METHODS:
         raise ValueError(f"reduce: method {method!r} is not one of {METHODS}")
     if modes < 0:
         raise ValueError("reduce: the number of modes must not be negative")
     solver = _pick_solver(solver)
+    symmetric = structure.asymmetry <= SYMMETRIC
+    if not symmetric:
+        solver = "scipy"               # LU: CHOLMOD needs a symmetric matrix
     timings = {}
     t0 = time.perf_counter()
-    T, bnd, masters, fixed_dofs = _interface_map(structure, interfaces, fixed)
+    T, bnd, masters, fixed_dofs, iface_loads = _interface_map(structure, interfaces, fixed)
     Kr = (T.T @ structure.K @ T).tocsr()
     Mr = (T.T @ structure.M @ T).tocsr()
     n_red = Kr.shape[0]
@@ -325,11 +392,11 @@ def reduce_structure(structure, interfaces, fixed=(), modes=10, method="craig-ba
                              "(K_ii is singular): add interface nodes, or use free-interface modes")
         Kii, Mii = Kr[i][:, i], Mr[i][:, i]
         t0 = time.perf_counter()
-        factor = _Factor(Kii, solver, "the interior stiffness K_ii")
+        factor = _Factor(Kii, solver, "the interior stiffness K_ii", symmetric)
         timings["factorization"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         k = min(modes, len(i))
-        lam_i, Phi = _lowest_modes(Kii, Mii, k, factor, 0.0)
+        lam_i, Phi = _lowest_modes(Kii, Mii, k, factor, 0.0, symmetric)
         timings["eigen"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         Kib = Kr[i][:, b].toarray()
@@ -344,26 +411,111 @@ def reduce_structure(structure, interfaces, fixed=(), modes=10, method="craig-ba
         t0 = time.perf_counter()
         scale = Kr.diagonal().sum() / max(Mr.diagonal().sum(), 1e-300)
         sigma = -1e-6 * scale if n_rigid else 0.0
-        factor = _Factor((Kr - sigma * Mr).tocsc(), solver, "the stiffness (shifted)")
+        factor = _Factor((Kr - sigma * Mr).tocsc(), solver, "the stiffness (shifted)", symmetric)
         timings["factorization"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        lam_a, basis = _lowest_modes(Kr, Mr, min(modes + n_rigid, n_red), factor, sigma)
+        lam_a, basis = _lowest_modes(Kr, Mr, min(modes + n_rigid, n_red), factor, sigma, symmetric)
         timings["eigen"] = time.perf_counter() - t0
         n_b, n_fi = 0, basis.shape[1] - n_rigid
     # orthogonalize on the projected pair, drop the rigid modes
     t0 = time.perf_counter()
     Kp = basis.T @ (Kr @ basis)
     Mp = basis.T @ (Mr @ basis)
-    lam, V = sla.eigh(0.5 * (Kp + Kp.T), 0.5 * (Mp + Mp.T))
+    Mp = 0.5 * (Mp + Mp.T)
+    if symmetric:
+        lam, V = sla.eigh(0.5 * (Kp + Kp.T), Mp)
+    else:                              # right eigenvectors, each of unit generalized mass
+        lam, V = sla.eig(Kp, Mp)
+        order = np.argsort(lam.real)
+        lam, V = lam.real[order], V.real[:, order]
+        V /= np.sqrt(np.einsum("ik,ij,jk->k", V, Mp, V))
     lam, V = lam[n_rigid:], V[:, n_rigid:]
+    Mqq, Kqq = (np.eye(len(lam)), np.diag(lam)) if symmetric else (V.T @ Mp @ V, V.T @ Kp @ V)
     shapes = T @ (basis @ V)                                      # (n_dof, m) on the structure
     timings["projection"] = time.perf_counter() - t0
-    fem = _fem_data(structure, shapes, masters, T, basis @ V, lam, path)
+    fem = _fem_data(structure, shapes, masters, T, basis @ V, Mqq, Kqq, path)
+    if stress_stiffening:
+        if n_rigid:
+            raise ValueError("reduce: stress stiffening needs fixed nodes that hold the body (its prestress "
+                             "states are solved with them held)")
+        t0 = time.perf_counter()
+        fem.stiffening = stiffening_matrices(structure, T, Kr, iface_loads, shapes, solver)
+        timings["stress stiffening"] = time.perf_counter() - t0
     freq = np.sqrt(np.maximum(lam, 0.0)) / (2 * np.pi)
     return Reduction(fem, freq, method, solver, n_b, n_fi, n_rigid, timings)
 
 
-def _fem_data(structure, shapes, masters, T, red_shapes, lam, path):
+# ω×(ω×x) = W(ω_q) x with ω_q = (ω₁², ω₂², ω₃², ω₁ω₂, ω₂ω₃, ω₃ω₁): W = Σ ω_q[m] OMEGA_PRODUCTS[m]
+OMEGA_PRODUCTS = np.array([np.diag([0.0, -1.0, -1.0]), np.diag([-1.0, 0.0, -1.0]), np.diag([-1.0, -1.0, 0.0]),
+                           [[0, 1, 0], [1, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 0, 1], [0, 1, 0]],
+                           [[0, 0, 1], [0, 0, 0], [1, 0, 0]]], float)
+
+
+def prestress_loads(structure, iface_loads):
+    """(n_dof, 12 + 6 NI): the load cases of record 19 (elements/modal_fem.py) on the
+    structure: -M a for the unit rigid-body accelerations a of the frame (a = W_m x for the
+    ω products, e_i × x and e_i for the angular acceleration, e_i for ẍ₀ - g), then the unit
+    forces and moments on each interface.  Rotary inertia enters the angular-acceleration
+    cases only (the centrifugal ones load the translations)."""
+    x, dof = structure.x, structure.dof
+    acc = np.zeros((structure.n_dof, 12))
+    E = np.eye(3)
+    for c in range(3):
+        ok = dof[:, c] >= 0
+        rows = dof[ok, c]
+        for m in range(6):
+            acc[rows, m] = x[ok] @ OMEGA_PRODUCTS[m][c]
+        for i in range(3):
+            acc[rows, 6 + i] = np.cross(E[i], x[ok])[:, c]
+        acc[rows, 9 + c] = 1.0
+        okr = dof[:, 3 + c] >= 0
+        acc[dof[okr, 3 + c], 6 + c] = 1.0
+    return np.hstack([-(structure.M @ acc)] + list(iface_loads))
+
+
+def stiffening_matrices(structure, T, Kr, iface_loads, shapes, solver):
+    """{index: (m, m)} of record 19: for each load case (prestress_loads), the linear static
+    displacement u with the fixed nodes held, the stresses it causes at the solids'
+    integration points (their own stress evaluation at the state εu, divided by ε), their
+    initial-stress stiffness K_σ (Solids.stress_stiffness), on the modes: shapesᵀ K_σ shapes.
+    Solid elements only: the tangent of MBDyn's geometrically exact beams and shells mixes
+    the initial-displacement terms into any difference of stiffnesses.  Cases without load
+    are left out."""
+    lin = structure.source
+    if lin is None:
+        raise ValueError("reduce: stress stiffening needs the structure of linear_structure(model)")
+    system = lin.system
+    solids = [f for f in system.families if hasattr(f, "stress_stiffness")]
+    others = sorted({f.name for f in system.families if not hasattr(f, "stress_stiffness") and f.name != "body"})
+    if not solids or others:
+        raise ValueError("reduce: stress stiffening is generated for solid elements only"
+                         + (f" (the model has {', '.join(others)})" if others else ""))
+    dof = structure.dof
+    symmetric = structure.asymmetry <= SYMMETRIC
+    factor = _Factor(Kr.tocsc(), solver, "the stiffness with the fixed nodes held", symmetric)
+    F = prestress_loads(structure, iface_loads)
+    size = max(float(np.ptp(structure.x, axis=0).max()), 1e-12)
+    out = {}
+    for k in range(F.shape[1]):
+        rhs = np.asarray(T.T @ F[:, k]).ravel()
+        if not np.any(rhs):
+            continue
+        u = T @ factor.solve(rhs)
+        eps = 1e-6 * size / np.abs(u).max()
+        state = system.initial_state(0.0)
+        state.y[lin.N] += eps * u
+        ctx = system.context(state)
+        K0 = np.zeros((shapes.shape[1], shapes.shape[1]))
+        for fam in solids:
+            G = fam.stress_stiffness(fam.stresses(ctx)[0] / eps)          # (ne, N, N)
+            for c in range(3):                                            # block G_ab I₃, direction c
+                P = shapes[dof[fam.conn, c]]                              # (ne, N, m)
+                K0 += np.einsum("eam,eab,ebn->mn", P, G, P)
+        out[k + 1] = 0.5 * (K0 + K0.T)
+    return out
+
+
+def _fem_data(structure, shapes, masters, T, red_shapes, Mqq, Kqq, path):
     """FemData of the structure's nodes (then the interface masters) with the mode shapes,
     unit generalized masses, stiffnesses ω², per-node masses (rows of M summed per direction)
     and the exact rigid-body inertia from M (records 11 and 12)."""
@@ -399,4 +551,4 @@ def _fem_data(structure, shapes, masters, T, red_shapes, lam, path):
         rigid = (mass, c, 0.5 * (Jcm + Jcm.T))
     shapes_nm = np.transpose(nodal, (2, 0, 1))                        # (m, N, 6)
     return FemData(path, labels, np.concatenate(xs), shapes_nm[..., 0:3].copy(), shapes_nm[..., 3:6].copy(),
-                   np.eye(m), np.diag(lam), None, np.zeros(m), np.zeros(m), lumped, rigid)
+                   Mqq, Kqq, None, np.zeros(m), np.zeros(m), lumped, rigid)

@@ -25,9 +25,9 @@ Free interface (`method="free"`): the `modes` lowest non-rigid modes of the whol
 
 The stiffness factorization is CHOLMOD's (scikit-sparse, optional) when present, else
 SciPy's SuperLU in symmetric mode; `solver` chooses.  MBDyn's beams (finite volumes) have an
-unsymmetric K: then SuperLU's LU, ARPACK's general eigs, and the orthogonalization keeps the
-right eigenvectors of the projected pair (unit generalized masses) and writes the Galerkin
-projections VᵀMV, VᵀKV in full.  The eigenvalues come from ARPACK in
+unsymmetric K: then SuperLU's LU, ARPACK's general eigs, and the orthogonalization takes
+the eigenvectors of the projected mass and the symmetric part of the projected stiffness
+(the same span), writing Mqq = I and the Galerkin projection Kqq = VᵀKV in full.  The eigenvalues come from ARPACK in
 shift-invert mode (scipy.sparse.linalg.eigsh with that factorization as OPinv)."""
 from dataclasses import dataclass, field
 import time
@@ -422,15 +422,16 @@ def reduce_structure(structure, interfaces, fixed=(), modes=10, method="craig-ba
     Kp = basis.T @ (Kr @ basis)
     Mp = basis.T @ (Mr @ basis)
     Mp = 0.5 * (Mp + Mp.T)
-    if symmetric:
-        lam, V = sla.eigh(0.5 * (Kp + Kp.T), Mp)
-    else:                              # right eigenvectors, each of unit generalized mass
-        lam, V = sla.eig(Kp, Mp)
-        order = np.argsort(lam.real)
-        lam, V = lam.real[order], V.real[:, order]
-        V /= np.sqrt(np.einsum("ik,ij,jk->k", V, Mp, V))
+    # an Mp-orthonormal basis of the same span from the symmetric part of Kp (for MBDyn's
+    # unsymmetric beams too: their rigid motions are right and left null vectors of K, so
+    # also of its symmetric part); the rigid ones (lowest) dropped; Galerkin projections
+    lam, V = sla.eigh(0.5 * (Kp + Kp.T), Mp)
     lam, V = lam[n_rigid:], V[:, n_rigid:]
-    Mqq, Kqq = (np.eye(len(lam)), np.diag(lam)) if symmetric else (V.T @ Mp @ V, V.T @ Kp @ V)
+    if symmetric:
+        Mqq, Kqq = np.eye(len(lam)), np.diag(lam)
+    else:
+        Mqq, Kqq = np.eye(len(lam)), V.T @ Kp @ V
+        lam = np.sort(np.linalg.eigvals(Kqq).real)
     shapes = T @ (basis @ V)                                      # (n_dof, m) on the structure
     timings["projection"] = time.perf_counter() - t0
     fem = _fem_data(structure, shapes, masters, T, basis @ V, Mqq, Kqq, path)

@@ -1,6 +1,6 @@
 """`mbdae reduce MESH -o BODY.fem --young E --poisson NU --density RHO [--thickness H]
 [--interface SET ...] [--fixed SET ...] [--modes N] [--method craig-bampton|free]
-[--solver auto|cholmod|scipy] [--consistent-mass]`: a modal body from a mesh, written as
+[--solver auto|cholmod|scipy] [--consistent-mass] [--stress-stiffening]`: a modal body from a mesh, written as
 MBDyn's FEM data file for `joint: ..., modal, ...` (engine/reduce.py).
 
 The mesh (any format meshio reads; gmsh physical groups or Abaqus NSETs give the node sets)
@@ -36,6 +36,9 @@ def add_arguments(p):
     p.add_argument("--solver", choices=SOLVERS, default="auto",
                    help="sparse SPD factorization: CHOLMOD (scikit-sparse) when found, else SciPy's SuperLU")
     p.add_argument("--consistent-mass", action="store_true", help="solids: consistent instead of lumped mass")
+    p.add_argument("--stress-stiffening", action="store_true",
+                   help="solids: also write the stress stiffening matrices (record 19), prestress with the fixed "
+                        "sets held; list the interfaces in the modal joint in the order given here")
     p.add_argument("--hex20r", action="store_true", help="20-node hexahedra are MBDyn's hexahedron20r")
 
 
@@ -74,7 +77,8 @@ def command(args):
     t0 = time.perf_counter()
     structure = linear_structure(model)
     t_structure = time.perf_counter() - t0
-    red = reduce_structure(structure, interfaces, fixed, args.modes, args.method, args.solver, path=args.output)
+    red = reduce_structure(structure, interfaces, fixed, args.modes, args.method, args.solver, path=args.output,
+                           stress_stiffening=args.stress_stiffening)
     t0 = time.perf_counter()
     write_fem_file(args.output, red.fem, comment=f"mbdae reduce {args.mesh}: {args.method}, "
                                                  f"{red.n_boundary} boundary unknowns, "

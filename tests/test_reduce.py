@@ -230,9 +230,10 @@ def test_command_line_reduces_a_mesh_file(tmp_path, capsys):
     full = frequencies(solid_model())
     assert np.abs(f / full[:6] - 1).max() < 1e-6
     assert "frequencies (Hz)" in capsys.readouterr().out
-    assert main(["reduce", *common, "--interface", "tip", "--fixed", "root", "--modes", "4"]) == 0
+    assert main(["reduce", *common, "--interface", "tip", "--fixed", "root", "--modes", "4",
+                 "--stress-stiffening"]) == 0
     fem = read_fem_file(out)
-    assert fem.n_modes == 3 + 4 and str(TIP) in fem.labels
+    assert fem.n_modes == 3 + 4 and str(TIP) in fem.labels and sorted(fem.stiffening) == list(range(1, 16))
     assert main(["reduce", *common, "--interface", "hub"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--interface 'hub': no such node set in the mesh (sets: root, tip)" in err[0]
@@ -333,3 +334,35 @@ def test_records_14_to_19_read_and_write(tmp_path):
     m.modal_joint(1, 1, fem, interfaces=[(fem.labels[1], 2, [0, 0, 0])])
     with pytest.raises(ValueError, match="load case 19 belongs to interface node 2; the joint has 1 interface"):
         System(m)
+
+
+def test_beam3_blade_keeps_its_unsymmetric_stiffness(tmp_path):
+    """MBDyn's beam3 is a finite-volume element with an unsymmetric K (symmetrized, the
+    cantilever would be 8 % too soft): reduced with the root fixed and the tip node as
+    interface, the modal blade has the beam3 blade's static tip deflection (its linear
+    solution, the rest is the beam's geometric nonlinearity at this load) and first frequency
+    (mbdae's eigenanalysis of the beam3 model)."""
+    m = Model()
+    tip = beam3_blade(m, 0.0)
+    st = linear_structure(m)
+    assert st.asymmetry > 1e-4
+    red = reduce_structure(st, {"tip": [tip]}, [1], 4)
+    clamped = Model()
+    beam3_blade(clamped, 0.0)
+    clamped.clamp(900, 1)
+    full = frequencies(clamped, c=1e-2)
+    assert abs(red.frequencies[0] / full[0] - 1) < 1e-4
+    static = Model()
+    beam3_blade(static, 0.0)
+    static.clamp(900, 1)
+    u_beam = tip_static(static, tip, [0.0, 0.0, 10.0])[2]
+    path = tmp_path / "blade.fem"
+    write_fem_file(path, red.fem)
+    mm = Model()
+    mm.structural_node(1, "static", position=[0.0, 0.0, 0.0])
+    mm.clamp(1, 1)
+    mm.structural_node(2, "static", position=[BL, 0.0, 0.0])
+    mm.modal_joint(1, None, read_fem_file(path), interfaces=[(str(tip), 2, [0.0, 0.0, 0.0])])
+    u_modal = tip_static(mm, 2, [0.0, 0.0, 10.0])[2]
+    print(f"\nbeam3 blade: tip {u_beam:.6e} (beam3) {u_modal:.6e} (modal); f1 {full[0]:.6f} {red.frequencies[0]:.6f} Hz")
+    assert abs(u_modal / u_beam - 1) < 2e-4

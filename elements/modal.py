@@ -29,6 +29,7 @@ from mbdae.engine.core.drives import DriveArray
 from mbdae.elements.base import ElementFamily, vec, mat, scalar_drive, random_rotation, random_nodes
 from mbdae.elements.modal_fem import FemData, read_fem_file
 from mbdae.elements.modal_kernel import modal_family, modal_force_loads
+from mbdae.engine.mesh import load_meshio
 
 DAMPING = ("no damping", "damping from file", "rayleigh damping", "single factor damping", "diag damping")
 
@@ -519,6 +520,66 @@ class ModalJoints(ElementFamily):
                      "wP": lambda: wd + np.cross(w0, RVd) + R0 @ (V @ qdd)}[head]()
             out[e] = value[int(c) - 1]
         return out
+
+    # ------------------------------------------------------------------ VTU of the FE mesh
+    def _fe_meshes(self):
+        """[(instance, FE node indices (n,), [(VTK cell type, conn over those n points)])] of
+        the instances whose FEM file has its mesh beside it (`<FEM file>.vtu`, written by
+        `mbdae reduce`: the mesh's cells and a point array `fem_label`); read once, on the
+        first VTU output (meshio is the optional extra `mesh`)."""
+        if getattr(self, "_fe_mesh_cache", None) is None:
+            found = []
+            for e, s in enumerate(self.specs):
+                path = f"{s.fem.path}.vtu"
+                if not os.path.isfile(path):
+                    continue
+                m = load_meshio().read(path)
+                labels = np.asarray(m.point_data.get("fem_label", []), np.int64).ravel()
+                if len(labels) != len(m.points):
+                    raise ValueError(f"{path}: no point array 'fem_label' (one FEM node label per point)")
+                index = {lab: k for k, lab in enumerate(s.fem.labels)}
+                used = sorted({int(v) for b in m.cells for v in np.asarray(b.data).ravel()})
+                try:
+                    fem_nodes = np.array([index[str(labels[p])] for p in used], np.int64)
+                except KeyError as err:
+                    raise ValueError(f"{path}: point label {err.args[0]} is not a FEM node of {s.fem.path}") from None
+                local = np.full(len(m.points), -1, np.int64)
+                local[used] = np.arange(len(used))
+                found.append((e, fem_nodes, [(b.type, local[np.asarray(b.data, np.int64)]) for b in m.cells]))
+            self._fe_mesh_cache = found
+        return self._fe_mesh_cache
+
+    def vtu_cells(self):
+        """[(VTK cell type, point indices)] of the FE meshes (_fe_meshes), their points
+        numbered over the instances in order (engine/io/vtu.py's extra points)."""
+        out, offset = [], 0
+        for _, fem_nodes, cells in self._fe_meshes():
+            out += [(kind, conn + offset) for kind, conn in cells]
+            offset += len(fem_nodes)
+        return out
+
+    def vtu_points(self, ctx):
+        """(reference, current, velocity) (n, 3) of the FE mesh points of vtu_cells: the
+        reference at q = 0 on the floating frame's initial placement, the current x₀ + R₀ d
+        (d = f + U q) and its rate ẋ₀ + ω × R₀ d + R₀ U q̇."""
+        ref, cur, vel = [], [], []
+        nd = self.nodes
+        for e, fem_nodes, _ in self._fe_meshes():
+            m = self.M[e]
+            q, qd = ctx.y[self.qoff[e]:self.qoff[e] + m], ctx.yp[self.qoff[e]:self.qoff[e] + m]
+            n = self.n0[e]
+            x0, R0 = (ctx.kin.x[n], ctx.kin.R[n]) if n >= 0 else (self.X0c[e].real, self.R0c[e].real)
+            xi, Ri = (nd.x0[n], nd.R0[n]) if n >= 0 else (self.X0c[e].real, self.R0c[e].real)
+            v0, w0 = (ctx.kin.v[n], ctx.kin.w[n]) if n >= 0 else (np.zeros(3), np.zeros(3))
+            f = self.fem_x[e][fem_nodes]
+            U = self.fem_Ut[e][:, fem_nodes]
+            Rd = (f + np.einsum("knj,k->nj", U, q)) @ R0.T
+            ref.append(xi + f @ Ri.T)
+            cur.append(x0 + Rd)
+            vel.append(v0 + np.cross(w0, Rd) + np.einsum("knj,k->nj", U, qd) @ R0.T)
+        if not ref:
+            return np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3))
+        return np.concatenate(ref), np.concatenate(cur), np.concatenate(vel)
 
     def fem_positions(self, ctx, e):
         """(N, 3) global positions of the FEM nodes of instance e (input manual, "Output":

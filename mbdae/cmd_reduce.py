@@ -9,12 +9,16 @@ holds solids (a Hookean isotropic law; lumped masses unless --consistent-mass) o
 Each --interface set becomes one boundary node: the set's node when it has one, else a
 rigid 6-dof master at its centroid named after the set (the FEM node label to clamp a
 multibody node to).  --fixed sets are clamped.  Prints the modes' frequencies and the time
-of each part."""
+of each part.  Beside BODY.fem, BODY.fem.vtu holds the mesh with each point's FEM node
+label: `mbdae run --vtu` then writes the modal body's deformed mesh."""
 import sys
 import time
 
+import numpy as np
+
 from mbdae.engine.model import Model
-from mbdae.engine.mesh import read_mesh
+from mbdae.engine.mesh import read_mesh, load_meshio
+from mbdae.engine.io.vtu import vtk_cells
 from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
 from mbdae.elements.shell import isotropic_shell_law, shell_masses
 from mbdae.elements.modal_fem import write_fem_file
@@ -60,6 +64,19 @@ def mesh_model(mesh, args):
     return model, labels
 
 
+def write_mesh_beside(path, mesh, labels):
+    """`<path>.vtu`: the mesh's cells (VTK order) with the FEM node label of each point
+    (`fem_label`, -1 for points of no node): the modal joint reads it to write its deformed
+    mesh in `mbdae run --vtu` (elements/modal.py)."""
+    cells = [vtk_cells(shape, conn) for shape, conn in mesh.solids.items()]
+    if not mesh.solids and "q4" in mesh.faces:
+        cells = [("quad", mesh.faces["q4"])]
+    fem_label = np.full(len(mesh.points), -1, np.int64)
+    for p, label in labels.items():
+        fem_label[p] = label
+    load_meshio().write(f"{path}.vtu", load_meshio().Mesh(mesh.points, cells, point_data={"fem_label": fem_label}))
+
+
 def node_set(mesh, labels, name, what):
     if name not in mesh.node_sets:
         known = ", ".join(sorted(mesh.node_sets)) or "none"
@@ -83,6 +100,7 @@ def command(args):
     write_fem_file(args.output, red.fem, comment=f"mbdae reduce {args.mesh}: {args.method}, "
                                                  f"{red.n_boundary} boundary unknowns, "
                                                  f"{red.n_fixed_interface} fixed-interface modes")
+    write_mesh_beside(args.output, mesh, labels)
     t_write = time.perf_counter() - t0
     out = sys.stdout
     print(f"mbdae reduce: {len(structure.labels)} nodes, {structure.n_dof} unknowns; {args.method}: "

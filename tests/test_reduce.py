@@ -20,6 +20,7 @@ from mbdae.engine.model import Model
 from mbdae.engine.system import System
 from mbdae.engine.mesh import Mesh, mbdyn_to_vtk
 from mbdae.cli import main
+from mbdae.engine.io.vtu import VTUWriter
 from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
 from mbdae.engine.drivers.eigen import EigenSettings, analyze
 from mbdae.engine.drivers.ivp import InitialValueProblem
@@ -366,3 +367,31 @@ def test_beam3_blade_keeps_its_unsymmetric_stiffness(tmp_path):
     u_modal = tip_static(mm, 2, [0.0, 0.0, 10.0])[2]
     print(f"\nbeam3 blade: tip {u_beam:.6e} (beam3) {u_modal:.6e} (modal); f1 {full[0]:.6f} {red.frequencies[0]:.6f} Hz")
     assert abs(u_modal / u_beam - 1) < 2e-4
+
+
+def test_vtu_of_the_deformed_modal_mesh(tmp_path):
+    """`mbdae reduce` writes the mesh beside the FEM file; a run of the modal cantilever with
+    VTU output writes the hexahedra deformed by the modes: the FE tip point moves as the
+    interface node clamped to it (to rounding) and the root points not at all."""
+    meshio = pytest.importorskip("meshio")
+    cell_type, p = mbdyn_to_vtk("hexahedron8")
+    path = str(tmp_path / "beam.inp")
+    meshio.write(path, meshio.Mesh(X, [(cell_type, CONN[:, p])],
+                                   point_sets={"root": np.array(ROOT) - 1, "tip": np.array([TIP - 1])}))
+    fem = str(tmp_path / "beam.fem")
+    assert main(["reduce", path, "-o", fem, "--young", str(E), "--poisson", str(NU), "--density", str(RHO),
+                 "--interface", "tip", "--fixed", "root", "--modes", "4"]) == 0
+    m = modal_model(fem, clamped=True, interface=(str(TIP), 2))
+    m.force(900, 2, [0.0, 0.0, -1e3], "absolute")
+    writer = VTUWriter(str(tmp_path / "out" / "beam"), "deformed")
+    InitialValueProblem(m, final_time=2e-3, time_step=2e-4, method="ms", rho=0.6, tolerance=1e-6,
+                        observers=[writer]).run()
+    last = meshio.read(str(tmp_path / "out" / "beam_00010.vtu"))
+    assert "hexahedron" in last.cells_dict and len(last.cells_dict["hexahedron"]) == len(CONN)
+    n_struct = 2
+    fe = last.points[n_struct:]
+    assert len(fe) == len(X)
+    u = last.point_data["displacement"]
+    tip_node = last.points[1]                                    # structural node 2 (interface)
+    assert np.abs(fe[TIP - 1] - tip_node).max() < 1e-12 and abs(u[1][2]) > 1e-7
+    assert np.abs(u[n_struct:][np.array(ROOT) - 1]).max() == 0.0

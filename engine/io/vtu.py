@@ -10,7 +10,12 @@ rotation vector of R R₀ᵀ, from the reference orientation) and, with solids, 
 (Voigt order xx, yy, zz, xy, yz, zx), cauchy_stress_tensor (3×3, row major) and von_mises,
 the stress averaged at the nodes (`family.nodal_cauchy_stress(ctx)`).  Cell data: what the
 families give per cell (`family.cell_data(ctx)` -> {name: (ne, k)}, e.g. the shells'
-membrane and bending resultants), zero on the cells of the other families."""
+membrane and bending resultants), zero on the cells of the other families.
+
+Families may also bring points of their own after the structural nodes (`vtu_cells()` ->
+[(VTK cell type, own point indices)], `vtu_points(ctx)` -> (reference, current, velocity)):
+the FE mesh of a modal body reduced by `mbdae reduce` (elements/modal.py), deformed by its
+modes; their rotation and stresses are written as zero."""
 import os
 from html import escape     # (xml.sax.saxutils would import urllib, http and ssl: 45 ms)
 
@@ -150,6 +155,17 @@ class VTUWriter:
                 self.counts.append(c)
             self.cells += cells
             self.owner += [k] * len(cells)
+        # families with points of their own (after the structural nodes)
+        self.extra, offset = [], len(self.x0)
+        for f in system.families:
+            cells = f.vtu_cells() if hasattr(f, "vtu_cells") else []
+            if not cells:
+                continue
+            npts = 1 + max(int(np.asarray(c).max()) for _, c in cells)
+            self.extra.append((f, offset, npts))
+            self.cells += [(kind, np.asarray(c, np.int64) + offset) for kind, c in cells]
+            self.owner += [-1] * len(cells)
+            offset += npts
         self.entries = []
 
     def log(self, text):
@@ -159,14 +175,23 @@ class VTUWriter:
         if not event.written:
             return
         kin = event.kinematics
-        data = {"displacement": kin.x - self.x0, "velocity": kin.v,
-                "rotation": log_rotvec(np.einsum("nij,nkj->nik", kin.R, self.R0))}
+        ref, cur, vel = [self.x0], [kin.x], [kin.v]
+        ctx_of = {f.name: ctx for families, ctx in event.outputs for f in families}
+        first = event.outputs[0][1] if event.outputs else None
+        for f, _, npts in self.extra:
+            r, c, v = f.vtu_points(ctx_of.get(f.name, first))
+            ref.append(r), cur.append(c), vel.append(v)
+        ref, cur, vel = np.concatenate(ref), np.concatenate(cur), np.concatenate(vel)
+        rotation = log_rotvec(np.einsum("nij,nkj->nik", kin.R, self.R0))
+        data = {"displacement": cur - ref, "velocity": vel,
+                "rotation": np.concatenate([rotation, np.zeros((len(ref) - len(rotation), 3))])}
         evaluated = self._evaluated(event)
         if self.solids:
-            data["cauchy_stress"] = nodal_average([f.nodal_cauchy_stress(ctx) for f, ctx in evaluated
-                                                   if f in self.solids], self.counts)
+            stress = nodal_average([f.nodal_cauchy_stress(ctx) for f, ctx in evaluated if f in self.solids],
+                                   self.counts)
+            data["cauchy_stress"] = np.concatenate([stress, np.zeros((len(ref) - len(stress), 6))])
         name = f"{os.path.basename(self.base)}_{len(self.entries):05d}.vtu"
-        points = self.x0 if self.configuration == "reference" else kin.x
+        points = ref if self.configuration == "reference" else cur
         write_vtu(os.path.join(os.path.dirname(self.base), name), points, self.cells, data,
                   self._cell_data(evaluated))
         self.entries.append((float(event.t), name))
@@ -181,7 +206,7 @@ class VTUWriter:
                 widths[name] = np.asarray(v).shape[1:]
         out = {}
         for name, width in widths.items():
-            out[name] = [np.asarray(given[k][name], float) if name in given[k]
+            out[name] = [np.asarray(given[k][name], float) if k >= 0 and name in given[k]
                          else np.zeros((len(np.asarray(conn)),) + width)
                          for k, (_, conn) in zip(self.owner, self.cells)]
         return out

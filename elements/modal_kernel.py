@@ -136,41 +136,88 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
     qd = zd[12:12 + m]
     p = z[12 + m:12 + 2 * m]
     pd = zd[12 + m:12 + 2 * m]
-    # body-frame inertia at q
-    s = I2[e] + _mv(I3[e, :, :m], q)
-    J = I7[e].copy()
-    Bm = I4[e, :, :m].copy()
-    for j in range(m):
-        J += q[j] * (I8[e, j] + I8[e, j].T)
-        Bm += q[j] * I5[e, j, :, :m]
-        if use9:
-            for k in range(m):
-                J -= q[j] * q[k] * I9[e, j, k]
-    Om = R0.T @ w0
-    V = R0.T @ v0
-    Rs = R0 @ s
+    # body-frame inertia at q (explicit loops: no temporaries per mode, no BLAS calls on
+    # these tiny arrays; the complex-step Jacobian evaluates this once per local unknown)
+    s = np.empty(3, np.complex128)
+    J = np.empty((3, 3), np.complex128)
+    Bm = np.empty((3, m), np.complex128)
+    for i in range(3):
+        acc = I2[e, i]
+        for j in range(m):
+            acc += I3[e, i, j] * q[j]
+        s[i] = acc
+        for c in range(3):
+            acc = I7[e, i, c]
+            for j in range(m):
+                acc += q[j] * (I8[e, j, i, c] + I8[e, j, c, i])
+            if use9:
+                for j in range(m):
+                    for k in range(m):
+                        acc -= q[j] * q[k] * I9[e, j, k, i, c]
+            J[i, c] = acc
+        for k in range(m):
+            acc = I4[e, i, k]
+            for j in range(m):
+                acc += q[j] * I5[e, j, i, k]
+            Bm[i, k] = acc
+    Om = np.empty(3, np.complex128)
+    V = np.empty(3, np.complex128)
+    Rs = np.empty(3, np.complex128)
+    for i in range(3):
+        Om[i] = R0[0, i] * w0[0] + R0[1, i] * w0[1] + R0[2, i] * w0[2]
+        V[i] = R0[0, i] * v0[0] + R0[1, i] * v0[1] + R0[2, i] * v0[2]
+        Rs[i] = R0[i, 0] * s[0] + R0[i, 1] * s[1] + R0[i, 2] * s[2]
     g = gravity * gvec
     if not assembly:
         if n0[e] >= 0:
-            beta = I1[e] * v0 + _cross(w0, Rs) + R0 @ _mv(I3[e, :, :m], qd)
-            gamma = _cross(Rs, v0) + R0 @ (J @ Om + _mv(Bm, qd))
-            out[0:3] -= I1[e] * g
-            out[3:6] -= _cross(Rs, g)
-            out[6:9] -= beta
-            out[9:12] -= gamma
-        pT = _mtv(I3[e, :, :m], V) + _mtv(Bm, Om) + _mv(Mqq[e, :m, :m], qd)
-        vxw = _cross(V, Om)
-        RTg = R0.T @ g
-        for k in range(m):
-            Jk = I8[e, k] + I8[e, k].T
-            if use9:
+            # β = I₁ v + ω × R s + R I₃ q̇,  γ = R s × v + R (J Ω + B q̇)
+            a3 = np.empty(3, np.complex128)          # I₃ q̇
+            b3 = np.empty(3, np.complex128)          # J Ω + B q̇
+            for i in range(3):
+                acc = 0.0j
+                acc2 = J[i, 0] * Om[0] + J[i, 1] * Om[1] + J[i, 2] * Om[2]
                 for j in range(m):
-                    Jk -= q[j] * (I9[e, k, j] + I9[e, j, k])
-            dT = (I3[e, 0, k] * vxw[0] + I3[e, 1, k] * vxw[1] + I3[e, 2, k] * vxw[2]) + 0.5 * (Om @ (Jk @ Om)) \
-                + Om @ _mv(I5[e, k, :, :m], qd)
-            out[12 + k] = pd[k] - dT + Kqq[e, k, :m] @ q + Cqq[e, k, :m] @ qd \
-                - (I3[e, 0, k] * RTg[0] + I3[e, 1, k] * RTg[1] + I3[e, 2, k] * RTg[2])
-            out[12 + m + k] = p[k] - pT[k]
+                    acc += I3[e, i, j] * qd[j]
+                    acc2 += Bm[i, j] * qd[j]
+                a3[i] = acc
+                b3[i] = acc2
+            wRs = _cross(w0, Rs)
+            Rsv = _cross(Rs, v0)
+            Rsg = _cross(Rs, g)
+            for i in range(3):
+                Ra = R0[i, 0] * a3[0] + R0[i, 1] * a3[1] + R0[i, 2] * a3[2]
+                Rb = R0[i, 0] * b3[0] + R0[i, 1] * b3[1] + R0[i, 2] * b3[2]
+                out[i] -= I1[e] * g[i]
+                out[3 + i] -= Rsg[i]
+                out[6 + i] -= I1[e] * v0[i] + wRs[i] + Ra
+                out[9 + i] -= Rsv[i] + Rb
+        vxw = _cross(V, Om)
+        RTg = np.empty(3, np.complex128)
+        for i in range(3):
+            RTg[i] = R0[0, i] * g[0] + R0[1, i] * g[1] + R0[2, i] * g[2]
+        for k in range(m):
+            # Ω·Jₖ Ω with Jₖ = I₈ₖ + I₈ₖᵀ (- Σ_j q_j (I₉ₖⱼ + I₉ⱼₖ)): 2 Ω·I₈ₖΩ (- ...)
+            oJo = 0.0j
+            for i in range(3):
+                for c in range(3):
+                    w = 2.0 * I8[e, k, i, c]
+                    if use9:
+                        for j in range(m):
+                            w -= q[j] * (I9[e, k, j, i, c] + I9[e, j, k, i, c])
+                    oJo += Om[i] * w * Om[c]
+            dT = I3[e, 0, k] * vxw[0] + I3[e, 1, k] * vxw[1] + I3[e, 2, k] * vxw[2] + 0.5 * oJo
+            kq = 0.0j
+            for j in range(m):
+                dT += (Om[0] * I5[e, k, 0, j] + Om[1] * I5[e, k, 1, j] + Om[2] * I5[e, k, 2, j]) * qd[j]
+                kq += Kqq[e, k, j] * q[j] + Cqq[e, k, j] * qd[j]
+            out[12 + k] = pd[k] - dT + kq - (I3[e, 0, k] * RTg[0] + I3[e, 1, k] * RTg[1] + I3[e, 2, k] * RTg[2])
+            # p = ∂T/∂q̇ = I₃ᵀV + BᵀΩ + M_qq q̇
+            pT = 0.0j
+            for i in range(3):
+                pT += I3[e, i, k] * V[i] + Bm[i, k] * Om[i]
+            for j in range(m):
+                pT += Mqq[e, k, j] * qd[j]
+            out[12 + m + k] = p[k] - pT
         if ss[e]:
             stiffening_coefficients(e, z, zd, n0, M, NI, I1, s, J, R0, w0, v0, g, RbN, cs)
             for i in range(12 + 6 * NI[e]):
@@ -310,6 +357,8 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
             algebraic = c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 >= 6
             if algebraic:
                 continue
+            if c >= 12 + 2 * m and not (mode == IA_VELOCITY or mode == DERIVATIVES):
+                continue                      # interface node rates enter the velocity rows only
             zd[c] += 1j * STEP
             local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
                            Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, f)

@@ -118,33 +118,44 @@ def isotropic_shell_law(E=None, nu=None, G=None, thickness=None, alpha_s=ALPHA_S
     return D
 
 
-def check_quad(X, spec, where):
-    """ValueError naming the element and its nodes unless the corners X (4, 3) make a valid
-    quadrilateral (module docstring): not degenerate, a simple cyclic order (no bow-tie,
-    not concave) and no corner normal more than WARP_DEGREES from the element normal."""
+def check_quads(X, specs, where):
+    """ValueError naming the first bad element and its nodes unless every quadrilateral of
+    corners X (ne, 4, 3) is valid (module docstring): not degenerate, a simple cyclic order
+    (no bow-tie, not concave) and no corner normal more than WARP_DEGREES from the element
+    normal.  `where(spec)` prefixes the message.  Vectorized over the elements."""
+    X = np.asarray(X, float).reshape(-1, 4, 3)
+    dL = np.empty((4, 4, 2))
+    L = np.empty(4)
+    for k in range(4):
+        bilinear(XI_NODES[k, 0], XI_NODES[k, 1], L, dL[k])
+    t1 = np.einsum("kn,enc->ekc", dL[:, :, 0], X)                # x,ξ₁ at each corner (ne, 4, 3)
+    t2 = np.einsum("kn,enc->ekc", dL[:, :, 1], X)
+    corners = np.cross(t1, t2)                                    # corner normals (ne, 4, 3)
+    size2 = ((X - X.mean(axis=1, keepdims=True)) ** 2).sum(axis=(1, 2))
+    cn = np.linalg.norm(corners, axis=2)
+    normal = np.cross(X[:, 2] - X[:, 0], X[:, 3] - X[:, 1])
+    nn = np.linalg.norm(normal, axis=1)
+    cosang = np.einsum("ekc,ec->ek", corners, normal) / np.maximum(cn * nn[:, None], 1e-300)
+    cosang[cn == 0] = -1.0
+    zero = (size2 == 0) | (cn.max(axis=1) <= 1e-12 * size2)
+    crossed = ~zero & (nn <= 1e-10 * size2)
+    failing = (cosang <= 0) | (cosang < np.cos(np.radians(WARP_DEGREES)))     # per corner
+    bad = np.flatnonzero(zero | crossed | failing.any(axis=1))
+    if not len(bad):
+        return
+    e = int(bad[0])
+    spec = specs[e]
     nodes = ", ".join(map(str, spec.nodes))
-    L, dL = np.empty(4), np.empty((4, 2))
-    corners = []
-    for k in range(4):
-        bilinear(XI_NODES[k, 0], XI_NODES[k, 1], L, dL)
-        corners.append(np.cross(dL[:, 0] @ X, dL[:, 1] @ X))
-    size2 = float(((X - X.mean(axis=0)) ** 2).sum())
-    if size2 == 0.0 or max(np.linalg.norm(c) for c in corners) <= 1e-12 * size2:
-        raise ValueError(f"{where}zero-area quadrilateral (nodes {nodes})")
-    normal = np.cross(X[2] - X[0], X[3] - X[1])
-    nn = np.linalg.norm(normal)
-    if nn <= 1e-10 * size2:
-        raise ValueError(f"{where}self-intersecting quadrilateral (nodes {nodes} are not in a cyclic order)")
-    for k in range(4):
-        c = corners[k]
-        cn = np.linalg.norm(c)
-        cosang = c @ normal / (cn * nn) if cn > 0 else -1.0
-        if cosang <= 0:
-            raise ValueError(f"{where}self-intersecting or concave quadrilateral at node {spec.nodes[k]} "
-                             f"(nodes {nodes} must go around the element in order)")
-        if cosang < np.cos(np.radians(WARP_DEGREES)):
-            raise ValueError(f"{where}warped beyond {WARP_DEGREES:g}° at node {spec.nodes[k]} (nodes {nodes}; "
-                             f"corner normal {np.degrees(np.arccos(cosang)):.1f}° from the element normal)")
+    if zero[e]:
+        raise ValueError(f"{where(spec)}zero-area quadrilateral (nodes {nodes})")
+    if crossed[e]:
+        raise ValueError(f"{where(spec)}self-intersecting quadrilateral (nodes {nodes} are not in a cyclic order)")
+    k = int(np.flatnonzero(failing[e])[0])                     # the first corner in order
+    if cosang[e, k] <= 0:
+        raise ValueError(f"{where(spec)}self-intersecting or concave quadrilateral at node {spec.nodes[k]} "
+                         f"(nodes {nodes} must go around the element in order)")
+    raise ValueError(f"{where(spec)}warped beyond {WARP_DEGREES:g}° at node {spec.nodes[k]} (nodes {nodes}; "
+                     f"corner normal {np.degrees(np.arccos(cosang[e, k])):.1f}° from the element normal)")
 
 
 # ---------------------------------------------------------------------- Model builder methods
@@ -167,9 +178,9 @@ def shell(model, label, nodes, D, kind="shell4easans", prestress=None, mbdyn=Tru
     if s0.shape != (12,):
         raise ValueError(f"{kind} {label}: prestress must have 12 components, got {s0.size}")
     spec = ShellSpec(int(label), kind, nodes, D.copy(), s0.copy(), bool(mbdyn), bool(output), where)
-    known = {n.label: n.x for n in model.nodes}
+    known = model.nodes_by_label()
     if all(n in known for n in nodes):             # else checked when the family is built
-        check_quad(np.array([known[n] for n in nodes], float), spec, f"{kind} {label}: ")
+        check_quads(np.array([known[n].x for n in nodes], float), [spec], lambda _: f"{kind} {label}: ")
     model.shells.append(spec)
     return label
 
@@ -183,7 +194,7 @@ def shell_masses(model, first_label, density, thickness, labels=None):
     chosen = [s for s in model.shells if labels is None or s.label in set(labels)]
     if not chosen:
         raise ValueError("shell_masses: no shells")
-    pos = {n.label: n for n in model.nodes}
+    pos = model.nodes_by_label()
     mass, J = {}, {}
     L, dL = np.empty(4), np.empty((4, 2))
     for s in chosen:
@@ -337,8 +348,7 @@ class Shells(ElementFamily):
         return f"{shown}{spec.kind} {spec.label}: "
 
     def _check_geometry(self, X):
-        for e, s in enumerate(self.specs):
-            check_quad(X[e], s, self.where(s))
+        check_quads(X, self.specs, self.where)
 
     # ------------------------------------------------------------------ layout
     def set_offset(self, start):

@@ -43,9 +43,13 @@ class Model:
         orientation and angular velocity are not used."""
         if kind not in NODE_KINDS:
             raise ValueError(f"structural node {label}: kind must be one of {', '.join(NODE_KINDS)}, not {kind!r}")
-        self.nodes.append(NodeSpec(label, kind, vec(position), mat(orientation), vec(velocity),
-                                   vec(angular_velocity), output, orientation_description,
-                                   assembly_stiffness))
+        spec = NodeSpec(label, kind, vec(position), mat(orientation), vec(velocity), vec(angular_velocity), output,
+                        orientation_description, assembly_stiffness)
+        cache = self.__dict__.get("_node_cache")
+        self.nodes.append(spec)
+        if cache is not None and cache[0] is self.nodes and cache[1] == len(self.nodes) - 1:
+            cache[2].setdefault(spec.label, spec)
+            self._node_cache = (self.nodes, len(self.nodes), cache[2])
         return label
 
     def dummy_node(self, label, base, offset=None, orientation=None, output=True,
@@ -78,11 +82,23 @@ class Model:
         return ElementDrive(self.namespace, kind, label, name, scalar_drive(drive))
 
     # ------------------------------------------------------------------ helpers
+    def nodes_by_label(self):
+        """{label: NodeSpec} of the structural nodes (the first of a repeated label), kept up
+        to date as nodes are added and rebuilt when the list was replaced: model builders look
+        nodes up in constant time (10⁵ shells or joints on 10⁵ nodes)."""
+        cache = self.__dict__.get("_node_cache")
+        if cache is None or cache[0] is not self.nodes or cache[1] != len(self.nodes):
+            found = {}
+            for spec in self.nodes:
+                found.setdefault(spec.label, spec)
+            cache = self._node_cache = (self.nodes, len(self.nodes), found)
+        return cache[2]
+
     def _node_spec(self, label):
-        for s in self.nodes:
-            if s.label == label:
-                return s
-        raise KeyError(f"structural node {label} is not defined")
+        try:
+            return self.nodes_by_label()[label]
+        except KeyError:
+            raise KeyError(f"structural node {label} is not defined") from None
 
     def _point_of(self, node, offset):
         s = self._node_spec(node)

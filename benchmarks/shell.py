@@ -9,23 +9,14 @@ residual and Jacobian blocks of every element), elements per second, and the tim
 element relative to beam3's at the same size.  The states are deformed (random node
 displacements and rotations), so no branch of the kernels is skipped."""
 import argparse
-import time
 import numpy as np
 
+from timing import best_of
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
 from mbdae.engine.core.state import Context
 from mbdae.engine.core import constitutive as cl
 from mbdae.elements.shell import isotropic_shell_law
-
-
-def best_of(f, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def shell_model(kind, ne):

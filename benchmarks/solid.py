@@ -12,9 +12,9 @@ second, and the time per element of mbdae's full evaluation over scikit-fem's.
 scikit-fem is an optional dependency of this script only (pip install scikit-fem); its
 quadrature is set to the degree of mbdae's rules (SKFEM_INTORDER)."""
 import argparse
-import time
 import numpy as np
 
+from timing import best_of
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
 from mbdae.engine.core.state import Context
@@ -32,15 +32,6 @@ CELLS_PER_ELEMENT = {"hexahedron8": 1, "hexahedron20": 1, "tetrahedron10": 6}
 # scikit-fem's quadrature degree matched to mbdae's rules (2×2×2 Gauss, 3×3×3 Gauss, the
 # 5-point tetrahedron rule: exact to degree 3, 5, 3); scikit-fem's default would use more points
 SKFEM_INTORDER = {"hexahedron8": 3, "hexahedron20": 5, "tetrahedron10": 3}
-
-
-def best_of(f, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def mbdae_times(shape, n, repeat):

@@ -200,6 +200,18 @@ def sym_q(u, n):
     return msub(mscale(0.5, madd(outer(u, n), outer(n, u))), mdiag(vdot(u, n)))
 
 
+@kernel
+def interpolated_rotation(L, phit):
+    """φ̃ = Σ L_n φ̃_n (eq. 11.39) of the shape functions L (4,) and nodal φ̃ (4, 3), with
+    its Rot(φ̃) and Γ(φ̃)."""
+    ph = zero3()
+    for n in range(4):
+        ph = vadd(ph, vscale(L[n], vload(phit, n)))
+    a, b, c, _, _, _, _, _, _ = rotation_coefficients2(ph)
+    R, G = rot_and_gamma(ph, a, b, c)
+    return ph, R, G
+
+
 # ---------------------------------------------------------------------- reference data
 @kernel
 def mean_frame(Tn):
@@ -280,11 +292,7 @@ def shell_reference(X, R0, nb, mbdyn, iTa, A, Lab, alpha, e0, k0, P, Cans, bad):
         relative_rotations(Tb, Tn, phit, Hn, False)
         for p in range(8):
             bilinear(XI_POINTS[p, 0], XI_POINTS[p, 1], L, dL)
-            ph = zero3()
-            for n in range(4):
-                ph = vadd(ph, vscale(L[n], vload(phit, n)))
-            a, b, c, _, _, _, _, _, _ = rotation_coefficients2(ph)
-            Rp, Gp = rot_and_gamma(ph, a, b, c)
+            ph, Rp, Gp = interpolated_rotation(L, phit)
             x1, x2 = natural_tangents(Xe, dL)
             F = tangent_frame(x1, x2) if mbdyn[e] else aligned_frame(x1, x2, dirc)
             mstore(A[e], p, mtmul(mmul(Tb, Rp), F))
@@ -333,11 +341,7 @@ def shell_reference(X, R0, nb, mbdyn, iTa, A, Lab, alpha, e0, k0, P, Cans, bad):
         # EAS push-forward at the centre, T₀ = T̄ Rot(φ̃(ξ₀)) (MBDyn's choice), or the
         # centre's tangent frame (consistent: the frame of every point of a flat element)
         bilinear(0.0, 0.0, L, dL)
-        ph = zero3()
-        for n in range(4):
-            ph = vadd(ph, vscale(L[n], vload(phit, n)))
-        a, b, c, _, _, _, _, _, _ = rotation_coefficients2(ph)
-        Rp, _ = rot_and_gamma(ph, a, b, c)
+        ph, Rp, _ = interpolated_rotation(L, phit)
         x1, x2 = natural_tangents(Xe, dL)
         s11, s12, s21, s22, det0 = s_matrix(mmul(Tb, Rp) if mbdyn[e] else Fc, x1, x2)
         if det0 <= 0.0:

@@ -4,12 +4,15 @@ Solves J Δ = -f with J = ∂f/∂ẏ + dCoef ∂f/∂y, then updates differenti
 ẏ += Δ, y += dCoef Δ and algebraic unknowns y += Δ (G1).  Modified Newton rebuilds and
 refactors J only every `iterations_before_assembly` iterations; with
 `reuse_across_steps` it also keeps the factorization across time steps while dCoef is
-unchanged (refactoring as soon as an iteration fails to reduce the error)."""
+unchanged (refactoring as soon as an iteration fails to reduce the error).  With
+`matrix_free` settings the increment comes from a Krylov method on J·w products instead,
+preconditioned by the kept factorization (solvers/krylov.py, MBDyn's `matrix free`)."""
 from dataclasses import dataclass
 import numpy as np
 
 from mbdae.solvers.convergence import residual_error, solution_error, SimulationDiverged
 from mbdae.solvers.linear import make_linear_solver, SingularMatrix
+from mbdae.solvers.krylov import MatrixFreeStep, JacobianProduct
 from mbdae.engine.core.compiled import all_finite
 from mbdae.engine.core.state import InvalidConfiguration
 
@@ -32,6 +35,7 @@ class NewtonSettings:
                                            # violations, scale factor, s`: in the regular steps'
                                            # residual test the rows divided by dCoef count as
                                            # dCoef·s·f (s times the constraint violation); None: as f
+    matrix_free: object = None             # solvers/krylov.MatrixFreeSettings: inexact Newton-Krylov
 
 
 class NoConvergence(RuntimeError):
@@ -56,6 +60,8 @@ class NewtonRaphson:
         self.accepted_unconverged = 0          # steps accepted by `at most` without converging
         self._factor_dcoef = None
         self._factor_mode = None
+        mf = self.settings.matrix_free
+        self.matrix_free = MatrixFreeStep(mf) if mf is not None else None
 
     @property
     def factorizations(self):
@@ -65,6 +71,8 @@ class NewtonRaphson:
         """Forget the kept factorization (and, for back ends that refactor with a kept pivot
         order, that order too: after a failure the next factorization pivots afresh)."""
         self._factor_dcoef = None
+        if self.matrix_free is not None:
+            self.matrix_free.forget()
         if hasattr(self.linear, "forget_pivots"):
             self.linear.forget_pivots()
 
@@ -114,12 +122,18 @@ class NewtonRaphson:
         modified = s.modified and not getattr(system, "full_newton", False)
         every = max(1, s.iterations_before_assembly) if modified else 1
         want_abs = test in ("relnorm", "sepnorm")
+        mf = self.matrix_free
+        if mf is not None:
+            mf.start()
         it = 0
         since_factor = 0
         prev_err = np.inf
         while True:
-            reuse = (modified and self._factor_dcoef == dcoef and self._factor_mode == mode
-                     and (it > 0 or s.reuse_across_steps) and since_factor < every)
+            if mf is not None:       # the preconditioner is kept until it has served its Krylov steps
+                reuse = not mf.preconditioner_stale() and self._factor_dcoef == dcoef and self._factor_mode == mode
+            else:
+                reuse = (modified and self._factor_dcoef == dcoef and self._factor_mode == mode
+                         and (it > 0 or s.reuse_across_steps) and since_factor < every)
             # after an update the residual is tested first; the Jacobian is built only if needed
             f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=not reuse and it == 0, ia=ia,
                                          want_abs=want_abs)
@@ -145,7 +159,7 @@ class NewtonRaphson:
                 row, owner = self._worst(system, f)
                 raise NoConvergence(f"no convergence after {it} iterations (error {err:.3e} > {tol:.1e}); "
                                     f"worst equation {row}: {owner}, value {f[row]:.3e}", row, err)
-            if reuse and err > s.refresh_contraction * prev_err:
+            if reuse and mf is None and err > s.refresh_contraction * prev_err:
                 reuse = False      # the kept factorization converges too slowly: rebuild it now
             if not reuse and J is None:
                 f, fabs, J = system.evaluate(state, dcoef, mode, want_jac=True, ia=ia, want_abs=want_abs)
@@ -161,7 +175,13 @@ class NewtonRaphson:
                                         row, err) from None
                 self._factor_dcoef, self._factor_mode = dcoef, mode
                 since_factor = 0
-            dx = self.linear.solve(-f)
+                if mf is not None:
+                    mf.preconditioner_built()
+            if mf is not None:
+                product = JacobianProduct(system, state, dcoef, mode, ia, bias, f.copy(), mf.settings.tau)
+                dx = mf.increment(product, lambda v: self.linear.solve(v).copy(), f, err, tol)
+            else:
+                dx = self.linear.solve(-f)
             if not all_finite(dx):
                 self.invalidate()
                 row, owner = self._worst(system, f)

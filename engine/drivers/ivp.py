@@ -89,6 +89,7 @@ class Settings:
                                             # ("change", drive): the step from a drive of time
     eigenanalysis: object = None            # engine.eigen.EigenSettings (`eigenanalysis` card)
     constraint_test_scale: float = None     # `enforce constraint equations` (solvers/newton.py)
+    matrix_free: object = None              # solvers/krylov.MatrixFreeSettings: MBDyn's `matrix free`
 
 
 @dataclass
@@ -148,7 +149,8 @@ class InitialValueProblem:
             modified=s.modified_newton,
             iterations_before_assembly=s.iterations_before_assembly,
             reuse_across_steps=s.reuse_factorization_across_steps, linear_solver=s.linear_solver,
-            refresh_contraction=s.refresh_contraction, constraint_test_scale=s.constraint_test_scale),
+            refresh_contraction=s.refresh_contraction, constraint_test_scale=s.constraint_test_scale,
+            matrix_free=s.matrix_free),
             linear=self.linear_solver())
         self.method = make_method(s.method, s.rho)
         # MBDyn's `strategy: change` has no bounds unless given; mbdae's own default is
@@ -393,6 +395,8 @@ class InitialValueProblem:
                      factorizations=self.newton.factorizations, unknowns=self.system.n,
                      step_reductions=getattr(self, "reductions", 0),
                      unconverged_steps=self.newton.accepted_unconverged)
+        if self.newton.matrix_free is not None:
+            stats["krylov_iterations"] = self.newton.matrix_free.linear_iterations
         self.stats = stats
         if self.results is not None:
             self.results.stats = stats

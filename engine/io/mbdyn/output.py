@@ -76,8 +76,9 @@ class MBDynWriter:
     `step(event)` after each step (solvers' StepEvent, engine/core/state.py) and `finish()`
     at the end, also when the run fails: everything up to the last step stays on disk."""
 
-    def __init__(self, prefix, precision=6, linear_solver=None):
+    def __init__(self, prefix, precision=6, linear_solver=None, nonlinear_solver=None):
         self.prefix = prefix
+        self.nonlinear_solver = nonlinear_solver   # the .log line's text when not Newton-Raphson
         self.out = TextOutput(prefix, precision)
         self.node_groups = None
         self.linear_solver = linear_solver     # the .log line's description (LinearSolverChoice)
@@ -96,6 +97,8 @@ class MBDynWriter:
         if self.linear_solver is not None:
             used = self.linear_solver.for_pattern(system.linear_pattern())
             f.write(f"linear solver: {used.describe()}\n")
+        if self.nonlinear_solver is not None:
+            f.write(f"nonlinear solver: {self.nonlinear_solver}\n")
         f.flush()
         specs = nodes.specs
         descs = [sp.orientation_description for sp in specs]
@@ -186,4 +189,6 @@ def writers_for(settings, linear_solver=None):
         return []
     if linear_solver is None:
         linear_solver = choose_linear_solver(getattr(settings, "linear_solver", None))
-    return [MBDynWriter(prefix, getattr(settings, "output_precision", 6), linear_solver)]
+    matrix_free = getattr(settings, "matrix_free", None)
+    return [MBDynWriter(prefix, getattr(settings, "output_precision", 6), linear_solver,
+                        matrix_free.describe() if matrix_free is not None else None)]

@@ -10,6 +10,7 @@ from mbdae.engine.drivers.inverse import PROBLEM_TYPES, explicit_derivatives
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 from mbdae.solvers.integrators import METHOD_NAMES, make_method
 from mbdae.solvers.linear import choose_linear_solver, klu_available
+from mbdae.solvers.krylov import MatrixFreeSettings
 
 
 class ProblemCards:
@@ -217,10 +218,12 @@ class ProblemCards:
 
     def iv_nonlinear_solver(self, card, args):
         """`nonlinear solver: newton raphson [, true | modified, n [, keep jacobian matrix]
-        [, honor element requests]]` (manual §4.1.1, Nonlinear Solver).  `nox` and `line
-        search` (same section) are read, options included, and the run uses mbdae's own
-        Newton-Raphson (full Newton, direct linear solver: the same solution where both
-        converge), said in one note; the other solvers are not supported."""
+        [, honor element requests]]` and `matrix free, {default | gmres | bicgstab} [, tolerance,
+        t] [, steps, n] [, tau, τ] [, eta, η] [, preconditioner, full jacobian matrix [, steps,
+        n] [, honor element requests]]` (manual §4.1.1, Nonlinear Solver; solvers/krylov.py).
+        `nox` and `line search` (same section) are read, options included, and the run uses
+        mbdae's own Newton-Raphson (full Newton, direct linear solver: the same solution where
+        both converge), said in one note; the other solvers are not supported."""
         w = args.peek()
         kind = args.expect_keyword("newton raphson", "line search", "bfgs", "matrix free", "nox",
                                    "mcp newton fb", "mcp newton min fb", "default", what="a nonlinear solver")
@@ -230,9 +233,50 @@ class ProblemCards:
             self.note(w, f"nonlinear solver {w.text}{listed} not available in mbdae: the run uses mbdae's "
                          "Newton-Raphson (full Newton, direct linear solver)")
             return
+        if kind == "matrixfree":
+            self.settings["matrix_free"] = self.read_matrix_free(args)
+            return
         if kind not in ("newtonraphson", "default"):
             raise w.error(not_supported(f"nonlinear solver: {w.text}"))
         self.read_newton_options(args)
+
+    def read_matrix_free(self, args):
+        """The options of `nonlinear solver: matrix free`; MBDyn's defaults (steps 20, tau 1e-7,
+        eta 0.9, preconditioner steps 20).  `tolerance` is read and, as in MBDyn, not used: the
+        Krylov tolerance is η times the residual error.  `honor element requests` has no
+        effect (no mbdae element changes its equations' structure)."""
+        method = args.expect_keyword("default", "gmres", "bicgstab", what="a matrix-free iterative solver")
+        options = {"method": "bicgstab" if method == "bicgstab" else "gmres"}
+        if args.is_keyword("tolerance"):
+            self.positive_real(args, "the iterative solver tolerance")
+        if args.is_keyword("steps"):
+            options["max_steps"] = self.positive_integer(args, "the number of iterative solver steps")
+        if args.is_keyword("tau"):
+            options["tau"] = self.positive_real(args, "tau")
+        if args.is_keyword("eta"):
+            options["eta_max"] = self.positive_real(args, "eta")
+        if args.is_keyword("preconditioner"):
+            args.expect_keyword("full jacobian matrix", "full jacobian", what="a preconditioner")
+            if args.is_keyword("steps"):
+                options["preconditioner_steps"] = self.positive_integer(args, "the preconditioner steps")
+            args.is_keyword("honor element requests")
+        return MatrixFreeSettings(**options)
+
+    @staticmethod
+    def positive_real(args, what):
+        w = args.peek()
+        value = args.real(what)
+        if not value > 0.0:
+            raise w.error(f"{what} must be positive (got {value})")
+        return value
+
+    @staticmethod
+    def positive_integer(args, what):
+        w = args.peek()
+        n = args.integer(what)
+        if n < 1:
+            raise w.error(f"{what} must be at least 1 (got {n})")
+        return n
 
     def read_replaced_solver_options(self, args, grammar):
         """The options of a nonlinear solver mbdae replaces by its Newton-Raphson, checked

@@ -134,6 +134,9 @@ class RigidBodies(ElementFamily):
         for s, i in zip(self.specs, self.node):
             if not nodes.dynamic[i]:
                 raise ValueError(f"body {s.label}: node {s.node} is static; a body needs a dynamic node")
+            if nodes.kinds[i] == "modal":
+                raise ValueError(f"body {s.label}: node {s.node} is a modal node, whose inertia is its modal "
+                                 "joint's; put the body on a dynamic node clamped to it")
             if s.mass < 0:
                 raise ValueError(f"body {s.label}: negative mass {s.mass}")
             if not nodes.rotating[i] and (np.any(s.xcg) or np.any(s.J_cg)):
@@ -438,7 +441,10 @@ def read_body(reader, model, args, label, word):
     node = reader.structural_node(args)
     if node.kind.endswith("displacement"):
         return read_point_mass(reader, model, args, label, node, node_word)
-    if node.kind not in ("dynamic", "modal") and reader.problem_name != "inversedynamics":   # inverse: explicit mass
+    if node.kind == "modal":
+        raise node_word.error(f"Body({label}): Structural({node.label}) is a modal node, whose inertia is its "
+                              "modal joint's; put the body on a dynamic node clamped to it")
+    if node.kind != "dynamic" and reader.problem_name != "inversedynamics":   # inverse: explicit mass
         raise node_word.error(f"Body({label}): Structural({node.label}) is static; a body needs a dynamic node")
     site = reader.make_site(node.frame, node.label)
     if args.is_keyword("variable mass"):

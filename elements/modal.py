@@ -3,9 +3,11 @@ manual §9.4): a component-mode-synthesis flexible body whose floating frame is 
 structural node (or fixed: `clamped`), deformed by M mode shapes of an FEM data file
 (elements/modal_fem.py), and clamped to multibody interface nodes at FEM nodes.
 
-Unknowns of each instance: the modal coordinates q and their generalized momenta
-p = ∂T/∂q̇ (differential), 6 multipliers per interface node (algebraic).  The rigid-body
-momenta β, γ are the modal node's (engine/core/nodes.py).  Inertia invariants I₁…I₉ (eqs.
+Unknowns of each instance, in MBDyn's velocity form: the modal coordinates q and the modal
+velocities b (differential; rows: the modal equations and b = q̇), 6 multipliers per
+interface node (algebraic).  The modal node's second half of unknowns holds its velocity v
+and angular velocity ω (not momenta: engine/core/nodes.py), whose rows (force, moment and
+the definitions v = ẋ, ω = ω(g, ġ)) this family writes (modal_kernel).  Inertia invariants I₁…I₉ (eqs.
 9.407-9.415) come from the lumped nodal inertia (record 11); record 12 replaces I₁, I₂, I₇;
 I₉ only with `use invariant 9` (MBDyn's default drops it); M_qq, K_qq are the file's generalized
 matrices; the nodal inertia J_i is kept in the floating frame (truncation 9.419, no I₁₀).
@@ -15,8 +17,7 @@ damping` (and its deprecated name `proportional damping`), `diag damping` (c_ii 
 
 Output (`.mod`, MBDyn's layout): per step `label.mode q q̇ q̈` for every mode, then, for
 interface nodes with output, `label@node F M`: the force on the interface node (global) and
-the couple on it in its own frame.  q̈ comes from the inertia equations (ModalJoints.accelerations;
-the momenta p, not q̇, are the unknowns).  Stress stiffening (§9.4.6, eq. 9.433) when the
+the couple on it in its own frame; q̈ is ḃ.  Stress stiffening (§9.4.6, eq. 9.433) when the
 FEM file has record 19: K_qq + Σ c_k K₀ₖ, the coefficients c_k from the floating frame's
 motion and the interface reactions (modal_kernel)."""
 from dataclasses import dataclass
@@ -287,8 +288,8 @@ class ModalJoints(ElementFamily):
         for e, s in enumerate(self.specs):
             m = self.M[e]
             kind += [DIFFERENTIAL] * (2 * m) + [ALGEBRAIC] * (6 * self.NI[e])
-            dim += [DIM["force"]] * m + [DIM["momentum"]] * m
-            what += [f"modal equation {k}" for k in s.modes] + [f"modal momentum {k}" for k in s.modes]
+            dim += [DIM["force"]] * m + [DIM["velocity constraint"]] * m
+            what += [f"modal equation {k}" for k in s.modes] + [f"modal velocity {k}" for k in s.modes]
             for it in s.interfaces:
                 dim += [DIM["position constraint"]] * 3 + [DIM["rotation constraint"]] * 3
                 what += [f"interface {it.node} position {c}" for c in "xyz"] + \
@@ -321,7 +322,7 @@ class ModalJoints(ElementFamily):
         return p
 
     def kept_unknowns(self):
-        """The q and p unknowns: the derivatives phase keeps their values (as the nodes')."""
+        """The q and b unknowns: the derivatives phase keeps their values (as the nodes')."""
         return np.concatenate([self.qoff[e] + np.arange(2 * self.M[e]) for e in range(self.ne)])
 
     # ------------------------------------------------------------------ evaluation
@@ -342,16 +343,29 @@ class ModalJoints(ElementFamily):
 
     # ------------------------------------------------------------------ initial values
     def initial_values(self, y, yp):
-        """q = q₀, q̇ = q̇₀ (records 3, 4 or the card's `initial value`); p is set with the
-        node momenta (own_momenta)."""
+        """q = q₀, q̇ = b = q̇₀ (records 3, 4 or the card's `initial value`)."""
         for e in range(self.ne):
             m = self.M[e]
-            y[self.qoff[e]:self.qoff[e] + m] = self.q0[e, :m]
-            yp[self.qoff[e]:self.qoff[e] + m] = self.qd0[e, :m]
+            o = self.qoff[e]
+            y[o:o + m] = self.q0[e, :m]
+            yp[o:o + m] = self.qd0[e, :m]
+            y[o + m:o + 2 * m] = self.qd0[e, :m]
+
+    def set_own_velocities(self, kin, y, yp):
+        """The velocity unknowns from the (consistent) initial velocities: the modal nodes' v, ω
+        from their kinematics, the modal velocities b = q̇."""
+        nd = self.nodes
+        for e in range(self.ne):
+            m, o, n = self.M[e], self.qoff[e], self.n0[e]
+            y[o + m:o + 2 * m] = yp[o:o + m]
+            if n >= 0:
+                y[nd.ib[n]] = kin.v[n]
+                y[nd.ic[n]] = kin.w[n]
 
     def momenta(self, kin, y, yp, e):
         """(β, γ, p) = (∂T/∂ẋ₀, ∂T/∂ω, ∂T/∂q̇) of instance e at the state (module
-        modal_kernel docstring)."""
+        modal_kernel docstring): the body's momentum and angular momentum about the modal
+        node, and the modal momenta."""
         m = self.M[e]
         q, qd = y[self.qoff[e]:self.qoff[e] + m], yp[self.qoff[e]:self.qoff[e] + m]
         n = self.n0[e]
@@ -374,70 +388,16 @@ class ModalJoints(ElementFamily):
         p = I3.T @ V + B.T @ Om + self.Mqq[e, :m, :m].real @ qd
         return beta, gamma, p
 
-    def own_momenta(self, kin, y, yp):
-        """(β, γ) (n, 3) of the modal nodes from the state's velocities; writes p = ∂T/∂q̇
-        into y (the consistent initial momenta)."""
-        beta, gamma = np.zeros((self.nodes.n, 3)), np.zeros((self.nodes.n, 3))
-        for e in range(self.ne):
-            b, g, p = self.momenta(kin, y, yp, e)
-            m = self.M[e]
-            y[self.qoff[e] + m:self.qoff[e] + 2 * m] = p
-            if self.n0[e] >= 0:
-                beta[self.n0[e]] += b
-                gamma[self.n0[e]] += g
-        return beta, gamma
-
     # ------------------------------------------------------------------ output
     def accelerations(self, ctx, e):
-        """(ẍ₀, ω̇, q̈) of instance e at the state: the inertia equations solved given
-        the momentum rates β̇, γ̇ (the modal node's, which must carry no other inertia) and ṗ:
-            [I₁, -S×, R I₃] = β̇ - ω×(ω×S) - 2 ω×(R I₃ q̇)
-            [S×, 𝕁, R B]   = γ̇ + ẋ₀×β - ω×𝕁ω - R J̇ Ω - ω×(R B q̇)
-            [(R I₃)ᵀ, (R B)ᵀ, M_qq] = ṗ + I₃ᵀ(Ω×V) - ḂᵀΩ
-        (least squares: static modes have no mass); clamped: M_qq q̈ = ṗ."""
-        m = self.M[e]
-        y, yp, kin = ctx.y, ctx.yp, ctx.kin
-        o = self.qoff[e]
-        q, qd, pd = y[o:o + m], yp[o:o + m], yp[o + m:o + 2 * m]
-        Mqq = self.Mqq[e, :m, :m].real
-        n = self.n0[e]
+        """(ẍ₀, ω̇, q̈) of instance e: the rates of the velocity unknowns (zero for a clamped
+        frame)."""
+        m, o, n = self.M[e], self.qoff[e], self.n0[e]
+        qdd = ctx.yp[o + m:o + 2 * m].copy()
         if n < 0:
-            return np.zeros(3), np.zeros(3), np.linalg.lstsq(Mqq, pd, rcond=None)[0]
-        R, v, w = kin.R[n], kin.v[n], kin.w[n]
+            return np.zeros(3), np.zeros(3), qdd
         nd = self.nodes
-        beta, betad, gammad = y[nd.ib[n]], yp[nd.ib[n]], yp[nd.ic[n]]
-        I3 = self.I3[e, :, :m].real
-        S = R @ (self.I2[e].real + I3 @ q)
-        J, Jd, B, Bd = self.I7[e].real.copy(), np.zeros((3, 3)), self.I4[e, :, :m].real.copy(), np.zeros((3, m))
-        for j in range(m):
-            I8s = (self.I8[e, j] + self.I8[e, j].T).real
-            J += q[j] * I8s
-            Jd += qd[j] * I8s
-            B += q[j] * self.I5[e, j, :, :m].real
-            Bd += qd[j] * self.I5[e, j, :, :m].real
-            if self.use9:
-                for k in range(m):
-                    J -= q[j] * q[k] * self.I9[e, j, k].real
-                    Jd -= (qd[j] * q[k] + q[j] * qd[k]) * self.I9[e, j, k].real
-        Om, V = R.T @ w, R.T @ v
-        JJ = R @ J @ R.T
-        RI3, RB = R @ I3, R @ B
-        A = np.zeros((6 + m, 6 + m))
-        A[0:3, 0:3] = self.I1[e].real * np.eye(3)
-        A[0:3, 3:6] = -rot.skew(S)
-        A[0:3, 6:] = RI3
-        A[3:6, 0:3] = rot.skew(S)
-        A[3:6, 3:6] = JJ
-        A[3:6, 6:] = RB
-        A[6:, 0:3] = RI3.T
-        A[6:, 3:6] = RB.T
-        A[6:, 6:] = Mqq
-        rhs = np.concatenate([
-            betad - np.cross(w, np.cross(w, S)) - 2 * np.cross(w, RI3 @ qd),
-            gammad + np.cross(v, beta) - np.cross(w, JJ @ w) - R @ (Jd @ Om) - np.cross(w, RB @ qd),
-            pd + I3.T @ np.cross(Om, V) - Bd.T @ Om])
-        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
-        return sol[0:3], sol[3:6], sol[6:]
+        return ctx.yp[nd.ib[n]].copy(), ctx.yp[nd.ic[n]].copy(), qdd
 
     def output_groups(self, ctx):
         """`.mod` rows (module docstring)."""

@@ -1,21 +1,28 @@
 """Compiled evaluation of the modal joint family (elements/modal.py), theory manual §9.4.
 
 Each instance owns a local, padded layout of L = 12 + 2 M + 12 NI unknowns and rows:
-    0:12          modal node x, g, β, γ (columns; rows: force, moment, β and γ definitions)
+    0:12          modal node x, g, v, ω (columns; rows: force, moment, v = ẋ, ω = ω(g, ġ))
     12:12+M       modal coordinates q (rows: the modal equations)
-    12+M:12+2M    generalized momenta p = ∂T/∂q̇ (rows: their definitions)
+    12+M:12+2M    modal velocities b (rows: b = q̇)
     per interface node k, at b = 12 + 2M + 12k:  x_N, g_N, λ, μ (rows: force, moment of N,
                   the position and the rotation constraint)
 The residual is written once, on complex numbers; its Jacobian is the complex-step derivative
 (exact to rounding) along each local unknown and its rate, chained to the Newton increments
 as the other families do (G8): dCoef ∂f/∂y + ∂f/∂ẏ, rotations through T_θ = dCoef G and T_ω.
 
-Kinetic energy (eqs. 9.396 and 9.419 written through the invariants, Ω = R₀ᵀω, V = R₀ᵀẋ₀):
-    T = ½ I₁ V·V + V·(Ω × s) + V·I₃ q̇ + ½ Ωᵀ J Ω + Ωᵀ B q̇ + ½ q̇ᵀ M_qq q̇
-with s = I₂ + I₃ q, J = I₇ + Σ_j q_j (I₈ⱼ + I₈ⱼᵀ) - Σ_jk q_j q_k I₉ⱼₖ (I₉ only with `use
-invariant 9`), B = I₄ + Σ_j q_j I₅ⱼ, M_qq the generalized mass of the FEM file.  The node
-holds β = ∂T/∂ẋ₀, γ = ∂T/∂ω (its own rows: β̇ = F, γ̇ + ẋ₀×β = M hold for any T invariant
-under rotation); the modal rows are ṗ - ∂T/∂q + C q̇ + K q = Q, p = ∂T/∂q̇.
+MBDyn's velocity form: the node's velocities v, ω and the modal velocities b are unknowns
+and the inertia forces are written with their rates (the same discrete solution as MBDyn's
+modal element; a momentum form would differ from it by the integrator's truncation error).
+With Ω = R₀ᵀω, A = R₀ᵀ(ẍ₀ - g) and the invariants (eqs. 9.407-9.419) s = I₂ + I₃ q,
+J = I₇ + Σⱼ qⱼ (I₈ⱼ + I₈ⱼᵀ) - Σⱼₖ qⱼ qₖ I₉ⱼₖ (I₉ only with `use invariant 9`),
+B = I₄ + Σⱼ qⱼ I₅ⱼ, the equations of motion of T = ½ I₁ V·V + V·(Ω × s) + V·I₃ q̇ + ½ ΩᵀJΩ +
+ΩᵀB q̇ + ½ q̇ᵀM_qq q̇ are, in the floating frame,
+    force   I₁ A + s×ᵀΩ̇ + Ω×(Ω×s) + I₃ q̈ + 2 Ω×I₃ q̇                 = R₀ᵀ F
+    moment  s×A + J Ω̇ + Ω×JΩ + B q̈ + J̇ Ω + Ω×B q̇                     = R₀ᵀ M
+    modal   M_qq q̈ + I₃ᵀA + BᵀΩ̇ + 2 Σⱼ q̇ⱼ I₅ⱼᵀΩ - ½ Ω·∂J/∂q Ω + C q̇ + K q = Q
+(J̇ Ω + Ω×B q̇ is MBDyn's 2 (Σ q̇ⱼ I₈ⱼ - Σ qⱼ q̇ₖ I₉ⱼₖ) Ω by Jacobi's identity).  Without I₉,
+MBDyn drops its partner Ω × Σⱼ qⱼ I₅ⱼ q̇ from the moment too, and so does this kernel: the
+equations are then MBDyn's, not those of a T (angular momentum is conserved with I₉ only).
 Interface node N on FEM node P (eqs. 9.422-9.423, rotations linearized as in 9.389):
     c_x = x_N + R_N o_N - x₀ - R₀ (f_P + U_P q),   c_θ = ax(skew(R_Nᵀ R₀ (I + (V_P q)×)))
 with λ the force on N (global) and μ the couple on N (N's frame), loading the modal node,
@@ -25,10 +32,7 @@ the loads are those of the physical model, not the transpose of the rows' Jacobi
 Stress stiffening (§9.4.6, eq. 9.433; FEM record 19): the modal rows get (Σ_k c_k K₀ₖ) q with,
 in the floating frame, c₁…₆ = Ω₁², Ω₂², Ω₃², Ω₁Ω₂, Ω₂Ω₃, Ω₃Ω₁ (eq. 9.436), c₇…₉ = R₀ᵀω̇
 (9.435), c₁₀…₁₂ = R₀ᵀ(ẍ₀ - g) (9.434), and per interface node j, c = -R₀ᵀλⱼ and
--R₀ᵀR_N μⱼ (9.438-9.439).  The accelerations are the rigid body's, from the modal node's
-momentum rates: [I₁, -S×; S×, 𝕁] (ẍ₀, ω̇) = (β̇ - ω×(ω×S), γ̇ + ẋ₀×β - ω×𝕁ω) (the elastic
-coupling terms of ModalJoints.accelerations dropped: K₀ is itself a first-order correction);
-so β, γ and their rates enter the modal rows (and the complex-step Jacobian) only then."""
+-R₀ᵀR_N μⱼ (9.438-9.439), the accelerations being the rates of the node's velocity unknowns."""
 import numpy as np
 
 from mbdae.engine.core.compiled import kernel
@@ -80,31 +84,14 @@ def _mtv(A, x):
 
 
 @kernel
-def stiffening_coefficients(e, z, zd, n0, M, NI, I1, s, J, R0, w0, v0, g, RbN, c):
-    """The coefficients c (12 + 6 NI) of the stress stiffening matrices (module docstring)."""
+def stiffening_coefficients(e, z, n0, NI, M, Om, Omd, Ag, R0, RbN, c):
+    """The coefficients c (12 + 6 NI) of the stress stiffening matrices (module docstring):
+    Ω products, Ω̇ and R₀ᵀ(ẍ₀ - g) in the floating frame, the interface reactions."""
     c[:] = 0.0
-    Om = R0.T @ w0
     c[0], c[1], c[2] = Om[0] * Om[0], Om[1] * Om[1], Om[2] * Om[2]
     c[3], c[4], c[5] = Om[0] * Om[1], Om[1] * Om[2], Om[2] * Om[0]
-    a = np.zeros(3, np.complex128)
-    if n0[e] >= 0:
-        S = R0 @ s
-        JJ = R0 @ J @ R0.T
-        A = np.zeros((6, 6), np.complex128)
-        for i in range(3):
-            A[i, i] = I1[e]
-            for j in range(3):
-                A[3 + i, 3 + j] = JJ[i, j]
-        # -S× in the upper right, S× in the lower left
-        A[0, 4], A[0, 5], A[1, 3], A[1, 5], A[2, 3], A[2, 4] = S[2], -S[1], -S[2], S[0], S[1], -S[0]
-        A[3, 1], A[3, 2], A[4, 0], A[4, 2], A[5, 0], A[5, 1] = -S[2], S[1], S[2], -S[0], -S[1], S[0]
-        rhs = np.zeros(6, np.complex128)
-        rhs[0:3] = zd[6:9] - _cross(w0, _cross(w0, S))
-        rhs[3:6] = zd[9:12] + _cross(v0, z[6:9]) - _cross(w0, JJ @ w0)
-        acc = np.linalg.solve(A, rhs)
-        a = acc[0:3]
-        c[6:9] = R0.T @ acc[3:6]
-    c[9:12] = R0.T @ (a - g)
+    c[6:9] = Omd
+    c[9:12] = Ag
     m = M[e]
     for k in range(NI[e]):
         b = 12 + 2 * m + 12 * k
@@ -134,8 +121,8 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
         w0 = np.zeros(3, np.complex128)
     q = z[12:12 + m]
     qd = zd[12:12 + m]
-    p = z[12 + m:12 + 2 * m]
-    pd = zd[12 + m:12 + 2 * m]
+    b = z[12 + m:12 + 2 * m]         # modal velocities (unknowns) and their rates
+    bd = zd[12 + m:12 + 2 * m]
     # body-frame inertia at q (explicit loops: no temporaries per mode, no BLAS calls on
     # these tiny arrays; the complex-step Jacobian evaluates this once per local unknown)
     s = np.empty(3, np.complex128)
@@ -160,43 +147,80 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
             for j in range(m):
                 acc += q[j] * I5[e, j, i, k]
             Bm[i, k] = acc
-    Om = np.empty(3, np.complex128)
-    V = np.empty(3, np.complex128)
-    Rs = np.empty(3, np.complex128)
-    for i in range(3):
-        Om[i] = R0[0, i] * w0[0] + R0[1, i] * w0[1] + R0[2, i] * w0[2]
-        V[i] = R0[0, i] * v0[0] + R0[1, i] * v0[1] + R0[2, i] * v0[2]
-        Rs[i] = R0[i, 0] * s[0] + R0[i, 1] * s[1] + R0[i, 2] * s[2]
     g = gravity * gvec
+    framed = n0[e] >= 0
+    if framed:
+        vu = z[6:9]                   # the modal node's velocity unknowns and their rates
+        wu = z[9:12]
+        a0 = zd[6:9]
+        wd0 = zd[9:12]
+    else:
+        vu = np.zeros(3, np.complex128)
+        wu = np.zeros(3, np.complex128)
+        a0 = np.zeros(3, np.complex128)
+        wd0 = np.zeros(3, np.complex128)
+    Om = np.empty(3, np.complex128)      # R₀ᵀω, R₀ᵀω̇, R₀ᵀ(ẍ₀ - g)
+    Omd = np.empty(3, np.complex128)
+    Ag = np.empty(3, np.complex128)
+    for i in range(3):
+        Om[i] = R0[0, i] * wu[0] + R0[1, i] * wu[1] + R0[2, i] * wu[2]
+        Omd[i] = R0[0, i] * wd0[0] + R0[1, i] * wd0[1] + R0[2, i] * wd0[2]
+        Ag[i] = R0[0, i] * (a0[0] - g[0]) + R0[1, i] * (a0[1] - g[1]) + R0[2, i] * (a0[2] - g[2])
     if not assembly:
-        if n0[e] >= 0:
-            # β = I₁ v + ω × R s + R I₃ q̇,  γ = R s × v + R (J Ω + B q̇)
-            a3 = np.empty(3, np.complex128)          # I₃ q̇
-            b3 = np.empty(3, np.complex128)          # J Ω + B q̇
+        if framed:
+            # force: I₁(ẍ₀ - g) + R(s×ᵀ Ω̇ + Ω×(Ω×s) + I₃ q̈ + 2 Ω×I₃ q̇)
+            # moment: R(s×(R₀ᵀ(ẍ₀ - g)) + J Ω̇ + Ω×J Ω + B q̈ + J̇ Ω + Ω×B q̇), in the floating frame
+            I3b, I3bd, Bb, Bbd, JO, JdO = (np.zeros(3, np.complex128), np.zeros(3, np.complex128),
+                                           np.zeros(3, np.complex128), np.zeros(3, np.complex128),
+                                           np.zeros(3, np.complex128), np.zeros(3, np.complex128))
             for i in range(3):
-                acc = 0.0j
-                acc2 = J[i, 0] * Om[0] + J[i, 1] * Om[1] + J[i, 2] * Om[2]
                 for j in range(m):
-                    acc += I3[e, i, j] * qd[j]
-                    acc2 += Bm[i, j] * qd[j]
-                a3[i] = acc
-                b3[i] = acc2
-            wRs = _cross(w0, Rs)
-            Rsv = _cross(Rs, v0)
-            Rsg = _cross(Rs, g)
+                    I3b[i] += I3[e, i, j] * b[j]
+                    I3bd[i] += I3[e, i, j] * bd[j]
+                    Bb[i] += Bm[i, j] * b[j]
+                    Bbd[i] += Bm[i, j] * bd[j]
+                for c in range(3):
+                    JO[i] += J[i, c] * Om[c]
+                    jd = 0.0j                  # J̇ = Σⱼ q̇ⱼ (I₈ⱼ + I₈ⱼᵀ) - Σⱼₖ (q̇ⱼ qₖ + qⱼ q̇ₖ) I₉ⱼₖ
+                    for j in range(m):
+                        jd += b[j] * (I8[e, j, i, c] + I8[e, j, c, i])
+                        if use9:
+                            for k in range(m):
+                                jd -= (b[j] * q[k] + q[j] * b[k]) * I9[e, j, k, i, c]
+                    JdO[i] += jd * Om[c]
+            if not use9:
+                # without I₉, MBDyn's moment equation also lacks its partner Ω × Σⱼ qⱼ I₅ⱼ q̇
+                # (with I₉ the two make -2 Σ qⱼ q̇ₖ I₉ⱼₖ Ω): taken out
+                for i in range(3):
+                    acc = 0.0j
+                    for k in range(m):
+                        for j in range(m):
+                            acc += q[j] * I5[e, j, i, k] * b[k]
+                    Bb[i] -= acc
+            Os = _cross(Om, s)
+            OOs = _cross(Om, Os)
+            sOd = _cross(s, Omd)
+            OI3b = _cross(Om, I3b)
+            sA = _cross(s, Ag)
+            OJO = _cross(Om, JO)
+            OBb = _cross(Om, Bb)
+            fl = np.empty(3, np.complex128)
+            ml = np.empty(3, np.complex128)
             for i in range(3):
-                Ra = R0[i, 0] * a3[0] + R0[i, 1] * a3[1] + R0[i, 2] * a3[2]
-                Rb = R0[i, 0] * b3[0] + R0[i, 1] * b3[1] + R0[i, 2] * b3[2]
-                out[i] -= I1[e] * g[i]
-                out[3 + i] -= Rsg[i]
-                out[6 + i] -= I1[e] * v0[i] + wRs[i] + Ra
-                out[9 + i] -= Rsv[i] + Rb
-        vxw = _cross(V, Om)
-        RTg = np.empty(3, np.complex128)
-        for i in range(3):
-            RTg[i] = R0[0, i] * g[0] + R0[1, i] * g[1] + R0[2, i] * g[2]
+                fl[i] = -sOd[i] + OOs[i] + I3bd[i] + 2.0 * OI3b[i]
+                acc = 0.0j
+                for c in range(3):
+                    acc += J[i, c] * Omd[c]
+                ml[i] = sA[i] + acc + OJO[i] + Bbd[i] + JdO[i] + OBb[i]
+            for i in range(3):
+                out[i] += I1[e] * (a0[i] - g[i]) + R0[i, 0] * fl[0] + R0[i, 1] * fl[1] + R0[i, 2] * fl[2]
+                out[3 + i] += R0[i, 0] * ml[0] + R0[i, 1] * ml[1] + R0[i, 2] * ml[2]
+                # the velocity unknowns' definitions
+                out[6 + i] = vu[i] - v0[i]
+                out[9 + i] = wu[i] - w0[i]
         for k in range(m):
-            # Ω·Jₖ Ω with Jₖ = I₈ₖ + I₈ₖᵀ (- Σ_j q_j (I₉ₖⱼ + I₉ⱼₖ)): 2 Ω·I₈ₖΩ (- ...)
+            # M_qq q̈ + I₃ₖ·R₀ᵀ(ẍ₀ - g) + Bₖ·Ω̇ + 2 Σⱼ q̇ⱼ I₅ⱼ[:, k]·Ω - ½ Ω·Jₖ Ω + C q̇ + K q,
+            # Jₖ = ∂J/∂qₖ = I₈ₖ + I₈ₖᵀ (- Σⱼ qⱼ (I₉ₖⱼ + I₉ⱼₖ))
             oJo = 0.0j
             for i in range(3):
                 for c in range(3):
@@ -205,21 +229,17 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
                         for j in range(m):
                             w -= q[j] * (I9[e, k, j, i, c] + I9[e, j, k, i, c])
                     oJo += Om[i] * w * Om[c]
-            dT = I3[e, 0, k] * vxw[0] + I3[e, 1, k] * vxw[1] + I3[e, 2, k] * vxw[2] + 0.5 * oJo
-            kq = 0.0j
-            for j in range(m):
-                dT += (Om[0] * I5[e, k, 0, j] + Om[1] * I5[e, k, 1, j] + Om[2] * I5[e, k, 2, j]) * qd[j]
-                kq += Kqq[e, k, j] * q[j] + Cqq[e, k, j] * qd[j]
-            out[12 + k] = pd[k] - dT + kq - (I3[e, 0, k] * RTg[0] + I3[e, 1, k] * RTg[1] + I3[e, 2, k] * RTg[2])
-            # p = ∂T/∂q̇ = I₃ᵀV + BᵀΩ + M_qq q̇
-            pT = 0.0j
+            acc = -0.5 * oJo
             for i in range(3):
-                pT += I3[e, i, k] * V[i] + Bm[i, k] * Om[i]
+                acc += I3[e, i, k] * Ag[i] + Bm[i, k] * Omd[i]
+                for j in range(m):
+                    acc += 2.0 * b[j] * I5[e, j, i, k] * Om[i]
             for j in range(m):
-                pT += Mqq[e, k, j] * qd[j]
-            out[12 + m + k] = p[k] - pT
+                acc += Mqq[e, k, j] * bd[j] + Kqq[e, k, j] * q[j] + Cqq[e, k, j] * b[j]
+            out[12 + k] = acc
+            out[12 + m + k] = b[k] - qd[k]
         if ss[e]:
-            stiffening_coefficients(e, z, zd, n0, M, NI, I1, s, J, R0, w0, v0, g, RbN, cs)
+            stiffening_coefficients(e, z, n0, NI, M, Om, Omd, Ag, R0, RbN, cs)
             for i in range(12 + 6 * NI[e]):
                 if cs[i] == 0.0:
                     continue
@@ -229,13 +249,18 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
                         acc += K0[e, i, k, j] * q[j]
                     out[12 + k] += cs[i] * acc
     elif mode == IA_POSITION:
+        # the initial assembly solves positions and velocities only: identity rows on the rest
+        for i in range(6):
+            out[6 + i] = z[6 + i]
         for k in range(m):
             out[12 + k] = q[k] - q0[e, k]
-            out[12 + m + k] = p[k]
+            out[12 + m + k] = b[k]
     else:
+        for i in range(6):
+            out[6 + i] = zd[6 + i]
         for k in range(m):
             out[12 + k] = qd[k] - qd0[e, k]
-            out[12 + m + k] = pd[k]
+            out[12 + m + k] = bd[k]
     # interface nodes
     for k in range(NI[e]):
         b = 12 + 2 * m + 12 * k
@@ -305,9 +330,8 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 z[i] = x[n, i]
                 zd[i] = v[n, i]
                 zd[3 + i] = w[n, i]
-                if ss[e]:                     # β, γ and their rates: the stiffening's accelerations
-                    z[6 + i], zd[6 + i] = y[ib0[e, i]], yp[ib0[e, i]]
-                    z[9 + i], zd[9 + i] = y[ic0[e, i]], yp[ic0[e, i]]
+                z[6 + i], zd[6 + i] = y[ib0[e, i]], yp[ib0[e, i]]      # the node's v, ω unknowns
+                z[9 + i], zd[9 + i] = y[ic0[e, i]], yp[ic0[e, i]]
         for j in range(2 * m):
             z[12 + j] = y[qoff[e] + j]
             zd[12 + j] = yp[qoff[e] + j]
@@ -331,22 +355,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
         dz[:] = 0.0
         dzd[:] = 0.0
         for c in range(nl):
-            if c >= 6 and c < 12 and not (ss[e] and n >= 0):
-                continue                  # β, γ: the node's own terms (and the stiffening's)
-            if c < 6 and n < 0:
-                continue
-            if c >= 12 + m and c < 12 + 2 * m:
-                # p enters linearly: p on its definition row (regular modes, or the position
-                # subproblem's identity row), ṗ on the modal equation (or the velocity
-                # subproblem's identity row)
-                j = c - 12 - m
-                if mode == IA_POSITION:
-                    dz[c, c] = 1.0
-                elif mode == IA_VELOCITY:
-                    dzd[c, c] = 1.0
-                else:
-                    dz[c, c] = 1.0
-                    dzd[12 + j, c] = 1.0
+            if c < 12 and n < 0:
                 continue
             z[c] += 1j * STEP
             local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
@@ -370,7 +379,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
             if c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 >= 6:
                 for i in range(L):
                     jac[e, i, c] = dz[i, c]
-            elif (c < 3 and n >= 0) or (c >= 6 and c < 12 and n >= 0 and ss[e]) or (c >= 12 and c < 12 + 2 * m) or \
+            elif (c < 3 and n >= 0) or (c >= 6 and c < 12 and n >= 0) or (c >= 12 and c < 12 + 2 * m) or \
                     (c >= 12 + 2 * m and (c - 12 - 2 * m) % 12 < 3):
                 for i in range(L):
                     jac[e, i, c] = dcoef * dz[i, c] + dzd[i, c]

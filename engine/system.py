@@ -225,6 +225,24 @@ class System:
             history_row(P.y, P.yp, P.R, P.w, R_ref, gstart, k == 0, ys[k], yps[k])
         return ys, yps
 
+    def node_accelerations(self, yp, kin):
+        """(a, ω̇), arrays (n, 3), of every structural node at a state with rates ẏ: from the
+        momentum rates through the rigid bodies' inertia (eqs. 8.6-8.9; NaN for a node that
+        carries none), and directly from ẏ for the modal nodes (velocity form)."""
+        nodes = self.nodes
+        a, wd = np.full((nodes.n, 3), np.nan), np.full((nodes.n, 3), np.nan)
+        bodies = self.family_with("node_accelerations")
+        if bodies is not None:
+            betad, gammad = np.zeros((nodes.n, 3)), np.zeros((nodes.n, 3))
+            d, dr = nodes.inertial, np.intersect1d(nodes.inertial, nodes.dyn_rot)
+            betad[d] = yp[nodes.ib[d]]
+            gammad[dr] = yp[nodes.ic[dr]]
+            a, wd = bodies.node_accelerations(kin, betad, gammad)
+        vf = nodes.velocity_form
+        a[vf] = yp[nodes.ib[vf]]
+        wd[vf] = yp[nodes.ic[vf]]
+        return a, wd
+
     def family_with(self, capability):
         """The first family offering the method `capability` (e.g. the joints' `reactions`,
         the rigid bodies' `node_momenta`), or None: the drivers find families by what they

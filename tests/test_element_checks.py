@@ -180,7 +180,7 @@ def _floating_modal(rng):
     model.modal_joints = model.modal_joints[:1]
     model.gravity_vector = None
     system = System(model)
-    fam = system.family_with("own_momenta")
+    fam = system.family_with("set_own_velocities")
     return system, fam
 
 
@@ -192,10 +192,16 @@ def _modal_blocks(system, fam, st, dcoef):
 def test_modal_joint_action_equals_reaction():
     """The interface reactions on the modal node and the interface nodes: Σ forces = 0 and
     Σ moments about the origin = -Σ c_x × λ (the position rows times dCoef; zero once they
-    hold), at a random state."""
+    hold), at a random state whose velocity unknowns and their rates are zero (the modal
+    node's rows then hold no inertia force: only the reactions)."""
     rng = np.random.default_rng(21)
     system, fam = _floating_modal(rng)
     st = randomize_state(system, rng)
+    n0, m = fam.n0[0], fam.M[0]
+    nd = system.nodes
+    for rows in (nd.ib[n0], nd.ic[n0], fam.qoff[0] + m + np.arange(m)):
+        st.y[rows] = 0.0
+        st.yp[rows] = 0.0
     dcoef = 0.4
     r, kin = _modal_blocks(system, fam, st, dcoef)
     m = fam.M[0]
@@ -213,9 +219,10 @@ def test_modal_joint_action_equals_reaction():
 
 
 def test_modal_joint_objectivity():
-    """A rigid rotation Q and translation of the whole system (velocities turned by Q, the
-    global force multipliers λ too, the couples μ in the interface node's frame not): node
-    loads, momenta and position rows turn by Q; the modal equations and rotation rows do not
+    """A rigid rotation Q and translation of the whole system (velocities and accelerations,
+    the modal node's velocity unknowns included, turned by Q, the global force multipliers λ
+    too, the couples μ in the interface node's frame not): node loads, velocity definitions
+    and position rows turn by Q; the modal equations and rotation rows do not
     change."""
     rng = np.random.default_rng(22)
     system, fam = _floating_modal(rng)
@@ -228,6 +235,10 @@ def test_modal_joint_objectivity():
     for k in range(fam.NI[0]):
         i = fam.moff[0, k]
         st2.y[i:i + 3] = Q @ st.y[i:i + 3]
+    n0 = fam.n0[0]
+    for rows in (nodes.ib[n0], nodes.ic[n0]):       # the modal node's v, ω and their rates
+        st2.y[rows] = Q @ st.y[rows]
+        st2.yp[rows] = Q @ st.yp[rows]
     r1, _ = _modal_blocks(system, fam, st2, 0.5)
     m = fam.M[0]
     vectors = [0, 3, 6, 9] + [12 + 2 * m + 12 * k + j for k in range(fam.NI[0]) for j in (0, 3, 6)]

@@ -9,8 +9,9 @@ orientation R_ref committed after each converged step (G3): R = R(g) R_ref with 
 fixed during the step, so ω = G(g) ġ exactly (at g = 0, ġ = ω).  The family also carries the "automatic structural" inertia
 terms of dynamic nodes: force row β̇, moment row γ̇ + ẋ×β (eq. 8.3), and the β, γ
 parts of the momentum definition rows (eq. 8.1); rigid bodies add the rest.  A `modal`
-node (MBDyn's ModalNode, input manual "Modal" joint) is such a dynamic node: its β, γ are
-the momenta of the whole modal body, which the modal joint (elements/modal.py) writes.  With `rigid
+node (MBDyn's ModalNode, input manual "Modal" joint) has the same unknowns in MBDyn's
+velocity form: v, ω in place of β, γ, and the modal joint (elements/modal.py) writes all its
+inertia rows and the definitions v = ẋ, ω = ω(g, ġ); this family writes none of them.  With `rigid
 body kinematics` (engine/core/rbk.py) the model is written in a moving frame and these terms
 gain the frame's Coriolis part, 2 ω̄₀×β on the force row and ω̄₀×γ on the moment row
 (eq. 8.42); the momenta stay the relative ones.
@@ -87,7 +88,7 @@ class StructuralNodes:
         if len(set(self.labels.tolist())) != n:
             raise ValueError("duplicate structural node labels")
         self.index_of = {int(l): i for i, l in enumerate(self.labels)}
-        kinds = [s.kind for s in self.specs]
+        kinds = self.kinds = [s.kind for s in self.specs]
         for s in self.specs:
             if s.kind not in NODE_KINDS:
                 raise ValueError(f"structural node {s.label}: kind must be one of {NODE_KINDS}, not {s.kind!r}")
@@ -112,7 +113,10 @@ class StructuralNodes:
         self.ig_rot = self.ig[self.rot]
         self.dyn = np.flatnonzero(self.dynamic)
         self.dyn_rot = np.flatnonzero(self.dynamic & self.rotating)
-        self._ib_dyn, self._ic_dyn = self.ib[self.dyn], self.ic[self.dyn]
+        # the nodes whose inertia rows this family writes (not the modal nodes, velocity form)
+        self.inertial = np.flatnonzero(self.dynamic & np.array([k != "modal" for k in kinds], bool))
+        self.velocity_form = np.flatnonzero(np.array([k == "modal" for k in kinds], bool))
+        self._ib_dyn, self._ic_dyn = self.ib[self.inertial], self.ic[self.inertial]
         self._all_dynamic = bool(self.dynamic.all())
         self.wx = np.ones(n)
         self.wv = np.ones(n)
@@ -144,13 +148,16 @@ class StructuralNodes:
         dim = np.empty(self.total, np.int64)
         dim[self.ix] = DIM["force"]
         dim[self.ig_rot] = DIM["moment"]
-        d, dr = self.dyn, self.dyn_rot
+        d, dr, vf = self.dyn, self.dyn_rot, self.velocity_form
         dim[self.ib[d]] = DIM["momentum"]
         dim[self.ic[dr]] = DIM["angular momentum"]
+        dim[self.ib[vf]] = DIM["velocity constraint"]
+        dim[self.ic[vf]] = DIM["angular velocity constraint"]
         labels = np.repeat(self.labels, self.ndof)
         names = np.empty(self.total, dtype=object)
         for rows, word in ((self.ix, "force"), (self.ig_rot, "moment"), (self.ib[d], "momentum"),
-                           (self.ic[dr], "angular momentum")):
+                           (self.ic[dr], "angular momentum"), (self.ib[vf], "velocity"),
+                           (self.ic[vf], "angular velocity")):
             names[rows] = np.array([f"{word} x", f"{word} y", f"{word} z"], dtype=object)
         return kind, dim, labels, list(names)
 
@@ -163,7 +170,7 @@ class StructuralNodes:
     # ------------------------------------------------------------------ pattern
     def build_pattern(self):
         p = Pattern()
-        d = self.dyn
+        d = self.inertial
         ix, ig, ib, ic = self.ix, self.ig, self.ib[d], self.ic[d]
         p.add_res(ix)
         p.add_res(ig)
@@ -192,7 +199,7 @@ class StructuralNodes:
             ia_v, ia_w = np.asarray(ctx.ia_v, float), np.asarray(ctx.ia_w, float)
         jac, want_jac = kernel_jacobian_views(self, jac_views)
         w0 = self._no_frame if self.frame is None else self.frame.inertial_terms(ctx.t)[0]
-        node_equations(mode, float(kin.dcoef), self.dyn, self._ib_dyn, self._ic_dyn, ctx.y, ctx.yp,
+        node_equations(mode, float(kin.dcoef), self.inertial, self._ib_dyn, self._ic_dyn, ctx.y, ctx.yp,
                        kin.x, kin.v, kin.w, kin.g, kin.Tw, ia_x, ia_v, ia_w, self.wx, self.wv, w0, want_jac,
                        *res_views, *jac)
 

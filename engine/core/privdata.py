@@ -205,17 +205,7 @@ class ModelNamespace:
         return float(fam.private_data(self.context, name)[i])
 
     def _accelerations(self):
-        nodes, ctx = self.system.nodes, self.context
-        bodies = next((fam for fam in self.system.families if fam.name == "body"), None)
-        if bodies is None:
-            nan = np.full((nodes.n, 3), np.nan)
-            return nan, nan
-        betad = np.zeros((nodes.n, 3))
-        gammad = np.zeros((nodes.n, 3))
-        d, dr = nodes.dyn, nodes.dyn_rot
-        betad[d] = ctx.yp[nodes.ib[d]]
-        gammad[dr] = ctx.yp[nodes.ic[dr]]
-        return bodies.node_accelerations(ctx.kin, betad, gammad)
+        return self.system.node_accelerations(self.context.yp, self.context.kin)
 
     # ------------------------------------------------------------------ elements
     def element(self, kind, label, name):

@@ -218,11 +218,14 @@ class InitialValueProblem:
 
     def set_momenta(self, st):
         """β = Σ(m ẋ + ω×s), γ = Σ(s×ẋ + Jω) from the (consistent) initial velocities: the
-        sum over the families that carry mass (rigid bodies, solid elements: β = M u̇)."""
+        sum over the families that carry mass (rigid bodies, solid elements: β = M u̇); the
+        families with velocity unknowns of their own (modal joints: the modal node's v, ω
+        and the modal velocities) set them from the same velocities."""
         sysm = self.system
         nodes = sysm.nodes
-        own = [f for f in sysm.families if hasattr(f, "own_momenta")]
-        if not own and (not self.momentum_families or len(nodes.dyn) == 0):
+        own = [f for f in sysm.families if hasattr(f, "set_own_velocities")]
+        d = nodes.inertial
+        if not own and (not self.momentum_families or len(d) == 0):
             return
         kin = sysm.kinematics(st)
         beta, gamma = np.zeros((nodes.n, 3)), np.zeros((nodes.n, 3))
@@ -230,12 +233,11 @@ class InitialValueProblem:
             b, g = fam.node_momenta(kin)
             beta += b
             gamma += g
-        for fam in own:          # families with momenta among their own unknowns (modal joints)
-            b, g = fam.own_momenta(kin, st.y, st.yp)
-            beta += b
-            gamma += g
-        st.y[nodes.ib[nodes.dyn]] = beta[nodes.dyn]
-        st.y[nodes.ic[nodes.dyn_rot]] = gamma[nodes.dyn_rot]
+        st.y[nodes.ib[d]] = beta[d]
+        dr = np.intersect1d(d, nodes.dyn_rot)
+        st.y[nodes.ic[dr]] = gamma[dr]
+        for fam in own:
+            fam.set_own_velocities(kin, st.y, st.yp)
 
     def derivatives(self, st):
         """Consistent ẏ (accelerations, momentum rates) and multipliers at t0 (manual §6.2.1).
@@ -347,17 +349,7 @@ class InitialValueProblem:
             r.joint_moment.append(M)
 
     def accelerations(self, st, kin):
-        nodes = self.system.nodes
-        bodies = self.bodies
-        if bodies is None:
-            nan = np.full((nodes.n, 3), np.nan)
-            return nan, nan.copy()
-        betad = np.zeros((nodes.n, 3))
-        gammad = np.zeros((nodes.n, 3))
-        d, dr = nodes.dyn, nodes.dyn_rot
-        betad[d] = st.yp[nodes.ib[d]]
-        gammad[dr] = st.yp[nodes.ic[dr]]
-        return bodies.node_accelerations(kin, betad, gammad)
+        return self.system.node_accelerations(st.yp, kin)
 
     # ------------------------------------------------------------------ driver
     def prepare(self):

@@ -145,11 +145,17 @@ print("last link centre", list(mbs.GetNodeOutput(node, exu.OutputVariableType.Po
 """
 
 
+# the environment of the timed processes: Python writes and reuses its bytecode (.pyc), as in
+# a user's install (a shell with PYTHONDONTWRITEBYTECODE=1 makes every start-up recompile
+# mbdae's sources: 0.3 s more on this machine)
+RUN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed(cmd, cwd):
     """(wall time, completed process) of one run; a failed run is reported, not raised (MBDyn
     1.7.3 diverges on the chain of 1000)."""
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=RUN_ENV)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["?"])[-1]
@@ -194,7 +200,7 @@ def bench(name, deck_text, workdir, repeat, exudyn_args=None, mbdyn=None, other_
         engines["mbdyn"] = lambda: timed([mbdyn, "-f", str(deck), "-o", str(workdir / f"{name}.mbdyn")], workdir)
     # one short untimed run: kernels this deck needs compiled and cached before timing
     subprocess.run(mbdae_command() + ["run", str(deck), "-o", str(workdir / "warm"), "--final-time", "0.002"],
-                   cwd=workdir, capture_output=True)
+                   cwd=workdir, capture_output=True, env=RUN_ENV)
     walls = {k: [] for k in engines}
     for _ in range(repeat):                       # alternate the engines
         for k, run in engines.items():
@@ -216,7 +222,7 @@ def first_run(workdir):
     deck = workdir / "first.mbd"
     deck.write_text(chain_deck(10))
     cache = Path(tempfile.mkdtemp(prefix="mbdae-kernels-"))
-    env = dict(os.environ, MBDAE_CACHE_DIR=str(cache / "k"))
+    env = dict(RUN_ENV, MBDAE_CACHE_DIR=str(cache / "k"))
     try:
         for label in ("first run (compiles the kernels)", "second run (cached kernels)"):
             t0 = time.perf_counter()

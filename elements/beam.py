@@ -336,6 +336,11 @@ class _Beams(ElementFamily):
         return self._points(self.incremental, kin.x, kin.v, kin.R, kin.w, kin.g, kin.G, R_prev, kappa_ref,
                             ctx.t)
 
+    def rebase(self, ctx, arrays):
+        """A step re-based on its prediction (System.rebase_rotations): the incremental form's
+        section frames and curvatures at the predicted configuration (MBDyn's AfterPredict)."""
+        return self.commit(ctx, arrays)
+
     def commit(self, ctx, arrays):
         """After a converged step or phase, before the nodes' increments are reset (G3): the
         incremental form's new section frames and curvatures (MBDyn's AfterConvergence)."""

@@ -109,6 +109,9 @@ class System:
         self.jac_dst = self.assembler.map[self.jac_src]
         # families with a step-start action (driven elements' activation hints)
         self.step_starters = [fam for fam in self.families if getattr(fam, "has_step_start", False)]
+        # families whose internal arrays refer to the nodes' rotation reference (the beams'
+        # incremental form): re-based with it (rebase_rotations)
+        self.rebasing = [fam for fam in self.stateful if hasattr(fam, "rebase")]
         # rows the System divides by dCoef in a regular step (MBDyn's φ/dCoef): position-level
         # constraint rows; their Jacobian does not depend on dCoef (solvers/coupled.py)
         self.scaled_rows = self.is_alg & np.isin(self.dim, [DIM["position constraint"],
@@ -172,7 +175,7 @@ class System:
         return State(t0, y, yp, R_ref, families=families)
 
     def kinematics(self, state, dcoef=0.0):
-        return Kinematics(self.nodes, state.y, state.yp, state.R_ref, dcoef)
+        return Kinematics(self.nodes, state.y, state.yp, state.R_ref, dcoef, state.w_ref)
 
     def context(self, state, dcoef=0.0, mode="regular", kin=None):
         """The Context the families see at `state` (its kinematics, unless given)."""
@@ -207,7 +210,31 @@ class System:
                 families[fam.state_key] = fam.commit(ctx, fam.state_arrays(ctx))
             state.families = families
         state.R_ref = kin.R
+        state.w_ref = None
         self.nodes.reset_rotations(state.y, state.yp, kin.w)
+
+    def rebase_rotations(self, state):
+        """A predicted step state re-based on its prediction, as MBDyn's nodes do (its
+        StructNode::AfterPredict): R_ref ← R(g) R_ref, ω_ref ← G(g) ġ, g ← 0, ġ ← 0, so that
+        within the step R = R(g) R_ref and ω = G(g) ġ + R(g) ω_ref with g = dCoef ġ about the
+        prediction (the corrector of the multistep methods leaves y - dCoef ẏ unchanged).  The
+        families whose arrays refer to that reference (the beams' incremental form, MBDyn's
+        Beam::AfterPredict) take them at the predicted configuration."""
+        nodes = self.nodes
+        if len(nodes.rot) == 0:
+            return state
+        kin = self.kinematics(state)
+        if self.rebasing:
+            ctx = Context(state.t, state.y, state.yp, kin, "regular", None, state.families)
+            families = dict(state.families)
+            for fam in self.rebasing:
+                families[fam.state_key] = fam.rebase(ctx, fam.state_arrays(ctx))
+            state.families = families
+        state.R_ref = kin.R.copy()
+        state.w_ref = kin.w.copy()
+        state.y[nodes.ig_rot] = 0.0
+        state.yp[nodes.ig_rot] = 0.0
+        return state
 
     def update(self, state, dx, dcoef):
         """Newton update (G1): differential unknowns ẏ += Δ, y += dCoef Δ; algebraic y += Δ."""

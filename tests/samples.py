@@ -38,7 +38,8 @@ total_equation_model = on_new_model(total_equation_sample)
 
 
 def randomize_state(system, rng, t=0.37, g_scale=0.2):
-    """A generic state: random y, ẏ (incl. multipliers), rotation increments and references."""
+    """A generic state: random y, ẏ (incl. multipliers), rotation increments, references and
+    reference angular velocities (a step re-based on its prediction, System.rebase_rotations)."""
     st = system.initial_state(t)
     st.y[:] = rng.normal(size=system.n)
     st.yp[:] = rng.normal(size=system.n)
@@ -49,6 +50,7 @@ def randomize_state(system, rng, t=0.37, g_scale=0.2):
     # position would invert the elements
     disp = np.flatnonzero(~nodes.rotating)
     st.y[nodes.ix[disp]] = nodes.x0[disp] + 0.01 * rng.normal(size=(len(disp), 3))
+    st.w_ref = np.where(nodes.rotating[:, None], rng.normal(size=(nodes.n, 3)), 0.0)
     return st
 
 
@@ -61,4 +63,6 @@ def rigid_motion(st, nodes, Q, c, v0, w0):
     st2.yp[nodes.ix] = rot.matvec(Q, st.yp[nodes.ix]) + v0 + rot.cross(w0, xq)
     st2.R_ref = np.where(nodes.rotating[:, None, None], Q @ st.R_ref, st.R_ref)
     st2.yp[nodes.ig_rot] = rot.matvec(Q, st.yp[nodes.ig_rot]) + w0
+    if st.w_ref is not None:
+        st2.w_ref = rot.matvec(Q, st.w_ref)
     return st2

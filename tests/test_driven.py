@@ -68,7 +68,7 @@ def test_inactive_elements_contribute_nothing():
     rsys = System(ref)
     nst = rsys.initial_state(st.t)
     n = system.nodes.total
-    nst.y[:n], nst.yp[:n], nst.R_ref = st.y[:n], st.yp[:n], st.R_ref
+    nst.y[:n], nst.yp[:n], nst.R_ref, nst.w_ref = st.y[:n], st.yp[:n], st.R_ref, st.w_ref
     for lab in (2, 4):           # same multipliers for the active joints
         nst.y[(rsys.row_label == lab) & rsys.is_alg] = st.y[(system.row_label == lab) & system.is_alg]
     fr = rsys.evaluate(nst, 0.1, want_jac=False)[0]

@@ -509,12 +509,14 @@ def log_rotvec(R):
 
 
 @kernel
-def node_kinematics(y, yp, R_ref, start, gstart, dcoef, x, v, R, w, g, gd, G, Tw):
+def node_kinematics(y, yp, R_ref, w_ref, start, gstart, dcoef, x, v, R, w, g, gd, G, Tw):
     """Node kinematics at an iterate (G3, G8): x, ẋ from the unknowns, R = R(g) R_ref,
-    ω = G(g) ġ, and the Newton-increment map T_ω = G + dCoef ∂(G ġ)/∂g, for the nodes whose
-    unknowns start at `start` (x at start..start+2) with g at gstart..gstart+2; a node
-    without rotation unknowns (gstart = -1, displacement nodes) keeps R = R_ref, ω = 0 and
-    G = T_ω = I."""
+    ω = G(g) ġ + R(g) ω_ref, and the Newton-increment map
+    T_ω = G + dCoef (∂(G ġ)/∂g - (R(g) ω_ref)× G), for the nodes whose unknowns start at
+    `start` (x at start..start+2) with g at gstart..gstart+2.  ω_ref is the reference angular
+    velocity of a step re-based on its prediction (System.rebase_rotations; zero at a
+    committed state).  A node without rotation unknowns (gstart = -1, displacement nodes)
+    keeps R = R_ref, ω = 0 and G = T_ω = I."""
     for i in range(len(start)):
         s = start[i]
         vstore(x, i, (y[s], y[s + 1], y[s + 2]))
@@ -536,8 +538,10 @@ def node_kinematics(y, yp, R_ref, start, gstart, dcoef, x, v, R, w, g, gd, G, Tw
         Rg, Gi = cayley_R_G(gi)
         mstore(R, i, mmul(Rg, mload(R_ref, i)))
         mstore(G, i, Gi)
-        vstore(w, i, mvec(Gi, gdi))
-        mstore(Tw, i, madd(Gi, mscale(dcoef, dGg_dg(gi, gdi))))
+        wr = mvec(Rg, vload(w_ref, i))
+        wi = mvec(Gi, gdi)
+        vstore(w, i, (wi[0] + wr[0], wi[1] + wr[1], wi[2] + wr[2]))
+        mstore(Tw, i, madd(Gi, mscale(dcoef, msub(dGg_dg(gi, gdi), mmul(skew(wr), Gi)))))
 
 
 @kernel

@@ -57,17 +57,20 @@ NODE_KINDS = ("static", "dynamic", "modal", "static displacement", "dynamic disp
 
 class Kinematics:
     """Node kinematics at the current iterate, shared by all element families: x, ẋ, g, ġ
-    (n, 3), R = R(g) R_ref, G(g), ω = G ġ and the Newton-increment maps T_θ = dCoef G and
-    T_ω = G + dCoef ∂(G ġ)/∂g (G8), computed by one compiled call."""
+    (n, 3), R = R(g) R_ref, G(g), ω = G ġ + R(g) ω_ref and the Newton-increment maps
+    T_θ = dCoef G and T_ω = ∂ω/∂Δ (G8), computed by one compiled call.  `w_ref`: the
+    reference angular velocities of a step re-based on its prediction (None: zero)."""
 
-    def __init__(self, nodes, y, yp, R_ref, dcoef):
+    def __init__(self, nodes, y, yp, R_ref, dcoef, w_ref=None):
         n = nodes.n
         self.x, self.v, self.w = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
         self.g, self.gd = np.empty((n, 3)), np.empty((n, 3))
         self.R, self.G, self.Tw = np.empty((n, 3, 3)), np.empty((n, 3, 3)), np.empty((n, 3, 3))
         self.dcoef = dcoef
-        node_kinematics(y, yp, R_ref, nodes.start, nodes.gstart, float(dcoef), self.x, self.v, self.R, self.w,
-                        self.g, self.gd, self.G, self.Tw)
+        if w_ref is None:
+            w_ref = nodes.zero_vectors
+        node_kinematics(y, yp, R_ref, w_ref, nodes.start, nodes.gstart, float(dcoef), self.x, self.v, self.R,
+                        self.w, self.g, self.gd, self.G, self.Tw)
 
     @property
     def Tth(self):
@@ -129,6 +132,11 @@ class StructuralNodes:
             return self.index_of[int(label)]
         except KeyError:
             raise KeyError(f"structural node {label} is not defined") from None
+
+    @cached_property
+    def zero_vectors(self):
+        """(n, 3) zeros: the reference angular velocities of a committed state."""
+        return np.zeros((self.n, 3))
 
     def omega_of(self, yp):
         """Angular velocities (n, 3) from ẏ at a committed state (g = 0, so ω = ġ; zero for

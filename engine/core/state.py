@@ -29,8 +29,8 @@ class InvalidConfiguration(ArithmeticError):
 
 @dataclass
 class State:
-    """t, y, ẏ, the committed node reference orientations, the families' internal arrays
-    and the integrator's history.  `t_constraint`: the time at which the joints evaluate
+    """t, y, ẏ, the node reference orientations (and angular velocities, in a re-based step),
+    the families' internal arrays and the integrator's history.  `t_constraint`: the time at which the joints evaluate
     their imposed motion, when it is not t (the derivatives phase: loads at t0 as MBDyn,
     constraints at t0 + dCoef)."""
     t: float
@@ -40,15 +40,19 @@ class State:
     t_constraint: float = None
     families: dict = field(default_factory=dict)     # family name -> {array name: array}
     history: object = None                           # the integrator's history (solvers/history.py)
+    w_ref: np.ndarray = None                         # reference angular velocities (n, 3) of a
+                                                     # step re-based on its prediction; None: 0
 
     def copy(self):
         return State(self.t, self.y.copy(), self.yp.copy(), self.R_ref.copy(), self.t_constraint,
-                     _copy_tree(self.families), self.history)
+                     _copy_tree(self.families), self.history,
+                     None if self.w_ref is None else self.w_ref.copy())
 
     def trial(self, t, y, yp):
         """A new iterate at time t with the given unknowns, sharing this state's committed
         reference orientations and family arrays (read-only during Newton iterations)."""
-        return State(t, y, yp, self.R_ref.copy(), None, self.families, self.history)
+        return State(t, y, yp, self.R_ref.copy(), None, self.families, self.history,
+                     None if self.w_ref is None else self.w_ref.copy())
 
 
 # evaluation modes as the compiled kernels see them (Context.mode_code)

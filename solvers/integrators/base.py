@@ -81,6 +81,8 @@ class Method:
             diff = ~system.is_alg
             y[diff] += extra[diff]
         st = history.trial_state(system, history[0].t + h, y, yp)
+        if hasattr(system, "rebase_rotations"):
+            system.rebase_rotations(st)        # rotations about the predicted orientation (MBDyn)
         it, err, solconv = newton.solve(system, st, coef.b0, mode="regular")
         return st, it, err, solconv
 

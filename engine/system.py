@@ -15,7 +15,7 @@ import numpy as np
 from mbdae.engine.core.assembly import SparseAssembler, ALGEBRAIC, DIMENSIONS, DIM
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
 from mbdae.engine.core.state import State, Context
-from mbdae.engine.core.compiled import scatter, history_row, newton_update
+from mbdae.engine.core.compiled import scatter, history_row, newton_update, rebase_rotation_slots
 from mbdae.elements.registry import build_families
 
 IA_MODES = ("ia_position", "ia_velocity")
@@ -223,17 +223,17 @@ class System:
         nodes = self.nodes
         if len(nodes.rot) == 0:
             return state
-        kin = self.kinematics(state)
         if self.rebasing:
+            kin = self.kinematics(state)
             ctx = Context(state.t, state.y, state.yp, kin, "regular", None, state.families)
             families = dict(state.families)
             for fam in self.rebasing:
                 families[fam.state_key] = fam.rebase(ctx, fam.state_arrays(ctx))
             state.families = families
-        state.R_ref = kin.R.copy()
-        state.w_ref = kin.w.copy()
-        state.y[nodes.ig_rot] = 0.0
-        state.yp[nodes.ig_rot] = 0.0
+        R, w = np.empty_like(state.R_ref), np.empty((nodes.n, 3))
+        w_ref = nodes.zero_vectors if state.w_ref is None else state.w_ref
+        rebase_rotation_slots(state.y, state.yp, state.R_ref, w_ref, nodes.gstart, R, w)
+        state.R_ref, state.w_ref = R, w
         return state
 
     def update(self, state, dx, dcoef):

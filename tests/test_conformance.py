@@ -135,7 +135,9 @@ def test_conformance_on_mbdyn_decks(tmp_path):
 # decks of ../shared/mbdyn-tests that must parse and run to completion (the list grows with
 # each element family), those whose node motion agrees with MBDyn 1.7.3's within 1e-4
 # (positions / model size, rotations in rad) over the deck's whole run, and those whose
-# joint reactions agree too (engine/io/mbdyn_ref.py)
+# joint reactions agree too (engine/io/mbdyn_ref.py); MOTION_AGREES and AGREES as measured on
+# 2026-11-26 with rotations re-based on the prediction (`mbdae conformance ../shared/mbdyn-tests
+# --budget 60`: 305 found, 160 parsed, 153 ran, 104 compared, 67 agree, 84 in node motion)
 MUST_RUN = [
     "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl", "benchmarks/6barmech/6barmech",
     "benchmarks/andrewssqueezer/andrewssqueezer_assembler", "benchmarks/srskm/srscm", "body/body",
@@ -156,33 +158,71 @@ MUST_RUN = [
     "joints/viscousbody/viscousbody", "stiff/Swing4"
 ]
 MOTION_AGREES = [
-    "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl",
-    "benchmarks/andrewssqueezer/andrewssqueezer_assembler", "body/body", "body/bullet",
-    "drives/drivecallers/periodic", "invdyn/beam2/ivcheck.mbd",
-    "joints/deformablehinge/deformableaxialjoint",
+    "beam/DETC2007-35511/beam", "beam/DETC2007-35511/beam_legacy", "beam/DETC2007-35511/modal",
+    "beam/DETC2007-35511/modal_legacy", "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl",
+    "beam/beig", "beam/beig_legacy", "beam/bind/bind", "beam/h", "beam/h_legacy", "beam/r",
+    "beam/r_legacy", "benchmarks/andrewssqueezer/andrewssqueezer_assembler", "body/body",
+    "body/bullet", "body/spinningbody", "drives/drivecallers/closestnext",
+    "drives/drivecallers/drive_string_nested", "drives/drivecallers/periodic", "forces/modal/modal",
+    "forces/modal/modal-clamped", "invdyn/beam/planar_3link_rod.mbd", "invdyn/beam2/ivcheck.mbd",
+    "invdyn/eqreac/twomasses.mbd", "invdyn/eqreac/twomasses2.mbd", "invdyn/eqreac/twomasses3.mbd",
+    "invdyn/eqreac/twomasses_elastic.mbd", "invdyn/invdyn1", "invdyn/pa10_test_traj",
+    "invdyn/pa10_test_traj3", "invdyn/planar_3link.mbd", "invdyn/planar_3link_ergo.mbd",
+    "invdyn/planar_3link_ergo2.mbd", "invdyn/planar_3link_ergo2_driven.mbd",
+    "invdyn/planar_3link_ergo_gravity.mbd", "joints/deformablehinge/deformableaxialjoint",
     "joints/deformablehinge/deformabledisplacementjoint0", "joints/deformablehinge/deformablejoint",
     "joints/deformablehinge/deformablejoint-beam", "joints/deformablehinge/deformablejoint2",
-    "joints/deformablehinge/invariantdeformablehinge", "joints/flywheel/flywheel_drive",
-    "joints/impdisp/imp", "joints/modal/two-beams/beam-force", "joints/modal/two-beams/rigid-force",
-    "joints/plane/output", "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity",
-    "joints/total/total", "joints/total/totalpin", "joints/total/totalvel",
-    "joints/viscousbody/viscousbody", "stiff/Swing4"
+    "joints/deformablehinge/deformablejointeig", "joints/deformablehinge/deformablejointeig2",
+    "joints/deformablehinge/invariantdeformablehinge", "joints/distance/distance",
+    "joints/distance/distancedisp", "joints/flywheel/flywheel_axial", "joints/flywheel/flywheel_drive",
+    "joints/impdisp/imp", "joints/modal/beam/beam.mbd", "joints/modal/beam/beam_clamped.mbd",
+    "joints/modal/code-aster/model", "joints/modal/floating-frame-beam/floating-frame-beam",
+    "joints/modal/hand-made/2mk_decoupled", "joints/modal/hand-made/2mk_decoupled_hidden",
+    "joints/modal/hand-made/2mk_grounded", "joints/modal/hand-made/2mk_grounded_hidden",
+    "joints/modal/hand-made/hand-made", "joints/modal/hand-made/ssbeam",
+    "joints/modal/hand-made/ssbeam_clamped", "joints/modal/hand-made/ssbeam_i",
+    "joints/modal/puma/airframe.mbd", "joints/modal/two-beams/bauchau0", "joints/modal/two-beams/beam",
+    "joints/modal/two-beams/beam-force", "joints/modal/two-beams/modal-force",
+    "joints/modal/two-beams/rigid-force", "joints/plane/output", "joints/rod/rodwithprestrain",
+    "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity", "joints/total/total",
+    "joints/total/total_err", "joints/total/totaleq/compute_torque", "joints/total/totaleq/triangle",
+    "joints/total/totaleq/triangle2", "joints/total/totalhint", "joints/total/totalpin",
+    "joints/total/totalvel", "joints/viscousbody/viscousbody", "stiff/Swing4", "stiff/pendulum_reg"
 ]
 AGREES = [
-    "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl",
-    "benchmarks/andrewssqueezer/andrewssqueezer_assembler", "body/body", "body/bullet",
-    "drives/drivecallers/periodic", "invdyn/beam2/ivcheck.mbd",
+    "beam/DETC2007-35511/beam", "beam/DETC2007-35511/beam_legacy", "beam/DETC2007-35511/modal",
+    "beam/DETC2007-35511/modal_legacy", "beam/b", "beam/bb", "beam/bb_legacy", "beam/bcurl",
+    "beam/beig", "beam/beig_legacy", "beam/bind/bind", "beam/h", "beam/h_legacy", "beam/r",
+    "beam/r_legacy", "benchmarks/andrewssqueezer/andrewssqueezer_assembler", "body/body",
+    "body/bullet", "body/spinningbody", "drives/drivecallers/closestnext",
+    "drives/drivecallers/drive_string_nested", "drives/drivecallers/periodic", "forces/modal/modal",
+    "forces/modal/modal-clamped", "invdyn/beam2/ivcheck.mbd", "invdyn/eqreac/twomasses.mbd",
+    "invdyn/eqreac/twomasses2.mbd", "invdyn/eqreac/twomasses3.mbd",
+    "invdyn/eqreac/twomasses_elastic.mbd", "invdyn/invdyn1",
     "joints/deformablehinge/deformableaxialjoint",
     "joints/deformablehinge/deformabledisplacementjoint0", "joints/deformablehinge/deformablejoint",
     "joints/deformablehinge/deformablejoint-beam", "joints/deformablehinge/deformablejoint2",
-    "joints/deformablehinge/invariantdeformablehinge", "joints/spherical/spherical",
-    "joints/viscousbody/viscousbody"
+    "joints/deformablehinge/deformablejointeig", "joints/deformablehinge/deformablejointeig2",
+    "joints/deformablehinge/invariantdeformablehinge", "joints/distance/distance",
+    "joints/distance/distancedisp", "joints/flywheel/flywheel_axial", "joints/modal/beam/beam.mbd",
+    "joints/modal/beam/beam_clamped.mbd", "joints/modal/code-aster/model",
+    "joints/modal/floating-frame-beam/floating-frame-beam", "joints/modal/hand-made/2mk_decoupled",
+    "joints/modal/hand-made/2mk_decoupled_hidden", "joints/modal/hand-made/2mk_grounded",
+    "joints/modal/hand-made/2mk_grounded_hidden", "joints/modal/hand-made/hand-made",
+    "joints/modal/hand-made/ssbeam", "joints/modal/hand-made/ssbeam_clamped",
+    "joints/modal/hand-made/ssbeam_i", "joints/modal/puma/airframe.mbd",
+    "joints/modal/two-beams/bauchau0", "joints/modal/two-beams/beam",
+    "joints/modal/two-beams/beam-force", "joints/modal/two-beams/modal-force",
+    "joints/modal/two-beams/rigid-force", "joints/plane/output", "joints/rod/rodwithprestrain",
+    "joints/spherical/spherical", "joints/total/piecewiseConstantVelocity",
+    "joints/total/totaleq/triangle", "joints/total/totaleq/triangle2",
+    "joints/viscousbody/viscousbody", "stiff/pendulum_reg"
 ]
 
 
 @pytest.mark.slow
 def test_conformance_over_the_mbdyn_test_tree(tmp_path):
-    """The whole of ../shared/mbdyn-tests (234 decks; about 20 minutes): the decks of
+    """The whole of ../shared/mbdyn-tests (305 decks; about 30 minutes): the decks of
     MUST_RUN parse and run, and those of MOTION_AGREES / AGREES agree with MBDyn."""
     if not os.environ.get("MBDAE_LONG"):
         pytest.skip("long check (marked slow): run with MBDAE_LONG=1")
@@ -196,4 +236,4 @@ def test_conformance_over_the_mbdyn_test_tree(tmp_path):
     assert not [d for d in MOTION_AGREES if not by_deck[d].motion_agrees]
     assert not [d for d in AGREES if not by_deck[d].agrees]
     t = totals(outcomes)
-    assert t["found"] == 234 and t["ran"] >= len(MUST_RUN) and t["agree"] >= len(AGREES)
+    assert t["found"] == 305 and t["ran"] >= 153 and t["agree"] >= len(AGREES)

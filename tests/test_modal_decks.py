@@ -6,10 +6,9 @@ double pendulum whose differences grow, at the size of mbdae's own time-step err
 joint reactions.  Where MBDyn 1.7.3 runs here (/opt/mbdyn), the `.mod` file (modal
 coordinates, rates and accelerations) of a copy of the deck is compared too: q within 1e-4 of
 its range (1 % of its value for a mode at rest).  The beam_2 decks (a free modal body hinged
-to the tip of a clamped one, matrix-free solver) agree to 1e-4 until about 0.5 s and then
-separate (rotations 2e-4 rad at 0.6 s): at a step ten times smaller both programs agree to the printed digits, so it is a
-difference of discretization in the coupling of the two modal bodies that is not found yet
-(each body against a rigid or a prescribed partner agrees to the printed digits).  The short form runs the fast decks; MBDAE_LONG=1 runs every deck listed."""
+to the tip of a clamped one, a follower load, the matrix-free solver at a residual tolerance of
+1e-5) agree in node motion until 8.8 s of their 10 s, rotations 1.4e-4 rad at the end: the
+unstable chain grows the differences of two inexact Krylov solvers."""
 import os
 import shutil
 import subprocess
@@ -36,7 +35,7 @@ SHORT = [
     ("forces/modal/modal-clamped", None, True),
     ("joints/modal/puma/airframe.mbd", None, True),
     # `nonlinear solver: matrix free, gmres` (solvers/krylov.py); two modal bodies joined by a
-    # revolute hinge: agree to 1e-4 until about 0.5 s, then separate (module docstring)
+    # revolute hinge under a follower load (module docstring); MORE runs beam_2_clamped to 8.7 s
     ("joints/modal/beam/beam_2.mbd", 0.41, False),
 ]
 MORE = [
@@ -49,12 +48,12 @@ MORE = [
     ("joints/modal/hand-made/ssbeam_i", None, True),
     ("joints/modal/hand-made/hand-made", None, True),
     ("joints/modal/two-beams/modal", 1.5, False),        # rotation 1.9e-4 rad at the next kept step, 2.05
-    ("joints/modal/two-beams/modal-force", 20.0, False),
+    ("joints/modal/two-beams/modal-force", 49.0, True),     # .mod: mode 2 within 1.25e-4 of its range
     ("joints/modal/two-beams/modal2", 1.5, False),
     ("beam/DETC2007-35511/modal", None, True),
     ("beam/DETC2007-35511/modal_legacy", None, True),
     ("joints/modal/code-aster/model", None, True),
-    ("joints/modal/beam/beam_2_clamped.mbd", 0.41, False),
+    ("joints/modal/beam/beam_2_clamped.mbd", 8.7, False),
 ]
 
 

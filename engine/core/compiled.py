@@ -593,6 +593,27 @@ def newton_update(y, yp, dx, dcoef, is_alg):
 
 
 @kernel
+def rebase_rotation_slots(y, yp, R_ref, w_ref, gstart, R_out, w_out):
+    """A predicted state re-based on its prediction (System.rebase_rotations): per node whose
+    rotation slots start at gstart (-1: none), R_out = R(g) R_ref, w_out = G(g) ġ + R(g) ω_ref
+    and g = ġ = 0 in y, yp; R_out = R_ref, w_out = 0 for the others."""
+    for i in range(len(gstart)):
+        s = gstart[i]
+        if s < 0:
+            mstore(R_out, i, mload(R_ref, i))
+            vstore(w_out, i, (0.0, 0.0, 0.0))
+            continue
+        g = (y[s], y[s + 1], y[s + 2])
+        gd = (yp[s], yp[s + 1], yp[s + 2])
+        Rg, Gi = cayley_R_G(g)
+        mstore(R_out, i, mmul(Rg, mload(R_ref, i)))
+        vstore(w_out, i, vadd(mvec(Gi, gd), mvec(Rg, vload(w_ref, i))))
+        for k in range(3):
+            y[s + k] = 0.0
+            yp[s + k] = 0.0
+
+
+@kernel
 def history_row(y, yp, R_k, w_k, R_0, gstart, newest, y_out, yp_out):
     """A committed point's unknowns with its rotation slots about the newest orientation R_0
     (G3), written into y_out, yp_out: the newest point has g = 0, ġ = ω; an older one

@@ -229,6 +229,28 @@ def test_card_errors(tmp_path, kind, nodes, iface, words):
     assert words in str(e.value) and "d.mbd:" in str(e.value), str(e.value)
 
 
+def test_rigid_body_on_a_modal_node_is_refused(tmp_path):
+    """The modal node's unknowns are the floating frame's velocities (MBDyn's velocity form),
+    its inertia the modal joint's: a `body` on it stops with file, line and word; the API
+    says the same."""
+    write(tmp_path, FEM_TEXT)
+    text = DECK.format(kind="modal", nodes=3, iface="1001")
+    text = text.replace("joints: 1; end: control data;", "joints: 1; rigid bodies: 1; end: control data;")
+    text = text.replace("end: elements;", "    body: 5, 1, 1., null, eye;\nend: elements;")
+    deck = tmp_path / "d.mbd"
+    deck.write_text(text)
+    with pytest.raises(Exception) as e:
+        read_deck(str(deck), echo=lambda *a: None)
+    line = text[:text.index("body: 5, 1,")].count("\n") + 1
+    assert f"d.mbd:{line}:" in str(e.value) and "modal node" in str(e.value), str(e.value)
+    m = Model()
+    m.structural_node(1, "modal")
+    m.modal_joint(1, 1, read_fem_file(write(tmp_path, FEM_TEXT)))
+    m.body(2, 1, 1.0)
+    with pytest.raises(ValueError, match="body 2: node 1 is a modal node"):
+        InitialValueProblem(m, final_time=0.01, time_step=1e-3)
+
+
 def test_deck_with_modal_node_runs(tmp_path):
     """The card as MBDyn's manual gives it runs (modal node, one interface node) and writes
     the .mod rows label.mode (q, q̇, q̈)."""

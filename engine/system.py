@@ -261,7 +261,7 @@ class System:
         bodies = self.family_with("node_accelerations")
         if bodies is not None:
             betad, gammad = np.zeros((nodes.n, 3)), np.zeros((nodes.n, 3))
-            d, dr = nodes.inertial, np.intersect1d(nodes.inertial, nodes.dyn_rot)
+            d, dr = nodes.inertial, nodes.inertial_rot
             betad[d] = yp[nodes.ib[d]]
             gammad[dr] = yp[nodes.ic[dr]]
             a, wd = bodies.node_accelerations(kin, betad, gammad)

@@ -118,6 +118,7 @@ class StructuralNodes:
         self.dyn_rot = np.flatnonzero(self.dynamic & self.rotating)
         # the nodes whose inertia rows this family writes (not the modal nodes, velocity form)
         self.inertial = np.flatnonzero(self.dynamic & np.array([k != "modal" for k in kinds], bool))
+        self.inertial_rot = np.intersect1d(self.inertial, self.dyn_rot)
         self.velocity_form = np.flatnonzero(np.array([k == "modal" for k in kinds], bool))
         self._ib_dyn, self._ic_dyn = self.ib[self.inertial], self.ic[self.inertial]
         self._all_dynamic = bool(self.dynamic.all())

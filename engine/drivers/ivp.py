@@ -162,7 +162,6 @@ class InitialValueProblem:
         self.observers = list(observers)
         # the families the driver reads (found by what they offer, not by class)
         self.joints = self.system.family_with("reactions")
-        self.bodies = self.system.family_with("node_accelerations")
         self.momentum_families = [f for f in self.system.families if hasattr(f, "node_momenta")]
         if s.output_prefix and not any(getattr(o, "prefix", None) == s.output_prefix for o in self.observers):
             raise ValueError("output_prefix: the driver writes no files itself; run the model with "
@@ -234,8 +233,7 @@ class InitialValueProblem:
             beta += b
             gamma += g
         st.y[nodes.ib[d]] = beta[d]
-        dr = np.intersect1d(d, nodes.dyn_rot)
-        st.y[nodes.ic[dr]] = gamma[dr]
+        st.y[nodes.ic[nodes.inertial_rot]] = gamma[nodes.inertial_rot]
         for fam in own:
             fam.set_own_velocities(kin, st.y, st.yp)
 

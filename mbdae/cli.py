@@ -17,11 +17,14 @@ import os
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
 from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.system import System
 from mbdae.engine.io.vtu import VTUWriter
+from mbdae.solvers.linear import choose_linear_solver
+from mbdae.solvers.petsc import petsc_settings
 
 # The sub-commands that live in their own modules, loaded (importlib.import_module) only when
 # that command runs: `run` and `check` then import only what a deck needs (no plotting,
@@ -55,6 +58,13 @@ def build_parser(command=None):
                      help="also write PREFIX.pvd and one PREFIX_NNNNN.vtu per output step (solid elements: "
                           "displacement, velocity, Cauchy and von Mises stress; needs meshio); points at the "
                           "reference (default) or deformed positions")
+    run.add_argument("--linear-solver", metavar="NAME",
+                     help="override the deck's linear solver: klu, superlu, umfpack, naive, kvxopt-umfpack, "
+                          "kvxopt-klu, petsc, petsc-{klu,umfpack,mumps,superlu,gmres,fgmres,bicgstab} (the PETSc "
+                          "ones need the extra mbdae[petsc])")
+    run.add_argument("--petsc-options", metavar="OPTIONS", default="",
+                     help="PETSc options passed through to the PETSc back end, e.g. \"-ksp_monitor "
+                          "-pc_factor_mat_ordering_type nd\" (they override mbdae's settings)")
     check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
     check.add_argument("deck", help="MBDyn input file")
     for name, help_line in SUBCOMMAND_HELP.items():
@@ -108,6 +118,24 @@ def print_notes(deck, stream=sys.stderr):
         print(f"mbdae: note: {note}", file=stream)
 
 
+def linear_solver_override(deck, name, petsc_options):
+    """The `linear_solver` setting of `--linear-solver NAME` and `--petsc-options` (None: the
+    deck's own).  PETSc options alone apply to the deck's PETSc solver; a non-PETSc one is an
+    error, as is an unknown or unavailable solver (a ValueError naming the alternatives)."""
+    if name is None and not petsc_options:
+        return None
+    spec = name if name is not None else deck.settings.get("linear_solver", "default")
+    petsc = petsc_settings(spec)
+    if petsc_options:
+        if petsc is None:
+            raise ValueError(f"--petsc-options: the linear solver '{spec}' is not a PETSc one "
+                             f"(use --linear-solver petsc-...)")
+        petsc = replace(petsc, options=(petsc.options + " " + petsc_options).strip())
+    spec = petsc if petsc is not None else spec
+    choose_linear_solver(spec)              # unknown or unavailable: one clear line now
+    return spec
+
+
 def command_run(args):
     deck = read_deck(args.deck, echo=print)
     if not args.quiet:
@@ -123,6 +151,9 @@ def command_run(args):
         overrides["final_time"] = args.final_time
     if args.quiet:
         overrides["progress"] = False
+    linear = linear_solver_override(deck, args.linear_solver, args.petsc_options)
+    if linear is not None:
+        overrides["linear_solver"] = linear
     t0 = time.perf_counter()
     started = time.time()
     # the files are the results: nothing is kept in memory (a direct run returns its statistics)

@@ -13,6 +13,10 @@
 * `kvxopt-umfpack`, `kvxopt-klu`: UMFPACK or KLU through kvxopt (optional extra `mbdae[klu]`),
   symbolic analysis kept, a full numeric factorization each time.
 
+* `petsc`, `petsc-<solver>` or a PETScSettings (solvers/petsc.py, optional extra
+  `mbdae[petsc]`): PETSc's LU with its own, KLU, UMFPACK, MUMPS, SuperLU or SuperLU_dist
+  factorization, or a preconditioned Krylov method (GMRES, FGMRES, BiCGStab).
+
 Large 3-D finite-element patterns (`finite_element_pattern`: thousands of unknowns of solid
 elements' nodes, tens of entries per column) get UMFPACK through kvxopt for `default`,
 `umfpack` and `naive` (SuperLU without kvxopt): KLU does not use dense supernodal kernels and
@@ -28,7 +32,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
+from mbdae.solvers.errors import SingularMatrix
 from mbdae.solvers.klu import KLUFactorization, KLUError, load_klu
+from mbdae.solvers.petsc import (PETScSettings, PETScSolver, available_petsc_solvers, check_petsc_settings,
+                                 petsc_settings)
 from mbdae.solvers.kernels import schur_factor, schur_rhs, schur_back
 
 # names make_linear_solver accepts
@@ -53,17 +60,13 @@ def finite_element_pattern(pattern):
     return continuum >= FE_MIN_UNKNOWNS and nnz >= FE_MIN_ENTRIES_PER_COLUMN * n
 
 
-class SingularMatrix(RuntimeError):
-    pass
-
-
 @dataclass(frozen=True)
 class LinearSolverChoice:
     """The back end that runs (`name`) for the solver asked for (`requested`), and why."""
     name: str
     requested: str
     detail: str = ""
-    asked: str = "default"      # the mbdae name the choice was made for (choose_linear_solver)
+    asked: object = "default"   # the mbdae name (or PETScSettings) the choice was made for
 
     def for_pattern(self, pattern):
         """The choice once the Jacobian's (unknowns, entries) are known (a finite-element
@@ -102,6 +105,11 @@ def choose_linear_solver(name=None, requested=None, pattern=None):
     entries) when known; a finite-element one (finite_element_pattern) gets UMFPACK for
     `default`, `umfpack` and `naive`.  An explicit `klu` without a KLU library, a
     `kvxopt-*` without kvxopt or an unknown name is a ValueError."""
+    petsc = petsc_settings(name)
+    if petsc is not None:
+        check_petsc_settings(petsc)
+        requested = (requested or (name if isinstance(name, str) else petsc.name)).lower()
+        return LinearSolverChoice(petsc.name, requested, petsc.describe(), asked=petsc)
     name = (name or "default").lower()
     requested = (requested or name).lower()
     return replace(_choice(name, requested, pattern), asked=name)
@@ -257,7 +265,7 @@ def available_linear_solvers():
         names.append("klu")
     if kvxopt_available():
         names += ["kvxopt-umfpack", "kvxopt-klu"]
-    return names
+    return names + available_petsc_solvers()
 
 
 def make_linear_solver(name=None, requested=None, pattern=None):
@@ -265,7 +273,9 @@ def make_linear_solver(name=None, requested=None, pattern=None):
     library is found, else SuperLU; UMFPACK for a finite-element `pattern`), with its
     `description` for the run's log."""
     choice = choose_linear_solver(name, requested, pattern)
-    if choice.name == "klu":
+    if isinstance(choice.asked, PETScSettings):
+        solver = PETScSolver(choice.asked)
+    elif choice.name == "klu":
         try:
             solver = KLUSolver()
         except ImportError as err:

@@ -181,7 +181,13 @@ class NewtonRaphson:
                 product = JacobianProduct(system, state, dcoef, mode, ia, bias, f.copy(), mf.settings.tau)
                 dx = mf.increment(product, lambda v: self.linear.solve(v).copy(), f, err, tol)
             else:
-                dx = self.linear.solve(-f)
+                try:
+                    dx = self.linear.solve(-f)
+                except SingularMatrix as e:      # an iterative back end that did not converge
+                    row, owner = self._worst(system, f)
+                    self.invalidate()
+                    raise NoConvergence(f"linear solve failed ({e}); worst equation {row}: {owner}",
+                                        row, err) from None
             if not all_finite(dx):
                 self.invalidate()
                 row, owner = self._worst(system, f)

@@ -10,6 +10,7 @@ from mbdae.engine.drivers.inverse import PROBLEM_TYPES, explicit_derivatives
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 from mbdae.solvers.integrators import METHOD_NAMES, make_method
 from mbdae.solvers.linear import choose_linear_solver, klu_available
+from mbdae.solvers.petsc import PETScSettings, check_petsc_settings, petsc_settings
 from mbdae.solvers.krylov import MatrixFreeSettings
 
 
@@ -341,6 +342,10 @@ class ProblemCards:
         """`linear solver: <name> [, options]` (manual §4.1.1, Linear Solver): the solver maps to
         what mbdae has; orderings, threads, workspace, pivoting and scaling options are hints."""
         w = args.take("a linear solver")
+        if normalize(w.text) == "petsc":
+            self.linear_solver_request = "petsc"
+            self.settings["linear_solver"] = self.read_petsc(w, args)
+            return
         self.settings["linear_solver"] = self.linear_solver_for(w)
         options = self.read_linear_solver_options(args)
         if options:
@@ -366,6 +371,37 @@ class ProblemCards:
             used = choose_linear_solver(chosen).name
             self.note(w, f"linear solver {w.text} is not available in mbdae, using {used} (direct, same solution)")
         return chosen
+
+    def read_petsc(self, w, args):
+        """mbdae's card for the PETSc back end (MBDyn has no PETSc solver; solvers/petsc.py):
+        `linear solver: petsc [, {klu | umfpack | mumps | superlu | gmres | fgmres | bicgstab}]
+        [, preconditioner, {ilu | asm | gamg | hypre | jacobi | none}] [, tolerance, t]
+        [, max iterations, n] [, options, "<PETSc options>"]`; tolerance, max iterations and
+        preconditioner as in MBDyn's iterative linear solvers.  A solver or preconditioner that
+        is unknown or missing from the PETSc build is an error at its word."""
+        options = {}
+        blame = w
+        if args.more() and args.peek_keyword() not in PETSC_OPTION_WORDS:
+            blame = args.take("a PETSc solver")
+            options["solver"] = PETSC_SOLVER_WORDS.get(blame.keyword, blame.text)
+        while args.more():
+            kw = args.expect_keyword(*PETSC_OPTION_WORDS, what="a PETSc linear solver option")
+            if kw == "preconditioner":
+                blame = args.take("a preconditioner")
+                options["preconditioner"] = blame.keyword
+            elif kw == "tolerance":
+                options["tolerance"] = self.positive_real(args, "the linear solver tolerance")
+            elif kw == "maxiterations":
+                options["max_iterations"] = self.positive_integer(args, "the linear solver max iterations")
+            else:
+                options["options"] = args.string("PETSc options")
+        settings = PETScSettings(**options)
+        try:
+            petsc_settings(settings)
+            check_petsc_settings(settings)
+        except ValueError as err:
+            raise blame.error(str(err)) from None
+        return settings
 
     @staticmethod
     def read_linear_solver_options(args):
@@ -651,6 +687,11 @@ LINEAR_SOLVERS = {"naive": "naive", "superlu": "superlu", "umfpack": "umfpack", 
                   "lapack": "default", "y12": "default", "taucs": "default", "pardiso": "default",
                   "pardiso64": "default", "watson": "default", "pastix": "default", "qr": "default",
                   "spqr": "default", "cholmod": "default"}
+# `linear solver: petsc, <solver>` words → solvers/petsc.py names
+PETSC_SOLVER_WORDS = {"klu": "klu", "umfpack": "umfpack", "mumps": "mumps", "superlu": "superlu",
+                      "superludist": "superlu_dist", "lu": "lu", "gmres": "gmres", "fgmres": "fgmres",
+                      "bicgstab": "bicgstab", "bcgs": "bicgstab"}
+PETSC_OPTION_WORDS = ("preconditioner", "tolerance", "maxiterations", "options")
 LINEAR_SOLVER_FLAGS = {normalize(k) for k in ("map", "cc", "dir", "grad", "colamd", "mmdata", "amd",
                                               "given", "metis", "nested dissection", "rcmk", "king",
                                               "sloan", "md", "ccamd", "sparse", "dense")}

@@ -22,11 +22,11 @@ from mbdae.engine.core.solid_laws import hookean_linear_elastic_isotropic
 from mbdae.elements.solid_meshes import block_mesh
 
 
-def cube_model(n, shape="hexahedron20", size=1.0):
+def cube_model(n, shape="hexahedron20", size=1.0, output=False):
     P, conn, _ = block_mesh(shape, n, size)
     m = Model()
     for k, x in enumerate(P):
-        m.structural_node(k + 1, "dynamic displacement", position=x, output=False)
+        m.structural_node(k + 1, "dynamic displacement", position=x, output=output)
     law = hookean_linear_elastic_isotropic(2.1e11, 0.3)
     for e, c in enumerate(conn):
         m.solid(e + 1, shape, c + 1, law, 7850.0)

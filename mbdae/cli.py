@@ -24,7 +24,7 @@ from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.system import System
 from mbdae.engine.io.vtu import VTUWriter
 from mbdae.solvers.linear import choose_linear_solver
-from mbdae.solvers.petsc import petsc_settings
+from mbdae.solvers.petsc import mpi_abort, mpi_rank, mpi_world_size, petsc_settings
 
 # The sub-commands that live in their own modules, loaded (importlib.import_module) only when
 # that command runs: `run` and `check` then import only what a deck needs (no plotting,
@@ -97,10 +97,29 @@ def main(argv=None):
         print(f"mbdae: {e}", file=sys.stderr)
         return int(e.code)
     except Exception as e:  # noqa: BLE001 - one clear line unless --debug
-        if args.debug:
+        if args.debug and mpi_world_size() == 1:
             raise
-        print(f"mbdae: {describe(e)}", file=sys.stderr)
+        fail(f"mbdae: {describe(e)}")
         return 1
+
+
+def fail(message):
+    """Print a failing run's message; in an MPI run print it once and end every process: the
+    ranks run the same steps and fail together, rank 0 prints at once and aborts; a rank that
+    fails alone prints after MPI_ABORT_DELAY and aborts the others."""
+    if mpi_world_size() == 1:
+        print(message, file=sys.stderr)
+        return
+    rank = mpi_rank()
+    if rank > 0:
+        time.sleep(MPI_ABORT_DELAY)
+        message = message.replace("mbdae:", f"mbdae (rank {rank}):", 1)
+    print(message, file=sys.stderr, flush=True)
+    mpi_abort(1)
+
+
+# seconds a rank other than 0 waits before reporting its failure (rank 0 reports shared ones)
+MPI_ABORT_DELAY = 1.0
 
 
 def describe(error):
@@ -137,7 +156,10 @@ def linear_solver_override(deck, name, petsc_options):
 
 
 def command_run(args):
-    deck = read_deck(args.deck, echo=print)
+    if mpi_rank() > 0:                      # an MPI run: rank 0 prints and writes
+        args.quiet = True
+        args.vtu = None
+    deck = read_deck(args.deck, echo=print if mpi_rank() == 0 else (lambda *a, **k: None))
     if not args.quiet:
         print_notes(deck)
     if deck.abort_after and deck.abort_after[0] == "input":

@@ -14,8 +14,9 @@
   symbolic analysis kept, a full numeric factorization each time.
 
 * `petsc`, `petsc-<solver>` or a PETScSettings (solvers/petsc.py, optional extra
-  `mbdae[petsc]`): PETSc's LU with its own, KLU, UMFPACK, MUMPS, SuperLU or SuperLU_dist
-  factorization, or a preconditioned Krylov method (GMRES, FGMRES, BiCGStab).
+  `mbdae[petsc]`): PETSc's KLU, UMFPACK, MUMPS or SuperLU
+  factorization, or a preconditioned Krylov method (GMRES, FGMRES, BiCGStab).  Under MPI
+  (mpiexec -n P, P > 1) every name that is not a PETSc one means `petsc-mumps`.
 
 Large 3-D finite-element patterns (`finite_element_pattern`: thousands of unknowns of solid
 elements' nodes, tens of entries per column) get UMFPACK through kvxopt for `default`,
@@ -34,8 +35,8 @@ import scipy.sparse as sp
 
 from mbdae.solvers.errors import SingularMatrix
 from mbdae.solvers.klu import KLUFactorization, KLUError, load_klu
-from mbdae.solvers.petsc import (PETScSettings, PETScSolver, available_petsc_solvers, check_petsc_settings,
-                                 petsc_settings)
+from mbdae.solvers.petsc import (MPI_DEFAULT_SOLVER, PETScSettings, PETScSolver, available_petsc_solvers,
+                                 check_petsc_settings, mpi_world_size, petsc_settings)
 from mbdae.solvers.kernels import schur_factor, schur_rhs, schur_back
 
 # names make_linear_solver accepts
@@ -106,10 +107,19 @@ def choose_linear_solver(name=None, requested=None, pattern=None):
     `default`, `umfpack` and `naive`.  An explicit `klu` without a KLU library, a
     `kvxopt-*` without kvxopt or an unknown name is a ValueError."""
     petsc = petsc_settings(name)
+    if petsc is None and mpi_world_size() > 1:
+        # an MPI run: every solver name means the distributed direct one
+        petsc = PETScSettings(solver=MPI_DEFAULT_SOLVER)
+        check_petsc_settings(petsc)
+        requested = (requested or name or "default").lower()
+        return LinearSolverChoice(petsc.name, requested, f"{petsc.describe()}; MPI, {mpi_world_size()} processes",
+                                  asked=petsc)
     if petsc is not None:
         check_petsc_settings(petsc)
         requested = (requested or (name if isinstance(name, str) else petsc.name)).lower()
-        return LinearSolverChoice(petsc.name, requested, petsc.describe(), asked=petsc)
+        processes = mpi_world_size()
+        where = f"; MPI, {processes} processes" if processes > 1 else ""
+        return LinearSolverChoice(petsc.name, requested, petsc.describe() + where, asked=petsc)
     name = (name or "default").lower()
     requested = (requested or name).lower()
     return replace(_choice(name, requested, pattern), asked=name)

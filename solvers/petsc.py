@@ -28,6 +28,10 @@ PETSC_OPTIONS are applied after mbdae's settings (`KSPSetFromOptions`), so they 
 them.  Transposed solves (inverse dynamics) use PETSc's `KSPSolveTranspose` with the
 packages that implement it (checked: lu, klu, umfpack, mumps, superlu) and a second matrix
 on the CSC arrays themselves (CSR of Aᵀ) for the others."""
+import ctypes
+import ctypes.util
+import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +51,13 @@ PRECONDITIONERS = ("ilu", "asm", "gamg", "hypre", "jacobi", "none")
 # ILU fill level of `ilu` and of `asm`'s blocks: ILU(0) and ILU(1) of a multibody matrix
 # (zero diagonal in the multipliers' rows) do not converge on the chain benchmark, ILU(2) does
 ILU_LEVELS = 2
+# direct packages that run on several MPI processes; the one an MPI run gets by default
+MPI_DIRECT = ("mumps",)
+MPI_DEFAULT_SOLVER = "mumps"
+# MPICH's MPI_COMM_WORLD handle (mpi.h)
+MPICH_COMM_WORLD = 0x44000000
+# what mpiexec sets: Open MPI, MPICH/Hydra
+MPI_SIZE_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")
 # factor packages whose KSPSolveTranspose gives Aᵀx = b (checked against SciPy)
 NATIVE_TRANSPOSE = ("klu", "umfpack", "mumps", "superlu")
 # the solver `petsc` alone stands for (benchmarks/RESULTS.md, "PETSc back ends")
@@ -212,19 +223,101 @@ def first_line_of(error):
     return lines[-1].lstrip("[0] ") if lines else str(error)
 
 
+def mpi_world_size():
+    """The number of MPI processes of this run (1 outside mpiexec).  Read from the launcher's
+    environment first, so that a serial run never initializes PETSc for it; under mpiexec
+    with several processes petsc4py is required (ValueError otherwise)."""
+    size = max(int(os.environ.get(key, "1") or 1) for key in MPI_SIZE_VARIABLES)
+    if size <= 1:
+        return 1
+    if not petsc_available():
+        raise ValueError(f"an MPI run ({size} processes) needs the extra mbdae[petsc] (README, Dependencies)")
+    return load_petsc().COMM_WORLD.getSize()
+
+
+def mpi_rank():
+    """This process's rank in an MPI run (0 outside mpiexec)."""
+    return load_petsc().COMM_WORLD.getRank() if mpi_world_size() > 1 else 0
+
+
+def mpi_abort(code=1):
+    """End every process of an MPI run (MPI_Abort on MPI_COMM_WORLD, called through ctypes:
+    petsc4py 3.18 does not offer it), so that no rank is left waiting in a collective call
+    for one that failed.  Without a usable MPI library, exit at once without finalizing MPI,
+    which makes the launcher end the others."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    name = ctypes.util.find_library("mpi")
+    if name is not None:
+        lib = ctypes.CDLL(name)
+        try:       # Open MPI: MPI_COMM_WORLD is the address of ompi_mpi_comm_world
+            world = ctypes.c_void_p(ctypes.addressof(ctypes.c_char.in_dll(lib, "ompi_mpi_comm_world")))
+        except ValueError:   # MPICH and its derivatives: an integer handle
+            world = ctypes.c_int(MPICH_COMM_WORLD)
+        lib.MPI_Abort(world, ctypes.c_int(code))
+    os._exit(code)
+
+
+def row_block(n, size, rank):
+    """The rows [r0, r1) that process `rank` of `size` owns: PETSc's default layout, n/size
+    consecutive rows each (the first n % size processes one more)."""
+    base, extra = divmod(n, size)
+    r0 = rank * base + min(rank, extra)
+    return r0, r0 + base + (rank < extra)
+
+
+class RowBlockMatrix:
+    """The AIJ matrix of a fixed CSR pattern (`indptr`, `indices`) whose values are
+    `data[perm]` of a source array: on one process a SeqAIJ on arrays this object owns (the
+    values are written in place), under MPI the MPIAIJ rows [r0, r1) this process owns (the
+    values set row by row, `MatSetValuesCSR`)."""
+
+    def __init__(self, PETSc, comm, indptr, indices, perm):
+        n = len(indptr) - 1
+        self.r0, self.r1 = row_block(n, comm.getSize(), comm.getRank())
+        lo, hi = indptr[self.r0], indptr[self.r1]
+        self.indptr = (indptr[self.r0:self.r1 + 1] - lo).astype(PETSc.IntType)
+        self.indices = np.ascontiguousarray(indices[lo:hi], dtype=PETSc.IntType)
+        self.perm = np.ascontiguousarray(perm[lo:hi], dtype=np.int64)
+        self.values = np.zeros(hi - lo, dtype=PETSc.ScalarType)
+        self.distributed = comm.getSize() > 1
+        if self.distributed:
+            rows = self.r1 - self.r0
+            self.mat = PETSc.Mat().createAIJ(((rows, n), (rows, n)), csr=(self.indptr, self.indices, self.values),
+                                             comm=comm)
+        else:
+            self.mat = PETSc.Mat().createAIJWithArrays((n, n), (self.indptr, self.indices, self.values), comm=comm)
+        self.mat.assemble()
+
+    def update(self, data):
+        np.take(data, self.perm, out=self.values)
+        if self.distributed:
+            self.mat.setValuesCSR(self.indptr, self.indices, self.values)
+        self.mat.assemble()              # new values: PETSc refactors at the next set-up
+
+
 class PETScSolver:
     """A PETSc KSP on the Jacobian's pattern (module docstring).  factor(A) takes a SciPy CSC
-    matrix; solve(b, transpose) returns a new array."""
+    matrix; solve(b, transpose) returns a new array.  Under MPI (mpiexec -n P, P > 1) every
+    process holds the whole matrix and right-hand side (the evaluation is replicated), gives
+    PETSc the rows it owns (row_block) and gets the whole solution back."""
 
     def __init__(self, settings):
         check_petsc_settings(settings)
-        self.PETSc = load_petsc()
+        self.PETSc = PETSc = load_petsc()
         self.settings = settings
-        self.name = settings.name
-        self.description = f"{settings.name} ({settings.describe()})"
-        if settings.options:
-            self.PETSc.Options().insertString(settings.options)
+        self.processes = mpi_world_size()
+        self.comm = PETSc.COMM_WORLD if self.processes > 1 else PETSc.COMM_SELF
         self.package = DIRECT.get(settings.resolved_solver)
+        if self.processes > 1 and self.package is not None and self.package not in MPI_DIRECT:
+            raise ValueError(f"linear solver '{settings.name}' runs on one process only; under MPI use "
+                             f"{', '.join('petsc-' + s for s in MPI_DIRECT)} or a Krylov method "
+                             f"({', '.join('petsc-' + k for k in KRYLOV)})")
+        self.name = settings.name
+        where = f"; MPI, {self.processes} processes" if self.processes > 1 else ""
+        self.description = f"{settings.name} ({settings.describe()}{where})"
+        if settings.options:
+            PETSc.Options().insertString(settings.options)
         self._indices = self._indptr = None
         self.factorizations = 0
         self.refactorizations = 0
@@ -237,7 +330,7 @@ class PETScSolver:
     def _make_ksp(self, mat):
         PETSc = self.PETSc
         s = self.settings
-        ksp = PETSc.KSP().create(comm=PETSc.COMM_SELF)
+        ksp = PETSc.KSP().create(comm=self.comm)
         ksp.setOperators(mat)
         pc = ksp.getPC()
         if s.krylov:
@@ -245,14 +338,19 @@ class PETScSolver:
             ksp.setPCSide(PETSc.PC.Side.RIGHT)
             ksp.setTolerances(rtol=s.tolerance, atol=0.0, max_it=s.max_iterations)
             pc_type = s.resolved_preconditioner
-            pc.setType(pc_type)
-            if pc_type == "ilu":
+            ilu = f"-sub_pc_factor_shift_type nonzero -sub_pc_factor_levels {ILU_LEVELS}"
+            if pc_type == "ilu" and self.processes > 1:
+                pc.setType("bjacobi")        # ILU of each process's diagonal block
+                PETSc.Options().insertString("-sub_pc_type ilu " + ilu)
+            elif pc_type == "ilu":
                 # the multipliers' rows have zero diagonals: shift zero pivots (a preconditioner)
+                pc.setType("ilu")
                 pc.setFactorShift(shift_type=PETSc.Mat.FactorShiftType.NONZERO)
                 pc.setFactorLevels(ILU_LEVELS)
-            elif pc_type == "asm":
-                PETSc.Options().insertString(f"-sub_pc_factor_shift_type nonzero "
-                                             f"-sub_pc_factor_levels {ILU_LEVELS}")
+            else:
+                pc.setType(pc_type)
+                if pc_type == "asm":
+                    PETSc.Options().insertString(ilu)
         else:
             ksp.setType("preonly")
             pc.setType("lu")
@@ -272,17 +370,15 @@ class PETScSolver:
         csc_pos = type(A)((np.arange(nnz, dtype=float), A.indices, A.indptr), shape=A.shape)
         csr = csc_pos.tocsr()
         csr.sort_indices()
-        self.perm = csr.data.astype(np.int64)
-        self.indptr_csr = csr.indptr.astype(PETSc.IntType)
-        self.indices_csr = csr.indices.astype(PETSc.IntType)
-        self.values = np.zeros(nnz, dtype=PETSc.ScalarType)
-        self.mat = PETSc.Mat().createAIJWithArrays((n, n), (self.indptr_csr, self.indices_csr, self.values),
-                                                   comm=PETSc.COMM_SELF)
-        self.mat.assemble()
-        self.b = np.zeros(n)
-        self.x = np.zeros(n)
-        self.bvec = PETSc.Vec().createWithArray(self.b, comm=PETSc.COMM_SELF)
-        self.xvec = PETSc.Vec().createWithArray(self.x, comm=PETSc.COMM_SELF)
+        self.matrix = RowBlockMatrix(PETSc, self.comm, csr.indptr, csr.indices, csr.data.astype(np.int64))
+        self.mat = self.matrix.mat
+        r0, r1 = self.matrix.r0, self.matrix.r1
+        self.b = np.zeros(r1 - r0)
+        self.x = np.zeros(r1 - r0)
+        self.bvec = PETSc.Vec().createWithArray(self.b, size=(r1 - r0, n), comm=self.comm)
+        self.xvec = PETSc.Vec().createWithArray(self.x, size=(r1 - r0, n), comm=self.comm)
+        if self.processes > 1:
+            self.gather, self.x_all = PETSc.Scatter.toAll(self.xvec)
         self.ksp = self._make_ksp(self.mat)
         self._indices, self._indptr = A.indices, A.indptr
         self._transposed = None
@@ -300,8 +396,7 @@ class PETScSolver:
     def factor(self, A):
         if not self._same_pattern(A):
             self._setup(A)
-        np.take(A.data, self.perm, out=self.values)
-        self.mat.assemble()              # the new values: PETSc refactors at the next set-up
+        self.matrix.update(A.data)
         self._csc_data = A.data
         self._transposed_current = False
         self._set_up(self.ksp)
@@ -343,7 +438,8 @@ class PETScSolver:
         return self._run(self.ksp, b)
 
     def _run(self, ksp, b, transpose=False):
-        self.b[:] = b
+        r0, r1 = self.matrix.r0, self.matrix.r1
+        self.b[:] = b[r0:r1]
         try:
             if transpose:
                 ksp.solveTranspose(self.bvec, self.xvec)
@@ -356,29 +452,26 @@ class PETScSolver:
         if reason < 0:
             raise SingularMatrix(f"PETSc {self.settings.resolved_solver}: {converged_reason_text(self.PETSc, reason)}"
                                  f" after {ksp.getIterationNumber()} iterations")
-        if not np.all(np.isfinite(self.x)):         # UMFPACK returns inf for a zero pivot
+        if self.processes > 1:
+            self.gather.scatter(self.xvec, self.x_all, addv=self.PETSc.InsertMode.INSERT,
+                                mode=self.PETSc.ScatterMode.FORWARD)
+            x = self.x_all.array.copy()
+        else:
+            x = self.x.copy()
+        if not np.all(np.isfinite(x)):         # UMFPACK returns inf for a zero pivot
             raise SingularMatrix(f"PETSc {self.settings.resolved_solver}: non-finite solution (singular matrix)")
-        return self.x.copy()
+        return x
 
     def _transposed_ksp(self):
         """A KSP on Aᵀ, whose CSR arrays are A's CSC ones (the last factored values)."""
-        PETSc = self.PETSc
         if self._transposed is None:
-            n = len(self._indptr) - 1
-            self._t_indptr = self._indptr.astype(PETSc.IntType)
-            self._t_indices = self._indices.astype(PETSc.IntType)
-            self._t_values = np.zeros(len(self._indices), dtype=PETSc.ScalarType)
-            mat = PETSc.Mat().createAIJWithArrays((n, n), (self._t_indptr, self._t_indices, self._t_values),
-                                                  comm=PETSc.COMM_SELF)
-            self._transposed = (mat, self._make_ksp(mat))
-        mat, ksp = self._transposed
+            matrix = RowBlockMatrix(self.PETSc, self.comm, self._indptr, self._indices,
+                                    np.arange(len(self._indices), dtype=np.int64))
+            self._transposed = (matrix, self._make_ksp(matrix.mat))
+        matrix, ksp = self._transposed
         if not self._transposed_current:
-            self._t_values[:] = self._csc_data
-            mat.assemble()
-            try:
-                ksp.setUp()
-            except PETSc.Error as err:
-                raise SingularMatrix(f"PETSc {self.settings.resolved_solver}: {first_line_of(err)}") from None
+            matrix.update(self._csc_data)
+            self._set_up(ksp)
             self._transposed_current = True
         return ksp
 

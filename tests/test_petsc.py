@@ -29,6 +29,13 @@ DIRECT = ["petsc-klu", "petsc-umfpack", "petsc-mumps", "petsc-superlu"]
 INVDYN = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "invdyn", "invdyn")
 
 
+
+def clean_environment():
+    """This process's environment as Python saw it at start-up: MPI's initialization in this
+    process (petsc4py) adds variables at C level that would make a child's mpiexec fail."""
+    return dict(os.environ)
+
+
 def run_model(model, linear_solver, **kw):
     p = InitialValueProblem(model, linear_solver=linear_solver, keep_results=False, **kw)
     p.run()
@@ -204,10 +211,10 @@ def test_command_line_override(tmp_path):
     path.write_text(DECK.format(card="linear solver: klu;"))
     mbdae = [sys.executable, "-m", "mbdae"]
     done = subprocess.run(mbdae + ["run", str(path), "-o", str(tmp_path / "one"), "-q", "--linear-solver", "petsc-mumps",
-                                   "--petsc-options=-mat_mumps_icntl_14 40"], capture_output=True, text=True)
+                                   "--petsc-options=-mat_mumps_icntl_14 40"], capture_output=True, text=True, env=clean_environment())
     assert done.returncode == 0, done.stderr
     log = (tmp_path / "one.log").read_text()
     assert "linear solver: petsc-mumps" in log and "-mat_mumps_icntl_14 40" in log
     done = subprocess.run(mbdae + ["run", str(path), "-q", "--petsc-options=-ksp_monitor"], capture_output=True,
-                          text=True)
+                          text=True, env=clean_environment())
     assert done.returncode == 1 and "not a PETSc one" in done.stderr

@@ -28,6 +28,7 @@ from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.linear import CondensedBlocksSolver, make_linear_solver
+from mbdae.solvers.petsc import mpi_rank
 from mbdae.solvers.convergence import SimulationDiverged
 from mbdae.solvers.integrators import make_method, CrankNicolson, ImplicitEuler
 from mbdae.solvers.history import History
@@ -163,7 +164,8 @@ class InitialValueProblem:
         # the families the driver reads (found by what they offer, not by class)
         self.joints = self.system.family_with("reactions")
         self.momentum_families = [f for f in self.system.families if hasattr(f, "node_momenta")]
-        if s.output_prefix and not any(getattr(o, "prefix", None) == s.output_prefix for o in self.observers):
+        if (s.output_prefix and mpi_rank() == 0
+                and not any(getattr(o, "prefix", None) == s.output_prefix for o in self.observers)):
             raise ValueError("output_prefix: the driver writes no files itself; run the model with "
                              "mbdae.run(model, output_prefix=...) or attach an MBDyn writer observer")
         self.state = None
@@ -492,7 +494,7 @@ class Progress:
     terminal): step, time, iterations, done fraction and the time left."""
 
     def __init__(self, settings):
-        self.on = settings.progress if settings.progress is not None else _sys.stderr.isatty()
+        self.on = (settings.progress if settings.progress is not None else _sys.stderr.isatty()) and mpi_rank() == 0
         self.t0, self.t_end = settings.initial_time, settings.final_time
         self.wall0 = self.last = _time.perf_counter()
 

@@ -52,6 +52,7 @@ from mbdae.engine.io.mbdyn.nodes import NodeCards
 from mbdae.engine.io.mbdyn.problem import UNSUPPORTED_PROBLEM_CARDS, ProblemCards
 from mbdae.engine.model import Model
 from mbdae.solvers.linear import add_solver_statistics, choose_linear_solver
+from mbdae.solvers.petsc import mpi_rank
 
 __all__ = ["DeckError", "DeckStop", "Deck", "DeckReader", "read_deck", "parse_deck",
            "scan_cards", "Source", "Frame"]
@@ -138,7 +139,7 @@ class Deck:
             **s["inverse_dynamics"])
 
     def append_log(self, prefix):
-        if prefix and self.log_lines:
+        if prefix and self.log_lines and mpi_rank() == 0:
             with open(prefix + ".log", "a") as f:
                 f.writelines(line + "\n" for line in self.log_lines)
 

@@ -7,6 +7,7 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.compiled import node_motion_rows, ORIENTATION_CODES
 from mbdae.solvers.linear import choose_linear_solver
+from mbdae.solvers.petsc import mpi_rank
 
 
 def orientation_columns(R, description):
@@ -185,7 +186,7 @@ def writers_for(settings, linear_solver=None):
     `linear_solver`: the LinearSolverChoice the run's .log reports (default: the one for
     `settings.linear_solver`, solvers/linear.py)."""
     prefix = getattr(settings, "output_prefix", None)
-    if not prefix:
+    if not prefix or mpi_rank() > 0:       # in an MPI run only rank 0 writes
         return []
     if linear_solver is None:
         linear_solver = choose_linear_solver(getattr(settings, "linear_solver", None))

@@ -46,7 +46,7 @@ def plate_model(n):
 MODELS = {
     "chain": (chain_bench.chain_model, dict(time_step=1e-3, tolerance=1e-6, test="relnorm")),
     "cube": (lambda n: cube_model(n)[0], dict(time_step=1e-4, tolerance=1e-6, test="relnorm")),
-    "plate": (plate_model, dict(time_step=1e-3, tolerance=1e-6, test="relnorm")),
+    "plate": (plate_model, dict(time_step=1e-3, tolerance=1e-5, test="relnorm")),
 }
 
 
@@ -88,7 +88,8 @@ def main():
     ap.add_argument("--chain", type=int, nargs="*", default=[100, 1000, 10000])
     ap.add_argument("--cube", type=int, nargs="*", default=[4, 8])
     ap.add_argument("--plate", type=int, nargs="*", default=[40, 100])
-    ap.add_argument("--backends", nargs="*", default=["superlu", "klu", "petsc-klu", "petsc-mumps", "petsc-umfpack",
+    ap.add_argument("--backends", nargs="*", default=["default", "superlu", "klu", "kvxopt-umfpack", "petsc-klu",
+                                                      "petsc-mumps", "petsc-umfpack",
                                                       "petsc-fgmres:ilu", "petsc-fgmres:asm"])
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=5)

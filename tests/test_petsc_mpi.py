@@ -141,6 +141,19 @@ def test_failing_run_prints_once_and_ends_every_process(tmp_path):
     assert len(lines) == 1 and "bad.mbd:" in lines[0] and "spherical hing" in lines[0]
 
 
+def test_failure_on_rank_0_alone_ends_the_other_rank(tmp_path):
+    """Rank 0 alone cannot open its output files (rank 1 writes none and goes on to the first
+    factorization, a collective call): the run still ends, with rank 0's message once."""
+    deck = tmp_path / "chain.mbd"
+    deck.write_text(chain_text())
+    (tmp_path / "blocker").write_text("a file where the output folder should be")
+    done = subprocess.run(mpiexec(2) + MBDAE + ["run", str(deck), "-o", str(tmp_path / "blocker" / "c"), "-q"],
+                          capture_output=True, text=True, env=clean_environment(), timeout=120)
+    assert done.returncode != 0
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("mbdae")]
+    assert len(lines) == 1 and "blocker" in lines[0]
+
+
 def test_one_process_solver_is_refused_under_mpi(tmp_path):
     deck = tmp_path / "chain.mbd"
     deck.write_text(chain_text())

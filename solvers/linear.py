@@ -18,6 +18,11 @@
   factorization, or a preconditioned Krylov method (GMRES, FGMRES, BiCGStab).  Under MPI
   (mpiexec -n P, P > 1) every name that is not a PETSc one means `petsc-mumps`.
 
+With PETSc and its MUMPS installed, large mesh patterns (3-D solids, and shell or membrane
+meshes of ≥ 20000 unknowns; `mumps_pattern`) get `petsc-mumps` for `default`, `umfpack` and
+`naive`: 1.3–2.6× faster per factorization than the best other back end there
+(benchmarks/RESULTS.md, "PETSc back ends").  Without PETSc:
+
 Large 3-D finite-element patterns (`finite_element_pattern`: thousands of unknowns of solid
 elements' nodes, tens of entries per column) get UMFPACK through kvxopt for `default`,
 `umfpack` and `naive` (SuperLU without kvxopt): KLU does not use dense supernodal kernels and
@@ -36,7 +41,8 @@ import scipy.sparse as sp
 from mbdae.solvers.errors import SingularMatrix
 from mbdae.solvers.klu import KLUFactorization, KLUError, load_klu
 from mbdae.solvers.petsc import (MPI_DEFAULT_SOLVER, PETScSettings, PETScSolver, available_petsc_solvers,
-                                 check_petsc_settings, mpi_world_size, petsc_settings)
+                                 check_petsc_settings, mpi_world_size, package_available, petsc_available,
+                                 petsc_settings)
 from mbdae.solvers.kernels import schur_factor, schur_rhs, schur_back
 
 # names make_linear_solver accepts
@@ -45,6 +51,10 @@ SOLVER_NAMES = ("default", "klu", "superlu", "umfpack", "naive", "kvxopt-umfpack
 REFACTORIZING_REQUESTS = ("umfpack", "naive")
 KLU_DETAIL = "refactorization with kept pivots"
 NO_KLU = "no KLU library found"
+# surface meshes at least this large and dense get MUMPS when PETSc has it (mumps_pattern)
+MUMPS_SURFACE_MIN_UNKNOWNS = 20000
+MUMPS_SURFACE_MIN_ENTRIES_PER_COLUMN = 30
+MUMPS = PETScSettings(solver="mumps")
 # a pattern at least this large and dense is a finite-element one (see finite_element_pattern)
 FE_MIN_UNKNOWNS = 2000
 FE_MIN_ENTRIES_PER_COLUMN = 40
@@ -86,6 +96,11 @@ class LinearSolverChoice:
         return self.name + (f" ({'; '.join(words)})" if words else "")
 
 
+def mumps_available():
+    """Whether PETSc (extra mbdae[petsc]) with MUMPS is installed."""
+    return petsc_available() and package_available("mumps")
+
+
 def klu_available():
     """Whether a KLU library was found (solvers/klu.py)."""
     return load_klu() is not None
@@ -125,8 +140,25 @@ def choose_linear_solver(name=None, requested=None, pattern=None):
     return replace(_choice(name, requested, pattern), asked=name)
 
 
+def mumps_pattern(pattern):
+    """Whether PETSc's MUMPS (when installed) is the fastest back end for a Jacobian pattern
+    `(unknowns, entries, continuum unknowns)` (benchmarks/RESULTS.md, "PETSc back ends"): a 3-D
+    finite-element one (finite_element_pattern), or a large surface mesh (shells, membranes:
+    ≥ MUMPS_SURFACE_MIN_UNKNOWNS unknowns, ≥ MUMPS_SURFACE_MIN_ENTRIES_PER_COLUMN entries per
+    column; multibody and beam patterns have 5–20)."""
+    if pattern is None:
+        return False
+    n, nnz, _ = pattern
+    return finite_element_pattern(pattern) or (n >= MUMPS_SURFACE_MIN_UNKNOWNS
+                                               and nnz >= MUMPS_SURFACE_MIN_ENTRIES_PER_COLUMN * n)
+
+
 def _choice(name, requested, pattern):
     klu = klu_available()
+    if name in ("default",) + REFACTORIZING_REQUESTS and mumps_pattern(pattern) and mumps_available():
+        n, nnz, _ = pattern
+        return LinearSolverChoice("petsc-mumps", requested, f"mesh pattern, {n} unknowns, {nnz / n:.0f} entries per "
+                                                            f"column; {MUMPS.describe()}")
     if name in ("default",) + REFACTORIZING_REQUESTS and finite_element_pattern(pattern):
         n, nnz, _ = pattern
         why = f"finite-element pattern, {n} unknowns, {nnz / n:.0f} entries per column"
@@ -285,6 +317,8 @@ def make_linear_solver(name=None, requested=None, pattern=None):
     choice = choose_linear_solver(name, requested, pattern)
     if isinstance(choice.asked, PETScSettings):
         solver = PETScSolver(choice.asked)
+    elif choice.name.startswith("petsc-"):          # chosen for the pattern (mumps_pattern)
+        solver = PETScSolver(petsc_settings(choice.name))
     elif choice.name == "klu":
         try:
             solver = KLUSolver()

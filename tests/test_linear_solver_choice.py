@@ -216,22 +216,27 @@ def test_runs_with_condensed_momenta_match_the_full_solver():
 
 def test_finite_element_patterns_get_umfpack():
     """Large solid meshes (thousands of unknowns of solids' nodes, tens of entries per column)
-    get UMFPACK for `default`, `umfpack` and `naive` (KLU is several times slower there,
-    RESULTS.md); an explicit `klu` stays KLU, multibody patterns and surface meshes (no solid
-    nodes) keep the default."""
+    get PETSc's MUMPS (when installed, as do large surface meshes) or else UMFPACK for
+    `default`, `umfpack` and `naive` (KLU is several times slower there, RESULTS.md); an
+    explicit `klu` stays KLU, multibody patterns keep the default."""
     fe = (20000, 60 * 20000, 20000)
     assert linear.finite_element_pattern(fe) and not linear.finite_element_pattern((20000, 12 * 20000, 20000))
     assert not linear.finite_element_pattern((500, 60 * 500, 500))
     assert not linear.finite_element_pattern((20000, 60 * 20000, 0))     # shells
-    expected = "kvxopt-umfpack" if linear.kvxopt_available() else "superlu"
+    mumps = linear.mumps_available()
+    expected = "petsc-mumps" if mumps else "kvxopt-umfpack" if linear.kvxopt_available() else "superlu"
+    why = "mesh pattern" if mumps else "finite-element pattern"
     for name in ("default", "umfpack", "naive"):
         choice = choose_linear_solver(name, pattern=fe)
-        assert choice.name == expected and "finite-element pattern, 20000 unknowns, 60 entries" in choice.describe()
+        assert choice.name == expected and f"{why}, 20000 unknowns, 60 entries" in choice.describe()
     assert choose_linear_solver("superlu", pattern=fe).name == "superlu"
     if klu_available():
         assert choose_linear_solver("klu", pattern=fe).name == "klu"
         assert choose_linear_solver("default", pattern=(20000, 12 * 20000, 20000)).name == "klu"
-        assert choose_linear_solver("default", pattern=(20000, 60 * 20000, 0)).name == "klu"
+        # surface meshes: MUMPS when PETSc has it and the mesh is large, else KLU
+        assert choose_linear_solver("default", pattern=(20000, 40 * 20000, 0)).name == \
+            ("petsc-mumps" if mumps else "klu")
+        assert choose_linear_solver("default", pattern=(10000, 40 * 10000, 0)).name == "klu"
         # the .log's choice is refined once the pattern is known
         assert choose_linear_solver("default").for_pattern(fe).name == expected
 

@@ -31,6 +31,7 @@ on the CSC arrays themselves (CSR of Aᵀ) for the others."""
 import ctypes
 import ctypes.util
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -219,8 +220,8 @@ def check_petsc_settings(settings):
 
 def first_line_of(error):
     """The informative line of a PETSc.Error's message (its last line)."""
-    lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()]
-    return lines[-1].lstrip("[0] ") if lines else str(error)
+    lines = [re.sub(r"^\[\d+\]\s*", "", ln.strip()) for ln in str(error).splitlines() if ln.strip()]
+    return lines[-1] if lines else str(error)
 
 
 def mpi_world_size():

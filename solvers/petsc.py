@@ -409,11 +409,16 @@ class PETScSolver:
         self._fresh = False
         self.factorizations += 1
 
+    def failure(self, what):
+        """The SingularMatrix that a failed factorization or solve raises (Newton reports it
+        with the worst equation)."""
+        return SingularMatrix(f"PETSc {self.settings.resolved_solver}: {what}")
+
     def _set_up(self, ksp):
         try:
             ksp.setUp()
         except self.PETSc.Error as err:
-            raise SingularMatrix(f"PETSc {self.settings.resolved_solver}: {first_line_of(err)}") from None
+            raise self.failure(first_line_of(err)) from None
 
     def _mumps_out_of_workspace(self, ksp):
         """MUMPS's INFOG(1) = -8 or -9 (its workspace, estimated by the analysis, is too small
@@ -447,12 +452,12 @@ class PETScSolver:
             else:
                 ksp.solve(self.bvec, self.xvec)
         except self.PETSc.Error as err:
-            raise SingularMatrix(f"PETSc {self.settings.resolved_solver}: {first_line_of(err)}") from None
+            raise self.failure(first_line_of(err)) from None
         reason = ksp.getConvergedReason()
         self.krylov_iterations += ksp.getIterationNumber()
         if reason < 0:
-            raise SingularMatrix(f"PETSc {self.settings.resolved_solver}: {converged_reason_text(self.PETSc, reason)}"
-                                 f" after {ksp.getIterationNumber()} iterations")
+            raise self.failure(f"{converged_reason_text(self.PETSc, reason)} after {ksp.getIterationNumber()} "
+                               f"iterations")
         if self.processes > 1:
             self.gather.scatter(self.xvec, self.x_all, addv=self.PETSc.InsertMode.INSERT,
                                 mode=self.PETSc.ScatterMode.FORWARD)
@@ -460,7 +465,7 @@ class PETScSolver:
         else:
             x = self.x.copy()
         if not np.all(np.isfinite(x)):         # UMFPACK returns inf for a zero pivot
-            raise SingularMatrix(f"PETSc {self.settings.resolved_solver}: non-finite solution (singular matrix)")
+            raise self.failure("non-finite solution (singular matrix)")
         return x
 
     def _transposed_ksp(self):

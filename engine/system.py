@@ -270,6 +270,11 @@ class System:
         wd[vf] = yp[nodes.ic[vf]]
         return a, wd
 
+    def anywhere(self, flag):
+        """Whether `flag` holds on any process (a distributed system's decisions must be the
+        same on every process, engine/distributed.py); here `flag` itself."""
+        return bool(flag)
+
     def family_with(self, capability):
         """The first family offering the method `capability` (e.g. the joints' `reactions`,
         the rigid bodies' `node_momenta`), or None: the drivers find families by what they

@@ -16,6 +16,7 @@ import importlib
 import os
 import sys
 import time
+import traceback
 from collections import Counter
 from dataclasses import replace
 
@@ -65,6 +66,9 @@ def build_parser(command=None):
     run.add_argument("--petsc-options", metavar="OPTIONS", default="",
                      help="PETSc options passed through to the PETSc back end, e.g. \"-ksp_monitor "
                           "-pc_factor_mat_ordering_type nd\" (they override mbdae's settings)")
+    run.add_argument("--mpi-evaluation", choices=("distributed", "replicated"), default=None,
+                     help="under mpiexec: each process evaluates its share of the elements (distributed, "
+                          "the default) or all of them (replicated); README, \"PETSc\"")
     check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
     check.add_argument("deck", help="MBDyn input file")
     for name, help_line in SUBCOMMAND_HELP.items():
@@ -99,6 +103,8 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - one clear line unless --debug
         if args.debug and mpi_world_size() == 1:
             raise
+        if args.debug:              # under MPI: the traceback of each failing rank, then abort
+            traceback.print_exc()
         fail(f"mbdae: {describe(e)}")
         return 1
 
@@ -173,6 +179,8 @@ def command_run(args):
         overrides["final_time"] = args.final_time
     if args.quiet:
         overrides["progress"] = False
+    if args.mpi_evaluation is not None:
+        overrides["mpi_evaluation"] = args.mpi_evaluation
     linear = linear_solver_override(deck, args.linear_solver, args.petsc_options)
     if linear is not None:
         overrides["linear_solver"] = linear

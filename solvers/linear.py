@@ -310,15 +310,16 @@ def available_linear_solvers():
     return names + available_petsc_solvers()
 
 
-def make_linear_solver(name=None, requested=None, pattern=None):
+def make_linear_solver(name=None, requested=None, pattern=None, layout=None):
     """The back end for `name` (see the module docstring; None or `default`: KLU when a KLU
     library is found, else SuperLU; UMFPACK for a finite-element `pattern`), with its
-    `description` for the run's log."""
+    `description` for the run's log.  `layout`: the rows of a distributed system
+    (solvers/petsc.py DistributedLayout; the choice is then a PETSc one, as under MPI)."""
     choice = choose_linear_solver(name, requested, pattern)
     if isinstance(choice.asked, PETScSettings):
-        solver = PETScSolver(choice.asked)
+        solver = PETScSolver(choice.asked, layout)
     elif choice.name.startswith("petsc-"):          # chosen for the pattern (mumps_pattern)
-        solver = PETScSolver(petsc_settings(choice.name))
+        solver = PETScSolver(petsc_settings(choice.name), layout)
     elif choice.name == "klu":
         try:
             solver = KLUSolver()

@@ -140,7 +140,8 @@ class NewtonRaphson:
             if bias is not None:
                 f = f - bias
             try:
-                err = residual_error(test, *self._tested(system, f, fabs, dcoef, mode), system.dim)
+                err = residual_error(test, *self._tested(system, f, fabs, dcoef, mode), system.dim,
+                                     reduction=getattr(system, "reduction", None))
             except SimulationDiverged:
                 row, owner = self._worst(system, f)
                 raise SimulationDiverged(f"non-finite residual at iteration {it}; worst equation "
@@ -199,6 +200,6 @@ class NewtonRaphson:
             self.total_iterations += 1
             prev_err = err
             if sol_tol > 0 and sol_test != "none":
-                if solution_error(sol_test, dx) <= sol_tol:
+                if solution_error(sol_test, dx, getattr(system, "reduction", None)) <= sol_tol:
                     self.converged_kinematics = None      # the state moved after the evaluation
                     return it, err, True

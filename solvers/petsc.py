@@ -268,19 +268,17 @@ def row_block(n, size, rank):
 
 
 class RowBlockMatrix:
-    """The AIJ matrix of a fixed CSR pattern (`indptr`, `indices`) whose values are
-    `data[perm]` of a source array: on one process a SeqAIJ on arrays this object owns (the
-    values are written in place), under MPI the MPIAIJ rows [r0, r1) this process owns (the
-    values set row by row, `MatSetValuesCSR`)."""
+    """The AIJ matrix of a fixed CSR pattern whose values are `data[perm]` of a source array.
+    `indptr`, `indices`, `perm`: the rows [r0, r0 + m) this process owns, columns numbered
+    0..n-1.  On one process a SeqAIJ on arrays this object owns (the values are written in
+    place); under MPI an MPIAIJ whose owned rows are set row by row (`MatSetValuesCSR`)."""
 
-    def __init__(self, PETSc, comm, indptr, indices, perm):
-        n = len(indptr) - 1
-        self.r0, self.r1 = row_block(n, comm.getSize(), comm.getRank())
-        lo, hi = indptr[self.r0], indptr[self.r1]
-        self.indptr = (indptr[self.r0:self.r1 + 1] - lo).astype(PETSc.IntType)
-        self.indices = np.ascontiguousarray(indices[lo:hi], dtype=PETSc.IntType)
-        self.perm = np.ascontiguousarray(perm[lo:hi], dtype=np.int64)
-        self.values = np.zeros(hi - lo, dtype=PETSc.ScalarType)
+    def __init__(self, PETSc, comm, indptr, indices, perm, r0, n):
+        self.r0, self.r1 = r0, r0 + len(indptr) - 1
+        self.indptr = (indptr - indptr[0]).astype(PETSc.IntType)
+        self.indices = np.ascontiguousarray(indices, dtype=PETSc.IntType)
+        self.perm = np.ascontiguousarray(perm, dtype=np.int64)
+        self.values = np.zeros(len(self.indices), dtype=PETSc.ScalarType)
         self.distributed = comm.getSize() > 1
         if self.distributed:
             rows = self.r1 - self.r0
@@ -290,11 +288,53 @@ class RowBlockMatrix:
             self.mat = PETSc.Mat().createAIJWithArrays((n, n), (self.indptr, self.indices, self.values), comm=comm)
         self.mat.assemble()
 
+    @classmethod
+    def row_block_of(cls, PETSc, comm, indptr, indices, perm):
+        """The matrix of a whole CSR pattern of which this process owns PETSc's default row
+        block (row_block): every process holds the whole pattern (replicated evaluation)."""
+        n = len(indptr) - 1
+        r0, r1 = row_block(n, comm.getSize(), comm.getRank())
+        lo, hi = indptr[r0], indptr[r1]
+        return cls(PETSc, comm, indptr[r0:r1 + 1], indices[lo:hi], perm[lo:hi], r0, n)
+
     def update(self, data):
         np.take(data, self.perm, out=self.values)
         if self.distributed:
             self.mat.setValuesCSR(self.indptr, self.indices, self.values)
         self.mat.assemble()              # new values: PETSc refactors at the next set-up
+
+
+class DistributedLayout:
+    """The unknowns of one process of a distributed system (engine/distributed.py) in PETSc's
+    numbering: `petsc_index[u]`, the global row of each local unknown u (owned and ghost);
+    `owned`, the local unknowns this process owns, in the order of its PETSc rows [r0, r1)
+    (PETSc's rows are numbered process after process).  `exchange` gives every local unknown
+    its owner's value (one PETSc scatter of the owned values)."""
+
+    def __init__(self, petsc_index, owned, n_global):
+        PETSc = self.PETSc = load_petsc()
+        self.comm = PETSc.COMM_WORLD
+        self.petsc_index = np.asarray(petsc_index, np.int64)
+        self.owned = np.asarray(owned, np.int64)
+        self.n_local, self.n_global = len(self.petsc_index), int(n_global)
+        self.vec = PETSc.Vec().createMPI((len(self.owned), self.n_global), comm=self.comm)
+        self.r0, self.r1 = self.vec.getOwnershipRange()
+        if not np.array_equal(self.petsc_index[self.owned], np.arange(self.r0, self.r1)):
+            raise ValueError("distributed layout: the owned unknowns are not this process's PETSc rows")
+        self.local = PETSc.Vec().createSeq(self.n_local, comm=PETSc.COMM_SELF)
+        where = PETSc.IS().createGeneral(self.petsc_index.astype(PETSc.IntType), comm=PETSc.COMM_SELF)
+        self.scatter = PETSc.Scatter().create(self.vec, where, self.local, None)
+
+    def gather_local(self, vec):
+        """The values of the MPI vector `vec` (this layout's) at every local unknown (a new array)."""
+        self.scatter.scatter(vec, self.local, addv=self.PETSc.InsertMode.INSERT,
+                             mode=self.PETSc.ScatterMode.FORWARD)
+        return self.local.getArray().copy()
+
+    def exchange(self, values):
+        """`values` (one per local unknown) with every unknown set to its owner's value."""
+        self.vec.getArray()[:] = values[self.owned]
+        return self.gather_local(self.vec)
 
 
 class PETScSolver:
@@ -303,8 +343,9 @@ class PETScSolver:
     process holds the whole matrix and right-hand side (the evaluation is replicated), gives
     PETSc the rows it owns (row_block) and gets the whole solution back."""
 
-    def __init__(self, settings):
+    def __init__(self, settings, layout=None):
         check_petsc_settings(settings)
+        self.layout = layout
         self.PETSc = PETSc = load_petsc()
         self.settings = settings
         self.processes = mpi_world_size()
@@ -363,22 +404,34 @@ class PETScSolver:
         return ksp
 
     def _setup(self, A):
-        """The AIJ matrix, vectors and KSP for A's pattern; the CSC → CSR permutation."""
+        """The AIJ matrix, vectors and KSP for A's pattern; the CSC → CSR permutation.  With a
+        DistributedLayout, A is this process's local matrix: its owned rows, columns renumbered
+        to PETSc's global unknowns, are this process's rows of the MPIAIJ matrix."""
         PETSc = self.PETSc
-        n = A.shape[0]
         nnz = len(A.indices)
         # CSR of A from its CSC pattern: transpose the (positions) matrix once
         csc_pos = type(A)((np.arange(nnz, dtype=float), A.indices, A.indptr), shape=A.shape)
         csr = csc_pos.tocsr()
-        csr.sort_indices()
-        self.matrix = RowBlockMatrix(PETSc, self.comm, csr.indptr, csr.indices, csr.data.astype(np.int64))
+        layout = self.layout
+        if layout is None:
+            n = A.shape[0]
+            csr.sort_indices()
+            self.matrix = RowBlockMatrix.row_block_of(PETSc, self.comm, csr.indptr, csr.indices,
+                                                      csr.data.astype(np.int64))
+        else:
+            n = layout.n_global
+            rows = csr[layout.owned]
+            owned = type(csr)((rows.data, layout.petsc_index[rows.indices], rows.indptr), shape=(len(layout.owned), n))
+            owned.sort_indices()
+            self.matrix = RowBlockMatrix(PETSc, self.comm, owned.indptr, owned.indices, owned.data.astype(np.int64),
+                                         layout.r0, n)
         self.mat = self.matrix.mat
         r0, r1 = self.matrix.r0, self.matrix.r1
         self.b = np.zeros(r1 - r0)
         self.x = np.zeros(r1 - r0)
         self.bvec = PETSc.Vec().createWithArray(self.b, size=(r1 - r0, n), comm=self.comm)
         self.xvec = PETSc.Vec().createWithArray(self.x, size=(r1 - r0, n), comm=self.comm)
-        if self.processes > 1:
+        if self.processes > 1 and layout is None:
             self.gather, self.x_all = PETSc.Scatter.toAll(self.xvec)
         self.ksp = self._make_ksp(self.mat)
         self._indices, self._indptr = A.indices, A.indptr
@@ -437,6 +490,9 @@ class PETScSolver:
         return True
 
     def solve(self, b, transpose=False):
+        if transpose and self.layout is not None:
+            raise ValueError("transposed solves are not distributed (inverse dynamics and eigenanalysis "
+                             "run with the replicated evaluation under MPI)")
         if transpose and not self.settings.krylov and self.package in NATIVE_TRANSPOSE:
             return self._run(self.ksp, b, transpose=True)
         if transpose:
@@ -444,8 +500,11 @@ class PETScSolver:
         return self._run(self.ksp, b)
 
     def _run(self, ksp, b, transpose=False):
-        r0, r1 = self.matrix.r0, self.matrix.r1
-        self.b[:] = b[r0:r1]
+        layout = self.layout
+        if layout is None:
+            self.b[:] = b[self.matrix.r0:self.matrix.r1]
+        else:
+            np.take(b, layout.owned, out=self.b)
         try:
             if transpose:
                 ksp.solveTranspose(self.bvec, self.xvec)
@@ -458,6 +517,12 @@ class PETScSolver:
         if reason < 0:
             raise self.failure(f"{converged_reason_text(self.PETSc, reason)} after {ksp.getIterationNumber()} "
                                f"iterations")
+        if layout is not None:
+            # a collective test, so that every process raises together (UMFPACK and MUMPS
+            # return inf for a zero pivot)
+            if not np.isfinite(self.xvec.norm()):
+                raise self.failure("non-finite solution (singular matrix)")
+            return layout.gather_local(self.xvec)
         if self.processes > 1:
             self.gather.scatter(self.xvec, self.x_all, addv=self.PETSc.InsertMode.INSERT,
                                 mode=self.PETSc.ScatterMode.FORWARD)
@@ -471,8 +536,8 @@ class PETScSolver:
     def _transposed_ksp(self):
         """A KSP on Aᵀ, whose CSR arrays are A's CSC ones (the last factored values)."""
         if self._transposed is None:
-            matrix = RowBlockMatrix(self.PETSc, self.comm, self._indptr, self._indices,
-                                    np.arange(len(self._indices), dtype=np.int64))
+            matrix = RowBlockMatrix.row_block_of(self.PETSc, self.comm, self._indptr, self._indices,
+                                                 np.arange(len(self._indices), dtype=np.int64))
             self._transposed = (matrix, self._make_ksp(matrix.mat))
         matrix, ksp = self._transposed
         if not self._transposed_current:

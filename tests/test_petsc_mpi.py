@@ -163,3 +163,74 @@ def test_one_process_solver_is_refused_under_mpi(tmp_path):
     assert done.returncode != 0
     lines = [ln for ln in done.stderr.splitlines() if ln.startswith("mbdae")]
     assert len(lines) == 1 and "runs on one process only" in lines[0] and "petsc-mumps" in lines[0]
+
+
+CHAIN15 = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "body", "chain15", "chain15")
+BATHE = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "solid", "bathe", "mbdyn_test_solid_0001.mbd")
+DISTANCE = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "joints", "distance", "distance")
+
+
+def mpi_note(prefix):
+    return [line for line in open(prefix + ".out") if line.startswith("# MPI:")]
+
+
+def test_distributed_and_replicated_evaluation_give_the_same_run(tmp_path):
+    """`mpiexec -n 2`: each process evaluates its share of the chain (the log says so, with
+    the partition); the replicated evaluation of the same run writes the same motion (to
+    1e-10 of the chain's size: the matrix rows reach MUMPS in another order) in the same
+    Newton iterations."""
+    deck = tmp_path / "chain.mbd"
+    deck.write_text(chain_deck(20, final_time=0.05))
+    dist, repl = str(tmp_path / "dist"), str(tmp_path / "repl")
+    run(str(deck), dist, 2)
+    run(str(deck), repl, 2, ["--mpi-evaluation", "replicated"])
+    note = mpi_note(dist)
+    assert len(note) == 1 and "distributed evaluation on 2 processes" in note[0] and "ghost" in note[0]
+    assert mpi_note(repl) == []
+    assert_same_motion(repl, dist, 2.0)
+    assert iterations(dist) == iterations(repl)
+
+
+@pytest.mark.skipif(not os.path.exists(CHAIN15), reason="MBDyn's body/chain15 deck (../shared) not available")
+def test_joint_output_of_a_distributed_run_is_the_serial_one(tmp_path):
+    """MBDyn's chain15 deck (15 bodies, 15 joints): the .jnt rows gathered from both processes
+    come in the serial run's order with its values (up to one unit of the last printed digit,
+    7 significant digits, or 1e-10 of the largest reaction), the bodies counted once (a doubled mass would double every
+    reaction, not the motion)."""
+    serial, dist = str(tmp_path / "serial"), str(tmp_path / "dist")
+    run(CHAIN15, serial, None, ["--linear-solver", "petsc-mumps"])
+    run(CHAIN15, dist, 2)
+    assert "distributed evaluation" in mpi_note(dist)[0]
+    assert iterations(dist) == iterations(serial)
+    assert_same_motion(serial, dist, 1.0)
+    a, b = blocks(read_lines(serial + ".jnt")), blocks(read_lines(dist + ".jnt"))
+    assert len(a) == len(b) > 1
+    scale = max(np.abs(ra[k]).max() for ra in a for k in ra)
+    for ra, rb in zip(a, b):
+        assert list(ra) == list(rb)
+        for k in ra:
+            assert np.all(np.abs(ra[k] - rb[k]) <= 1.01e-6 * np.abs(ra[k]) + 1e-10 * scale)
+
+
+@pytest.mark.skipif(not os.path.exists(BATHE), reason="MBDyn's solid/bathe decks (../shared) not available")
+def test_solid_deck_distributed(tmp_path):
+    """MBDyn's solid test deck bathe/0001 (solid elements on displacement nodes) under -n 2:
+    each process owns part of the nodes; the motion and iterations are the serial run's."""
+    serial, dist = str(tmp_path / "serial"), str(tmp_path / "dist")
+    run(BATHE, serial, None, ["--linear-solver", "petsc-mumps"])
+    run(BATHE, dist, 2)
+    assert "distributed evaluation" in mpi_note(dist)[0]
+    assert iterations(dist) == iterations(serial)
+    assert_same_motion(serial, dist, 1.0)
+
+
+@pytest.mark.skipif(not os.path.exists(DISTANCE), reason="MBDyn's joints/distance deck (../shared) not available")
+def test_model_that_does_not_split_runs_replicated_with_the_reason(tmp_path):
+    """A `bind` card ties a parameter node to a joint on another process's share: the run
+    falls back to the replicated evaluation, says why in .out, and matches the serial run."""
+    serial, dist = str(tmp_path / "serial"), str(tmp_path / "dist")
+    run(DISTANCE, serial, None, ["--linear-solver", "petsc-mumps", "--final-time", "0.2"])
+    run(DISTANCE, dist, 2, ["--final-time", "0.2"])
+    note = mpi_note(dist)
+    assert len(note) == 1 and "replicated evaluation" in note[0] and "parameter node" in note[0]
+    assert_same_motion(serial, dist, 1.0)

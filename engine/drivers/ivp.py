@@ -23,6 +23,7 @@ import time as _time
 import numpy as np
 
 from mbdae.engine.system import System
+from mbdae.engine.distributed import build_system
 from mbdae.engine.core.state import StepEvent
 from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
@@ -91,6 +92,8 @@ class Settings:
     eigenanalysis: object = None            # engine.eigen.EigenSettings (`eigenanalysis` card)
     constraint_test_scale: float = None     # `enforce constraint equations` (solvers/newton.py)
     matrix_free: object = None              # solvers/krylov.MatrixFreeSettings: MBDyn's `matrix free`
+    mpi_evaluation: str = "distributed"     # under mpiexec (P > 1): "distributed" (engine/distributed.py)
+                                            # or "replicated" (every process evaluates the whole model)
 
 
 @dataclass
@@ -143,7 +146,8 @@ class InitialValueProblem:
         if s.time_step <= 0:
             raise ValueError("time step must be positive")
         self.model = model
-        self.system = System(model)
+        self.system, self.evaluation_note = self.build_system(model)
+        self.distributed = hasattr(self.system, "layout")
         self.newton = NewtonRaphson(NewtonSettings(
             tolerance=s.tolerance, test=s.test, solution_tolerance=s.solution_tolerance,
             solution_test=s.solution_test, max_iterations=s.max_iterations, at_most=s.max_iterations_at_most,
@@ -170,15 +174,39 @@ class InitialValueProblem:
                              "mbdae.run(model, output_prefix=...) or attach an MBDyn writer observer")
         self.state = None
         self.step = 0
-        self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
+        if self.distributed:        # rank 0 keeps the full model's results
+            summary = self.system.summary
+            self.results = Results(summary.nodes.labels.copy()) if s.keep_results and summary else None
+        else:
+            self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
         self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
+
+    def build_system(self, model):
+        """(System, note for the log): under MPI with several processes, the distributed
+        System of this process's share (engine/distributed.py) unless the settings ask for
+        the replicated evaluation or use what is not distributed (eigenanalysis, matrix-free
+        Newton), or the model does not split; else the System of the whole model."""
+        s = self.settings
+        if s.mpi_evaluation not in ("distributed", "replicated"):
+            raise ValueError(f"mpi_evaluation must be 'distributed' or 'replicated', not {s.mpi_evaluation!r}")
+        if s.mpi_evaluation == "distributed":
+            refused = ("eigenanalysis" if s.eigenanalysis is not None else
+                       "matrix-free Newton" if s.matrix_free is not None else None)
+            system, note = build_system(model, s.initial_time, refused)
+            if system is not None:
+                return system, note
+        else:
+            note = None
+        return System(model), note
 
     def linear_solver(self):
         """The settings' linear back end for this system's pattern, with the momenta of
         dynamic displacement nodes condensed when there are any (System.condensed_blocks,
-        solvers/linear.py)."""
+        solvers/linear.py); the distributed system's rows for a distributed one."""
         sysm = self.system
+        if self.distributed:
+            return make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern(), layout=sysm.layout)
         linear = make_linear_solver(self.settings.linear_solver, pattern=sysm.linear_pattern())
         groups, what = sysm.condensed_blocks()
         return CondensedBlocksSolver(linear, sysm.n, groups, what) if groups else linear
@@ -226,18 +254,19 @@ class InitialValueProblem:
         nodes = sysm.nodes
         own = [f for f in sysm.families if hasattr(f, "set_own_velocities")]
         d = nodes.inertial
-        if not own and (not self.momentum_families or len(d) == 0):
-            return
-        kin = sysm.kinematics(st)
-        beta, gamma = np.zeros((nodes.n, 3)), np.zeros((nodes.n, 3))
-        for fam in self.momentum_families:
-            b, g = fam.node_momenta(kin)
-            beta += b
-            gamma += g
-        st.y[nodes.ib[d]] = beta[d]
-        st.y[nodes.ic[nodes.inertial_rot]] = gamma[nodes.inertial_rot]
-        for fam in own:
-            fam.set_own_velocities(kin, st.y, st.yp)
+        if own or (self.momentum_families and len(d)):
+            kin = sysm.kinematics(st)
+            beta, gamma = np.zeros((nodes.n, 3)), np.zeros((nodes.n, 3))
+            for fam in self.momentum_families:
+                b, g = fam.node_momenta(kin)
+                beta += b
+                gamma += g
+            st.y[nodes.ib[d]] = beta[d]
+            st.y[nodes.ic[nodes.inertial_rot]] = gamma[nodes.inertial_rot]
+            for fam in own:
+                fam.set_own_velocities(kin, st.y, st.yp)
+        if self.distributed:       # a ghost node's momenta are summed whole by its owner only
+            sysm.exchange_state(st)
 
     def derivatives(self, st):
         """Consistent ẏ (accelerations, momentum rates) and multipliers at t0 (manual §6.2.1).
@@ -316,6 +345,8 @@ class InitialValueProblem:
         s = self.settings
         metered = s.output_meter is None or s.output_meter.due(st.t, step)     # asked at every step
         written = metered and step % s.output_frequency == 0
+        if self.distributed:
+            return self._publish_gathered(st, step, h, it, err, solconv, written)
         if not self.observers and (not written or self.results is None):
             return
         sysm = self.system
@@ -327,6 +358,38 @@ class InitialValueProblem:
                 self._keep(st, kin, ctx, it)
         event = StepEvent(step, st.t, h, it, err, solconv, written, st, kin,
                           [(sysm.families, ctx)] if written else [])
+        for obs in self.observers:
+            obs.step(event)
+
+    def _publish_gathered(self, st, step, h, it, err, solconv, written):
+        """publish() of a distributed run: on an output step every process sends its owned
+        nodes and home element rows to rank 0 (the same steps on every process), which keeps
+        the results and tells the observers."""
+        sysm = self.system
+        if self.output_wanted is None:       # whether rank 0 writes or keeps anything
+            readers = any(getattr(o, "wants_output", True) for o in self.observers)
+            self.output_wanted = sysm.comm.bcast(readers or self.results is not None, root=0)
+        kin = families = reactions = None
+        if written and self.output_wanted:
+            local_kin = sysm.kinematics(st)
+            ctx = sysm.context(st, kin=local_kin)
+            kin, families, reactions = sysm.gather_output(st, local_kin, ctx, accelerations=self.results is not None,
+                                                          reactions=self.results is not None)
+        if sysm.rank != 0:
+            return
+        if kin is not None and self.results is not None:
+            r = self.results
+            r.t.append(st.t)
+            for name, values in (("x", kin.x), ("R", kin.R), ("v", kin.v), ("w", kin.w), ("a", kin.a),
+                                 ("wd", kin.wd)):
+                getattr(r, name).append(values.copy())
+            r.iterations.append(it)
+            if reactions is not None:
+                r.joint_labels, F, M = reactions
+                r.joint_force.append(F)
+                r.joint_moment.append(M)
+        event = StepEvent(step, st.t, h, it, err, solconv, written, st, kin,
+                          [(families, None)] if written and families is not None else [])
         for obs in self.observers:
             obs.step(event)
 
@@ -356,9 +419,12 @@ class InitialValueProblem:
         s = self.settings
         sysm = self.system
         st = sysm.initial_state(s.initial_time)
+        self.output_wanted = None
         for obs in self.observers:
-            obs.start(sysm, self.model, self.method)
-        if not s.skip_initial_assembly and sysm.is_alg.any():
+            obs.start(sysm.summary if self.distributed else sysm, self.model, self.method)
+        if self.evaluation_note:
+            self.log("# MPI: " + self.evaluation_note)
+        if not s.skip_initial_assembly and sysm.anywhere(sysm.is_alg.any()):
             self.initial_assembly(st)
         self.set_momenta(st)
         self._eigen_due(st, before_derivatives=True)

@@ -97,7 +97,8 @@ class StaticProblem:
         self.ivp = InitialValueProblem(self.model, time_step=h, initial_time=self.t0, final_time=self.t1,
                                        tolerance=tolerance, max_iterations=max_iterations, test=test,
                                        linear_solver=linear_solver, keep_results=False,
-                                       skip_initial_assembly=skip_initial_assembly)
+                                       skip_initial_assembly=skip_initial_assembly,
+                                       mpi_evaluation="replicated")   # its own output: not gathered
         self.system = self.ivp.system
         self.h = h
         self.observers = list(observers)

@@ -80,6 +80,7 @@ class Deck:
         """An InitialValueProblem with the deck's settings (overrides win, e.g. final_time);
         `observers`: more observers beside the MBDyn writer (e.g. engine/io/vtu.py VTUWriter)."""
         if "inverse_dynamics" in self.settings:
+            overrides.pop("mpi_evaluation", None)      # inverse dynamics evaluates replicated under MPI
             return self.inverse_problem(output_prefix, observers, **overrides)
         s = dict(self.settings)
         s.update(overrides)

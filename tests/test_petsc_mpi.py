@@ -2,6 +2,7 @@
 output files as the serial run — the motion to 1e-10 of the model's size, the same Newton
 iterations in every step of `.out` — under `mpiexec -n 1` and `-n 2`; only rank 0 writes; a
 failing run prints its message once and ends every process."""
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -165,6 +166,8 @@ def test_one_process_solver_is_refused_under_mpi(tmp_path):
     assert len(lines) == 1 and "runs on one process only" in lines[0] and "petsc-mumps" in lines[0]
 
 
+needs_mpi4py = pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None,
+                                  reason="mpi4py not installed (extra mbdae[petsc]): MPI runs evaluate replicated")
 CHAIN15 = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "body", "chain15", "chain15")
 BATHE = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "solid", "bathe", "mbdyn_test_solid_0001.mbd")
 DISTANCE = os.path.join(HERE, "..", "..", "shared", "mbdyn-tests", "joints", "distance", "distance")
@@ -174,6 +177,19 @@ def mpi_note(prefix):
     return [line for line in open(prefix + ".out") if line.startswith("# MPI:")]
 
 
+def serial_and_distributed(deck, tmp_path):
+    """(serial prefix, `-n 2` prefix) of a deck run serially with MUMPS and distributed,
+    checked for the same Newton iterations and motion."""
+    serial, dist = str(tmp_path / "serial"), str(tmp_path / "dist")
+    run(deck, serial, None, ["--linear-solver", "petsc-mumps"])
+    run(deck, dist, 2)
+    assert "distributed evaluation" in mpi_note(dist)[0]
+    assert iterations(dist) == iterations(serial)
+    assert_same_motion(serial, dist, 1.0)
+    return serial, dist
+
+
+@needs_mpi4py
 def test_distributed_and_replicated_evaluation_give_the_same_run(tmp_path):
     """`mpiexec -n 2`: each process evaluates its share of the chain (the log says so, with
     the partition); the replicated evaluation of the same run writes the same motion (to
@@ -191,18 +207,14 @@ def test_distributed_and_replicated_evaluation_give_the_same_run(tmp_path):
     assert iterations(dist) == iterations(repl)
 
 
+@needs_mpi4py
 @pytest.mark.skipif(not os.path.exists(CHAIN15), reason="MBDyn's body/chain15 deck (../shared) not available")
 def test_joint_output_of_a_distributed_run_is_the_serial_one(tmp_path):
     """MBDyn's chain15 deck (15 bodies, 15 joints): the .jnt rows gathered from both processes
     come in the serial run's order with its values (up to one unit of the last printed digit,
-    7 significant digits, or 1e-10 of the largest reaction), the bodies counted once (a doubled mass would double every
-    reaction, not the motion)."""
-    serial, dist = str(tmp_path / "serial"), str(tmp_path / "dist")
-    run(CHAIN15, serial, None, ["--linear-solver", "petsc-mumps"])
-    run(CHAIN15, dist, 2)
-    assert "distributed evaluation" in mpi_note(dist)[0]
-    assert iterations(dist) == iterations(serial)
-    assert_same_motion(serial, dist, 1.0)
+    7 significant digits, or 1e-10 of the largest reaction), the bodies counted once (a
+    doubled mass would double every reaction, not the motion)."""
+    serial, dist = serial_and_distributed(CHAIN15, tmp_path)
     a, b = blocks(read_lines(serial + ".jnt")), blocks(read_lines(dist + ".jnt"))
     assert len(a) == len(b) > 1
     scale = max(np.abs(ra[k]).max() for ra in a for k in ra)
@@ -212,18 +224,15 @@ def test_joint_output_of_a_distributed_run_is_the_serial_one(tmp_path):
             assert np.all(np.abs(ra[k] - rb[k]) <= 1.01e-6 * np.abs(ra[k]) + 1e-10 * scale)
 
 
+@needs_mpi4py
 @pytest.mark.skipif(not os.path.exists(BATHE), reason="MBDyn's solid/bathe decks (../shared) not available")
 def test_solid_deck_distributed(tmp_path):
     """MBDyn's solid test deck bathe/0001 (solid elements on displacement nodes) under -n 2:
     each process owns part of the nodes; the motion and iterations are the serial run's."""
-    serial, dist = str(tmp_path / "serial"), str(tmp_path / "dist")
-    run(BATHE, serial, None, ["--linear-solver", "petsc-mumps"])
-    run(BATHE, dist, 2)
-    assert "distributed evaluation" in mpi_note(dist)[0]
-    assert iterations(dist) == iterations(serial)
-    assert_same_motion(serial, dist, 1.0)
+    serial_and_distributed(BATHE, tmp_path)
 
 
+@needs_mpi4py
 @pytest.mark.skipif(not os.path.exists(DISTANCE), reason="MBDyn's joints/distance deck (../shared) not available")
 def test_model_that_does_not_split_runs_replicated_with_the_reason(tmp_path):
     """A `bind` card ties a parameter node to a joint on another process's share: the run

@@ -63,8 +63,9 @@ MPI_SIZE_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")
 NATIVE_TRANSPOSE = ("klu", "umfpack", "mumps", "superlu")
 # the solver `petsc` alone stands for (benchmarks/RESULTS.md, "PETSc back ends")
 DEFAULT_SOLVER = "klu"
-# MUMPS's extra workspace (ICNTL(14), %) is raised up to this after INFOG(1) = -8 / -9
+# MUMPS's extra workspace (ICNTL(14), %) is raised up to this after INFOG(1) = -8, -9, -17 or -20
 MUMPS_MAX_EXTRA_WORKSPACE = 10000
+MUMPS_WORKSPACE_ERRORS = (-8, -9, -17, -20)
 DEFAULT_KRYLOV_PRECONDITIONER = "ilu"
 
 
@@ -475,12 +476,14 @@ class PETScSolver:
 
     def _mumps_out_of_workspace(self, ksp):
         """MUMPS's INFOG(1) = -8 or -9 (its workspace, estimated by the analysis, is too small
-        for the pivots delayed by the multipliers' zero diagonal): raise ICNTL(14), the
-        percentage of extra workspace, fourfold (at least 100 %) and say to factor again."""
+        for the pivots delayed by the multipliers' zero diagonal) or, on several processes,
+        -17 or -20 (its send or reception buffer, sized from the same estimate): raise
+        ICNTL(14), the percentage of extra workspace, fourfold (at least 100 %) and say to
+        factor again."""
         if self.settings.krylov:
             return False
         F = ksp.getPC().getFactorMatrix()
-        if F.getMumpsInfog(1) not in (-8, -9):
+        if F.getMumpsInfog(1) not in MUMPS_WORKSPACE_ERRORS:
             return False
         extra = F.getMumpsIcntl(14)
         if extra >= MUMPS_MAX_EXTRA_WORKSPACE:

@@ -99,11 +99,11 @@ def main():
     kin = system.kinematics(prob.state)
     # the clump's node (the last one) is on one process of a distributed run
     nodes = getattr(system, "global_nodes", np.arange(system.nodes.n))
-    mine = kin.x[np.flatnonzero(nodes == nn - 1)]
+    mine = [kin.x[np.flatnonzero(nodes == nn - 1)]]
     distributed = hasattr(system, "comm")
     if distributed:
-        mine = [x for x in system.comm.allgather(mine) if len(x)]
-    clump = mine[0][0]
+        mine = system.comm.allgather(mine[0])
+    clump = [x for x in mine if len(x)][0][0]
     unknowns = system.n_global if distributed else system.n
     fall = clump[2] - (LENGTH / np.sqrt(2.0)) * -1.0
     t_end = a.steps * a.time_step

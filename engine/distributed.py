@@ -480,6 +480,14 @@ class DistributedSystem(System):
         return g, summary.families, joint_reactions
 
 
+def replicated_note(what):
+    """The `.out` line of a driver whose evaluation is replicated under MPI (`what` is not
+    distributed), or None outside an MPI run of several processes."""
+    if mpi_world_size() <= 1:
+        return None
+    return f"# MPI: replicated evaluation: {what} is not distributed (the linear solve is)"
+
+
 def build_system(model, t0=0.0, refused=None):
     """The System of `model` for this process: a DistributedSystem under MPI (P > 1) when
     mpi4py is installed and the model splits by instance, else None (the caller uses the

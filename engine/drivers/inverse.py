@@ -41,6 +41,7 @@ import scipy.sparse as sp
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.system import System
+from mbdae.engine.distributed import replicated_note
 from mbdae.engine.core.state import State, Context, StepEvent
 from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
 from mbdae.engine.core.drives import Drive
@@ -555,6 +556,8 @@ class InverseDynamicsProblem:
         for obs in self.observers:
             obs.start(self.system, self.model)
             obs.log(f"# mbdae inverse dynamics, problem type: {self.problem_type}")
+            if replicated_note("inverse dynamics"):
+                obs.log(replicated_note("inverse dynamics"))
             obs.log("# Step Time TStep NIter ResErr SolErr SolConv Out")
         t_prev = None
         total_it = 0

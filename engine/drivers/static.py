@@ -16,6 +16,7 @@ import numpy as np
 from mbdae.engine.core.drives import Drive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.state import StepEvent
+from mbdae.engine.distributed import replicated_note
 from mbdae.engine.drivers.ivp import InitialValueProblem, Results, SimulationFailed
 from mbdae.solvers.linear import solver_statistics
 from mbdae.solvers.newton import NoConvergence
@@ -113,8 +114,11 @@ class StaticProblem:
         diff = ~sysm.is_alg
         st.yp[diff] = 0.0
         res = Results(sysm.nodes.labels.copy())
+        note = replicated_note("static analysis")
         for obs in self.observers:
             obs.start(sysm, self.model)
+            if note:
+                obs.log(note)
             obs.log("# Step Time TStep NIter ResErr SolErr SolConv Out")
         try:
             self._record(res, st, 0, 0.0)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 import itertools
 import numpy as np
-from scipy.special import roots_jacobi
 
 # ---------------------------------------------------------------------- node coordinates
 _HEX8 = ([1, -1, -1, 1, 1, -1, -1, 1], [1, 1, -1, -1, 1, 1, -1, -1], [1, 1, 1, 1, -1, -1, -1, -1])
@@ -149,6 +148,7 @@ def tet5():
 def tet_conical(n):
     """Conical-product (Stroud) rule on the unit tetrahedron, n³ points, exact to degree
     2n - 1 (Gauss–Jacobi on the collapsed coordinates)."""
+    from scipy.special import roots_jacobi      # SciPy's special functions: only this rule needs them
     a2, w2 = roots_jacobi(n, 2, 0)
     a1, w1 = roots_jacobi(n, 1, 0)
     a0, w0 = roots_jacobi(n, 0, 0)

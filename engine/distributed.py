@@ -34,7 +34,6 @@ import copy
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from mbdae.engine.core.nodes import StructuralNodes
 from mbdae.engine.core.state import InvalidConfiguration
@@ -124,6 +123,7 @@ def partition_vertices(graph, parts):
     except PETSc.Error:
         part, method = None, "reverse Cuthill-McKee blocks"
     if rank == 0 and (part is None or len(np.unique(part)) < min(parts, n)):
+        from scipy.sparse.csgraph import reverse_cuthill_mckee     # only the fallback needs it
         order = reverse_cuthill_mckee(graph, symmetric_mode=True)
         part = np.empty(n, np.int64)
         part[order] = np.arange(n) * parts // max(n, 1)

@@ -17,7 +17,8 @@ statements of every .py file under engine/, elements/, solvers/ and mbdae/:
     in a file without such a table is a hidden import.
 
 Rule (e) also accepts, inside functions, the parts of required packages that only some runs
-need (LAZY_PARTS: SciPy's optimizers and dense/sparse eigensolvers), imported where they are
+need (LAZY_PARTS: SciPy's optimizers, dense/sparse eigensolvers, special functions and graph
+algorithms), imported where they are
 used to keep the start-up of `mbdae run` short.
 
 PENDING lists the files with known violations, each with the reason; the lead empties it
@@ -33,7 +34,7 @@ FOLDERS = {"engine": "mbdae.engine", "elements": "mbdae.elements", "solvers": "m
 OPTIONAL_EXTRAS = {"matplotlib", "petsc4py", "mpi4py", "meshio", "capytaine", "netCDF4", "h5netcdf",
                    "sksparse", "numba", "kvxopt", "pypardiso", "scikits", "xarray", "h5py", "vtk", "pyvista"}
 # parts of required packages imported inside the functions that need them (start-up time)
-LAZY_PARTS = {"scipy.optimize", "scipy.linalg", "scipy.sparse.linalg"}
+LAZY_PARTS = {"scipy.optimize", "scipy.linalg", "scipy.sparse.linalg", "scipy.special", "scipy.sparse.csgraph"}
 DYNAMIC_IMPORTS = {"import_module", "__import__"}     # importlib.import_module, builtins.__import__
 DISPATCH_SUFFIX = "_MODULES"
 

@@ -243,3 +243,39 @@ def test_model_that_does_not_split_runs_replicated_with_the_reason(tmp_path):
     note = mpi_note(dist)
     assert len(note) == 1 and "replicated evaluation" in note[0] and "parameter node" in note[0]
     assert_same_motion(serial, dist, 1.0)
+
+
+RESULTS_SCRIPT = """
+import sys
+import numpy as np
+sys.path.insert(0, {benchmarks!r})
+from decks import chain_deck
+from mbdae.engine.io.mbdyn.deck import parse_deck
+deck = parse_deck(chain_deck(8, final_time=0.02), echo=lambda *a: None)
+r = deck.problem(None, linear_solver="petsc-mumps", progress=False, keep_results=True).run()
+if not isinstance(r, dict):        # rank 0 (and a serial run) keeps the results
+    np.savez({out!r}, x=np.array(r.x), a=np.array(r.a), F=np.array(r.joint_force), labels=r.joint_labels)
+"""
+
+
+@needs_mpi4py
+def test_results_in_memory_of_a_distributed_run(tmp_path):
+    """The Python API's Results under `mpiexec -n 2` (distributed): rank 0 holds every node's
+    motion and accelerations and every joint's reaction, gathered from both processes, equal
+    to the serial run's (to 1e-10 of the model's size, accelerations and reactions to 1e-7
+    of their largest value)."""
+    found = {}
+    for n in (None, 2):
+        out = str(tmp_path / f"results{n}.npz")
+        script = tmp_path / f"results{n}.py"
+        script.write_text(RESULTS_SCRIPT.format(benchmarks=os.path.join(HERE, "..", "benchmarks"), out=out))
+        done = subprocess.run(mpiexec(n) + [sys.executable, str(script)], capture_output=True, text=True,
+                              env=clean_environment(), timeout=600)
+        assert done.returncode == 0, done.stderr
+        found[n] = np.load(out)
+    a, b = found[None], found[2]
+    assert list(a["labels"]) == list(b["labels"])
+    assert np.abs(a["x"] - b["x"]).max() <= 1e-10 * 1.0
+    for key in ("a", "F"):
+        assert a[key].shape == b[key].shape
+        assert np.abs(a[key] - b[key]).max() <= 1e-7 * np.abs(a[key]).max()

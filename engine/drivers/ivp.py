@@ -366,15 +366,16 @@ class InitialValueProblem:
         nodes and home element rows to rank 0 (the same steps on every process), which keeps
         the results and tells the observers."""
         sysm = self.system
-        if self.output_wanted is None:       # whether rank 0 writes or keeps anything
+        if self.output_wanted is None:       # whether rank 0 writes or keeps anything (the same on every rank)
             readers = any(getattr(o, "wants_output", True) for o in self.observers)
-            self.output_wanted = sysm.comm.bcast(readers or self.results is not None, root=0)
+            self.output_wanted, self.results_wanted = sysm.comm.bcast(
+                (readers or self.results is not None, self.results is not None), root=0)
         kin = families = reactions = None
         if written and self.output_wanted:
             local_kin = sysm.kinematics(st)
             ctx = sysm.context(st, kin=local_kin)
-            kin, families, reactions = sysm.gather_output(st, local_kin, ctx, accelerations=self.results is not None,
-                                                          reactions=self.results is not None)
+            kin, families, reactions = sysm.gather_output(st, local_kin, ctx, accelerations=self.results_wanted,
+                                                          reactions=self.results_wanted)
         if sysm.rank != 0:
             return
         if kin is not None and self.results is not None:

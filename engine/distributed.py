@@ -31,6 +31,7 @@ rank: the local model is the user's Model with fewer specs.  Models whose famili
 fit this (element instances that are not specs of the model, or own unknowns not named
 uniquely) run with the replicated evaluation instead, with a note in the log."""
 import copy
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -69,12 +70,12 @@ def unknown_vertices(system):
     internal = np.arange(nodes.total, system.n)
     if len(internal):
         csr = sp.csc_matrix((np.ones(a.nnz), a.indices, a.indptr), shape=(system.n, system.n)).tocsr()
+        # the first node column of each internal row (columns sorted within each row)
+        rows = csr[internal][:, :nodes.total].tocsr()
+        rows.sort_indices()
+        has = np.diff(rows.indptr) > 0
         first = np.full(system.n, -1, np.int64)
-        for r in internal:       # once per run, on rank 0: the first node column of the row
-            cols = csr.indices[csr.indptr[r]:csr.indptr[r + 1]]
-            cols = cols[cols < nodes.total]
-            if len(cols):
-                first[r] = vertex[cols.min()]
+        first[internal[has]] = vertex[rows.indices[rows.indptr[:-1][has]]]
         alone = first[internal] < 0
         first[internal[alone]] = nodes.n + np.arange(int(alone.sum()))
         vertex[internal] = first[internal]
@@ -198,13 +199,9 @@ def plan_processes(model, full, parts, vertex, part):
         written, read = instance_incidence(full, k)
         incidences.append((written, read))
         first = np.full(fam.ne, -1, np.int64)        # the instance's first written row
-        coo = written.tocoo()
-        order = np.lexsort((coo.col, coo.row))
-        rows_sorted, cols_sorted = coo.row[order], coo.col[order]
-        starts = np.searchsorted(rows_sorted, np.arange(fam.ne))
-        has = starts < len(rows_sorted)
-        has[has] = rows_sorted[starts[has]] == np.arange(fam.ne)[has]
-        first[has] = cols_sorted[starts[has]]
+        written.sort_indices()
+        has = np.diff(written.indptr) > 0
+        first[has] = written.indices[written.indptr[:-1][has]]
         homes.append(np.where(first >= 0, owner[np.maximum(first, 0)], 0))
     # which element instance owns each element unknown
     unknown_instance = np.full((full.n, 2), -1, np.int64)
@@ -304,17 +301,12 @@ class SystemSummary:
         self.nodes = StructuralNodes(full.model.nodes, getattr(full.model, "rigid_body_kinematics", None))
         self.n = full.n
         self.is_alg = full.is_alg.copy()
-        self.assembler = _Sizes(full.assembler.nnz)
+        self.assembler = SimpleNamespace(nnz=full.assembler.nnz)
         self.families = [FamilySummary(fam, order.get(k)) for k, fam in enumerate(full.families)]
         self._linear_pattern = full.linear_pattern()
 
     def linear_pattern(self):
         return self._linear_pattern
-
-
-class _Sizes:
-    def __init__(self, nnz):
-        self.nnz = nnz
 
 
 class GatheredKinematics:

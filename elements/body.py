@@ -2,7 +2,9 @@
 point mass, MBDyn's `Mass`, s = 0 and J = 0): adds m, s = m b and the
 inertia about the node J = J_cg - m b×b× to the momentum definitions (manual eq. 8.1):
     f_β += -(m ẋ + ω×s),   f_γ += -(s×ẋ + J ω)
-with the perturbations of eq. 8.4.  Several bodies may share a node.
+with the perturbations of eq. 8.4.  Several bodies may share a node.  On a modal node,
+whose unknowns are v, ω rather than momenta (MBDyn's ModalBody), a body writes its inertia
+forces m v̇ + ω̇×s + ω×(ω×s) and s×v̇ + J ω̇ + ω×(J ω) on the node's force and moment rows.
 
 With `rigid body kinematics` (engine/core/rbk.py: the model is written in a frame of
 angular velocity ω₀, angular acceleration ω̇₀ and origin acceleration a₀, all in frame
@@ -121,7 +123,30 @@ def point_mass_sample(model, rng):
     return m
 
 
-SAMPLES = {"body": [body_sample, body_frame_sample, point_mass_sample], "gravity": [gravity_sample]}
+def modal_node_body_sample(model, rng):
+    """Bodies on a modal node (one offset with inertia, one point mass) beside bodies on a
+    dynamic node, under gravity.  The modal node's v, ω unknowns take random values in the
+    checks, so the inertia forces' every term is exercised."""
+    m = body_sample(model, rng)
+    m.structural_node(7, "modal", position=rng.normal(size=3), orientation=random_rotation(rng),
+                      velocity=rng.normal(size=3), angular_velocity=rng.normal(size=3))
+    J = rng.normal(size=(3, 3))
+    m.body(7, 7, 1.3, center_of_mass=rng.normal(size=3), inertia=J @ J.T + np.eye(3))
+    m.body(8, 7, 0.4, center_of_mass=rng.normal(size=3))
+    m.gravity([0.3, -9.81, 1.1])
+    return m
+
+
+def modal_node_body_frame_sample(model, rng):
+    """Bodies on a modal node and on a dynamic node in a moving frame."""
+    m = modal_node_body_sample(model, rng)
+    m.rigid_body_kinematics = moving_frame(rng)
+    return m
+
+
+SAMPLES = {"body": [body_sample, body_frame_sample, point_mass_sample, modal_node_body_sample,
+                    modal_node_body_frame_sample],
+           "gravity": [gravity_sample]}
 
 
 class RigidBodies(ElementFamily):
@@ -134,9 +159,6 @@ class RigidBodies(ElementFamily):
         for s, i in zip(self.specs, self.node):
             if not nodes.dynamic[i]:
                 raise ValueError(f"body {s.label}: node {s.node} is static; a body needs a dynamic node")
-            if nodes.kinds[i] == "modal":
-                raise ValueError(f"body {s.label}: node {s.node} is a modal node, whose inertia is its modal "
-                                 "joint's; put the body on a dynamic node clamped to it")
             if s.mass < 0:
                 raise ValueError(f"body {s.label}: negative mass {s.mass}")
             if not nodes.rotating[i] and (np.any(s.xcg) or np.any(s.J_cg)):
@@ -148,31 +170,53 @@ class RigidBodies(ElementFamily):
         self.s_local = self.m[:, None] * b
         Bx = rot.skew(b)
         self.J_local = Jcg - self.m[:, None, None] * (Bx @ Bx)
-        # every centre of mass on its node (s = 0): the s-terms of eq. 8.4 vanish
+        # every centre of mass on its node (s = 0): the s-terms of eq. 8.4 vanish (gravity's moment)
         self.centered = not np.any(self.s_local)
-        self._mI = -self.m[:, None, None] * np.eye(3)
+        # bodies on momentum nodes (eq. 8.1 rows) and on modal nodes (velocity form: MBDyn's
+        # ModalBody writes the inertia forces on the node's equilibrium rows)
+        on_modal = np.array([nodes.kinds[i] == "modal" for i in self.node], bool)
+        self.on_momentum, self.on_modal = np.flatnonzero(~on_modal), np.flatnonzero(on_modal)
+        self.momentum_data = self._subset(self.on_momentum)
+        self.modal_data = self._subset(self.on_modal)
+        self.momentum_centered = not np.any(self.momentum_data[2])
+
+    def _subset(self, k):
+        """(node, m, s_local, J_local) of the bodies k, contiguous for the kernels."""
+        return (np.ascontiguousarray(self.node[k]), np.ascontiguousarray(self.m[k]),
+                np.ascontiguousarray(self.s_local[k]), np.ascontiguousarray(self.J_local[k]))
 
     def build_pattern(self):
-        """Residual on the momentum rows (β, γ); Jacobian on (β, x), (γ, g) and, with centre of
-        mass offsets, (β, g), (γ, x)."""
+        """Bodies on momentum nodes: residual on the momentum rows (β, γ); Jacobian on (β, x),
+        (γ, g) and, with centre of mass offsets, (β, g), (γ, x).  Bodies on modal nodes:
+        residual on the force and moment rows (x, g); Jacobian on their v, ω and g columns."""
         p = self.pattern = Pattern()
         n = self.nodes
-        ib, ic = n.ib[self.node], n.ic[self.node]
-        ix, ig = n.ix[self.node], n.ig[self.node]
-        p.add_res(ib)
-        p.add_res(ic)
-        p.add_jac(ib, ix)
-        p.add_jac(ic, ig)
-        if not self.centered:
-            p.add_jac(ib, ig)
-            p.add_jac(ic, ix)
-        if self.frame is not None:      # the moving frame's inertial loads
+        if len(self.on_momentum):
+            node = self.momentum_data[0]
+            ib, ic = n.ib[node], n.ic[node]
+            ix, ig = n.ix[node], n.ig[node]
+            p.add_res(ib)
+            p.add_res(ic)
+            p.add_jac(ib, ix)
+            p.add_jac(ic, ig)
+            if not self.momentum_centered:
+                p.add_jac(ib, ig)
+                p.add_jac(ic, ix)
+            if self.frame is not None:      # the moving frame's inertial loads
+                p.add_res(ix)
+                p.add_res(ig)
+                p.add_jac(ix, ix)
+                p.add_jac(ix, ig)
+                p.add_jac(ig, ix)
+                p.add_jac(ig, ig)
+        if len(self.on_modal):
+            node = self.modal_data[0]
+            ix, ig, ib, ic = n.ix[node], n.ig[node], n.ib[node], n.ic[node]
             p.add_res(ix)
             p.add_res(ig)
-            p.add_jac(ix, ix)
-            p.add_jac(ix, ig)
-            p.add_jac(ig, ix)
-            p.add_jac(ig, ig)
+            for rows in (ix, ig):
+                for cols in (ib, ic, ig, ix):
+                    p.add_jac(rows, cols)
         return p
 
     def world_inertia(self, kin):
@@ -182,32 +226,44 @@ class RigidBodies(ElementFamily):
         return s, J
 
     def evaluate(self, ctx, res_views, jac_views):
-        """One compiled call (body_equations) over all bodies."""
+        """One compiled call over the bodies on momentum nodes (body_equations) and one over
+        those on modal nodes (modal_node_body_equations)."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
         jac, res = list(jac), list(res_views)
-        if self.centered:
+        kin = ctx.kin
+        if self.frame is None:
+            w0, wp0, a0 = self._no_frame_blocks[2]
+        else:
+            w0, wp0, a0 = self.frame.inertial_terms(ctx.t)
+        if len(self.on_modal):
+            node, m, s_local, J_local = self.modal_data
+            modal_node_body_equations(float(kin.dcoef), node, self.nodes.ib, self.nodes.ic, m, s_local, J_local,
+                                      ctx.y, ctx.yp, kin.x, kin.R, kin.G, w0, wp0, a0, want_jac, *res[-2:], *jac[-8:])
+            res, jac = res[:-2], jac[:-8]
+        if not len(self.on_momentum):
+            return
+        if self.momentum_centered:
             jac = jac[:2] + self._no_offset_blocks + jac[2:]
         if self.frame is None:
             res += self._no_frame_blocks[0]
             jac += self._no_frame_blocks[1]
-            w0, wp0, a0 = self._no_frame_blocks[2]
-        else:
-            w0, wp0, a0 = self.frame.inertial_terms(ctx.t)
-        kin = ctx.kin
-        body_equations(float(kin.dcoef), self.node, self.m, self.s_local, self.J_local, kin.x, kin.v, kin.w,
-                       kin.R, kin.G, kin.Tw, not self.centered, self.frame is not None, w0, wp0, a0, want_jac,
-                       *res, *jac)
+        node, m, s_local, J_local = self.momentum_data
+        body_equations(float(kin.dcoef), node, m, s_local, J_local, kin.x, kin.v, kin.w,
+                       kin.R, kin.G, kin.Tw, not self.momentum_centered, self.frame is not None, w0, wp0, a0,
+                       want_jac, *res, *jac)
 
     @cached_property
     def _no_offset_blocks(self):
-        """Scratch arrays for the offset blocks a family of centred bodies does not have."""
-        return [np.zeros((self.ne, 3, 3)), np.zeros((self.ne, 3, 3))]
+        """Scratch arrays for the offset blocks centred bodies do not have."""
+        n = len(self.on_momentum)
+        return [np.zeros((n, 3, 3)), np.zeros((n, 3, 3))]
 
     @cached_property
     def _no_frame_blocks(self):
         """Scratch residual and Jacobian blocks of the frame's inertial loads, and zero frame
         motion, for a model written in the inertial frame."""
-        return ([np.zeros((self.ne, 3)), np.zeros((self.ne, 3))], [np.zeros((self.ne, 3, 3)) for _ in range(4)],
+        n = len(self.on_momentum)
+        return ([np.zeros((n, 3)), np.zeros((n, 3))], [np.zeros((n, 3, 3)) for _ in range(4)],
                 (np.zeros(3), np.zeros(3), np.zeros(3)))
 
     def node_momenta(self, kin):
@@ -412,6 +468,57 @@ def body_equations(dcoef, node, m, s_local, J_local, x, v, w, R, G, Tw, offsets,
 
 
 @kernel
+def modal_node_body_equations(dcoef, node, ib, ic, m, s_local, J_local, y, yp, x, R, G, w0, wp0, a0, want_jac,
+                              r_x, r_g, j_xv, j_xw, j_xg, j_xx, j_gv, j_gw, j_gg, j_gx):
+    """Bodies on modal nodes (MBDyn's ModalBody), whose second six unknowns are v, ω
+    (velocity form): the inertia forces on the node's force and moment rows,
+        f_x += m a + α×s + Ω×(Ω×s),   f_g += s×a + J α + Ω×(J Ω),
+    s = R m b, J = R J_node Rᵀ, with the node's absolute motion in the frame's components
+    (rigid body kinematics; ω₀ = ω̇₀ = a₀ = 0 in the inertial frame): Ω = ω₀ + ω,
+    α = ω̇₀ + ω̇ + ω₀×ω, a = a₀ + A x + 2 ω₀×v + v̇ (A = ω̇₀× + ω₀×ω₀×), v, ω the unknowns and
+    v̇, ω̇ their rates.  Jacobian on Δv̇, Δω̇ (Δv = dCoef Δv̇), Δẋ (Δx = dCoef Δẋ) and on Δġ
+    through T_θ = dCoef G (δs = -s× δθ, δJ = δθ× J - J δθ×):
+    ∂f_x/∂v̇ = m I, ∂f_x/∂v = 2m ω₀×, ∂f_x/∂x = m A, ∂f_x/∂ω̇ = -s×,
+    ∂f_x/∂ω = -s× ω₀× - (Ω×s)× - Ω× s×, ∂f_x/∂θ = -(α× + Ω× Ω×) s×;
+    ∂f_g/∂v̇ = s×, ∂f_g/∂v = 2 s× ω₀×, ∂f_g/∂x = s× A, ∂f_g/∂ω̇ = J,
+    ∂f_g/∂ω = J ω₀× + Ω× J - (JΩ)×, ∂f_g/∂θ = a× s× + J α× - (J α)× + Ω× (J Ω× - (J Ω)×)."""
+    w0v, wp0v = (w0[0], w0[1], w0[2]), (wp0[0], wp0[1], wp0[2])
+    W0 = skew(w0v)
+    A = madd(skew(wp0v), mmul(W0, W0))
+    for e in range(len(node)):
+        i = node[e]
+        b0, c0 = ib[i, 0], ic[i, 0]
+        v = (y[b0], y[b0 + 1], y[b0 + 2])
+        w = (y[c0], y[c0 + 1], y[c0 + 2])
+        Om = vadd(w0v, w)
+        al = vadd(vadd(wp0v, (yp[c0], yp[c0 + 1], yp[c0 + 2])), vcross(w0v, w))
+        a = vadd(vadd((a0[0], a0[1], a0[2]), mvec(A, vload(x, i))),
+                 vadd(vscale(2.0, vcross(w0v, v)), (yp[b0], yp[b0 + 1], yp[b0 + 2])))
+        Ri = mload(R, i)
+        s = mvec(Ri, vload(s_local, e))
+        J = mmult(mmul(Ri, mload(J_local, e)), Ri)
+        Os = vcross(Om, s)
+        JO = mvec(J, Om)
+        Ja = mvec(J, al)
+        vstore(r_x, e, vadd(vadd(vscale(m[e], a), vcross(al, s)), vcross(Om, Os)))
+        vstore(r_g, e, vadd(vadd(vcross(s, a), Ja), vcross(Om, JO)))
+        if not want_jac:
+            continue
+        Gi = mload(G, i)
+        S, W = skew(s), skew(Om)
+        mstore(j_xv, e, madd(mdiag(m[e]), mscale(2.0 * dcoef * m[e], W0)))
+        mstore(j_xx, e, mscale(dcoef * m[e], A))
+        mstore(j_xw, e, msub(mscale(-1.0, S), mscale(dcoef, madd(mmul(S, W0), madd(skew(Os), mmul(W, S))))))
+        mstore(j_xg, e, mscale(-dcoef, mmul(mmul(madd(skew(al), mmul(W, W)), S), Gi)))
+        mstore(j_gv, e, madd(S, mscale(2.0 * dcoef, mmul(S, W0))))
+        mstore(j_gx, e, mscale(dcoef, mmul(S, A)))
+        mstore(j_gw, e, madd(J, mscale(dcoef, madd(mmul(J, W0), msub(mmul(W, J), skew(JO))))))
+        WJ = msub(mmul(J, W), skew(JO))
+        dth = madd(madd(mmul(skew(a), S), msub(mmul(J, skew(al)), skew(Ja))), mmul(W, WJ))
+        mstore(j_gg, e, mscale(dcoef, mmul(dth, Gi)))
+
+
+@kernel
 def gravity_loads(dcoef, node, m, s_local, g, R, G, offsets, want_jac, r_x, r_g, j_gg):
     """Gravity on rigid bodies: force m g at the node and, with offsets, moment s×g
     (residual rows -m g, -s×g; ∂(-s×g)/∂θ = -g× s×, on Δġ through T_θ = dCoef G)."""
@@ -441,10 +548,7 @@ def read_body(reader, model, args, label, word):
     node = reader.structural_node(args)
     if node.kind.endswith("displacement"):
         return read_point_mass(reader, model, args, label, node, node_word)
-    if node.kind == "modal":
-        raise node_word.error(f"Body({label}): Structural({node.label}) is a modal node, whose inertia is its "
-                              "modal joint's; put the body on a dynamic node clamped to it")
-    if node.kind != "dynamic" and reader.problem_name != "inversedynamics":   # inverse: explicit mass
+    if node.kind not in ("dynamic", "modal") and reader.problem_name != "inversedynamics":   # inverse: explicit mass
         raise node_word.error(f"Body({label}): Structural({node.label}) is static; a body needs a dynamic node")
     site = reader.make_site(node.frame, node.label)
     if args.is_keyword("variable mass"):

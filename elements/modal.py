@@ -27,6 +27,7 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM, kernel_jacobian_views
 from mbdae.engine.core.drives import DriveArray
+from mbdae.engine.core.rbk import RigidBodyKinematics
 from mbdae.elements.base import ElementFamily, vec, mat, scalar_drive, random_rotation, random_nodes
 from mbdae.elements.modal_fem import FemData, read_fem_file
 from mbdae.elements.modal_kernel import modal_family, modal_force_loads
@@ -112,7 +113,7 @@ def build(model, nodes, built):
             raise ValueError(f"modal force {model.modal_forces[0].label}: no modal joint in the model")
         return []
     joints = ModalJoints(model.modal_joints, nodes, getattr(model, "gravity_vector", None),
-                         getattr(model, "gravity_drive", None))
+                         getattr(model, "gravity_drive", None), getattr(model, "rigid_body_kinematics", None))
     return [joints] + ([ModalForces(model.modal_forces, joints)] if model.modal_forces else [])
 
 
@@ -212,8 +213,10 @@ class ModalJoints(ElementFamily):
     in_initial_assembly = True
     output_file = "mod"
 
-    def __init__(self, specs, nodes, gravity_vector=None, gravity_drive=None):
+    def __init__(self, specs, nodes, gravity_vector=None, gravity_drive=None, frame=None):
         super().__init__(specs, nodes)
+        self.frame = frame             # engine/core/rbk.RigidBodyKinematics, or None (inertial frame)
+        self._inertial_frame = np.zeros((3, 3), np.complex128)      # ω₀, ω̇₀, a₀ of the inertial frame
         S = self.specs
         ne = self.ne
         self.M = np.array([len(s.modes) for s in S], np.int64)
@@ -335,11 +338,12 @@ class ModalJoints(ElementFamily):
         jac, want_jac = kernel_jacobian_views(self, jac_views)
         kin = ctx.kin
         gvec, on = self.gravity(ctx.t)
+        fk = self._inertial_frame if self.frame is None else np.array(self.frame.inertial_terms(ctx.t), np.complex128)
         modal_family(ctx.mode_code, float(kin.dcoef), self.n0, self.X0c, self.R0c, self.M, self.NI, self.I1,
                      self.I2, self.I3, self.I4, self.I5, self.I7, self.I8, self.I9, self.use9, self.Mqq, self.Kqq,
                      self.Cqq, self.q0, self.qd0, self.inode, self.oN, self.fP, self.UP, self.VP, self.qoff,
                      self.moff, ctx.y, ctx.yp, kin.x, kin.v, kin.R, kin.w, kin.G, kin.Tw, gvec, on, self.ss, self.K0,
-                     self.ib0, self.ic0, want_jac, res_views[0], jac[0])
+                     fk, self.ib0, self.ic0, want_jac, res_views[0], jac[0])
 
     # ------------------------------------------------------------------ initial values
     def initial_values(self, y, yp):
@@ -682,6 +686,16 @@ def modal_stiffened_sample(model, rng):
     return m
 
 
+def modal_frame_sample(model, rng):
+    """The floating and the clamped modal bodies of modal_sample in a moving frame (rigid
+    body kinematics with every motion)."""
+    m = modal_sample(model, rng)
+    m.rigid_body_kinematics = RigidBodyKinematics.constant(
+        orientation=random_rotation(rng), angular_velocity=rng.normal(size=3),
+        angular_acceleration=rng.normal(size=3), acceleration=rng.normal(size=3))
+    return m
+
+
 def modal_force_sample(model, rng):
     """Modal forces with resultants on the floating body and on the clamped one."""
     m = modal_sample(model, rng)
@@ -690,7 +704,7 @@ def modal_force_sample(model, rng):
     return m
 
 
-SAMPLES = {"modal joint": [modal_sample, modal_stiffened_sample], "modal force": [modal_force_sample]}
+SAMPLES = {"modal joint": [modal_sample, modal_stiffened_sample, modal_frame_sample], "modal force": [modal_force_sample]}
 
 
 # ---------------------------------------------------------------------- MBDyn deck card

@@ -102,9 +102,10 @@ def stiffening_coefficients(e, z, n0, NI, M, Om, Omd, Ag, R0, RbN, c):
 
 @kernel
 def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                   Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, out):
+                   Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, fk, cs, out):
     """The local residual of instance e (module docstring) at local values z and rates zd
-    (every data array complex, for the complex step)."""
+    (every data array complex, for the complex step); fk the moving frame's ω₀, ω̇₀, a₀
+    (zeros in the inertial frame)."""
     m = M[e]
     out[:] = 0.0
     assembly = mode == IA_POSITION or mode == IA_VELOCITY
@@ -159,6 +160,18 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
         wu = np.zeros(3, np.complex128)
         a0 = np.zeros(3, np.complex128)
         wd0 = np.zeros(3, np.complex128)
+    # in a moving frame (rigid body kinematics) the inertia forces take the floating frame's
+    # absolute motion, in the moving frame's components: ω₀ + ω, ω̇₀ + ω̇ + ω₀×ω and
+    # a₀ + ω̇₀×x₀ + ω₀×(ω₀×x₀) + 2 ω₀×v + v̇ (a clamped body moves with the frame)
+    W0, WP0 = fk[0], fk[1]
+    W0x = _cross(W0, x0)
+    W0w = _cross(W0, wu)
+    W0v = _cross(W0, vu)
+    WP0x = _cross(WP0, x0)
+    W0W0x = _cross(W0, W0x)
+    wu = wu + W0
+    wd0 = wd0 + WP0 + W0w
+    a0 = a0 + fk[2] + WP0x + W0W0x + 2.0 * W0v
     Om = np.empty(3, np.complex128)      # R₀ᵀω, R₀ᵀω̇, R₀ᵀ(ẍ₀ - g)
     Omd = np.empty(3, np.complex128)
     Ag = np.empty(3, np.complex128)
@@ -215,9 +228,9 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
             for i in range(3):
                 out[i] += I1[e] * (a0[i] - g[i]) + R0[i, 0] * fl[0] + R0[i, 1] * fl[1] + R0[i, 2] * fl[2]
                 out[3 + i] += R0[i, 0] * ml[0] + R0[i, 1] * ml[1] + R0[i, 2] * ml[2]
-                # the velocity unknowns' definitions
+                # the velocity unknowns' definitions (relative to the moving frame)
                 out[6 + i] = vu[i] - v0[i]
-                out[9 + i] = wu[i] - w0[i]
+                out[9 + i] = wu[i] - W0[i] - w0[i]
         for k in range(m):
             # M_qq q̈ + I₃ₖ·R₀ᵀ(ẍ₀ - g) + Bₖ·Ω̇ + 2 Σⱼ q̇ⱼ I₅ⱼ[:, k]·Ω - ½ Ω·Jₖ Ω + C q̇ + K q,
             # Jₖ = ∂J/∂qₖ = I₈ₖ + I₈ₖᵀ (- Σⱼ qⱼ (I₉ₖⱼ + I₉ⱼₖ))
@@ -306,8 +319,8 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
 
 @kernel
 def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9, Mqq, Kqq, Cqq, q0, qd0,
-                 inode, oN, fP, UP, VP, qoff, moff, y, yp, x, v, R, w, G, Tw, gvec, gravity, ss, K0, ib0, ic0, want_jac,
-                 res, jac):
+                 inode, oN, fP, UP, VP, qoff, moff, y, yp, x, v, R, w, G, Tw, gvec, gravity, ss, K0, fk, ib0, ic0,
+                 want_jac, res, jac):
     """All modal joints: residual res (ne, L) and, if want_jac, the dense local Jacobian
     jac (ne, L, L) on the Newton increments (module docstring)."""
     ne, L = res.shape
@@ -346,7 +359,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 z[b + 6 + i] = y[moff[e, k] + i]
                 z[b + 9 + i] = y[moff[e, k] + 3 + i]
         local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                       Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, f)
+                       Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, fk, cs, f)
         for i in range(L):
             res[e, i] = f[i].real
         if not want_jac:
@@ -359,7 +372,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 continue
             z[c] += 1j * STEP
             local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, f)
+                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, fk, cs, f)
             z[c] -= 1j * STEP
             for i in range(L):
                 dz[i, c] = f[i].imag / STEP
@@ -370,7 +383,7 @@ def modal_family(mode, dcoef, n0, X0c, R0c, M, NI, I1, I2, I3, I4, I5, I7, I8, I
                 continue                      # interface node rates enter the velocity rows only
             zd[c] += 1j * STEP
             local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, I4, I5, I7, I8, I9, use9,
-                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, cs, f)
+                           Mqq, Kqq, Cqq, q0, qd0, RbN, oN, fP, UP, VP, gvec, gravity, ss, K0, fk, cs, f)
             zd[c] -= 1j * STEP
             for i in range(L):
                 dzd[i, c] = f[i].imag / STEP

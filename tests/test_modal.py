@@ -10,6 +10,9 @@ from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.io.mbdyn.deck import read_deck
 from mbdae.elements.modal_fem import read_fem_file
+from mbdae.engine.core.rbk import RigidBodyKinematics
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.drives import LinearDrive
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "mbdyn-tests")
 BEAM_FEM = os.path.join(SHARED, "joints", "modal", "beam", "beam.fem")
@@ -229,26 +232,113 @@ def test_card_errors(tmp_path, kind, nodes, iface, words):
     assert words in str(e.value) and "d.mbd:" in str(e.value), str(e.value)
 
 
-def test_rigid_body_on_a_modal_node_is_refused(tmp_path):
-    """The modal node's unknowns are the floating frame's velocities (MBDyn's velocity form),
-    its inertia the modal joint's: a `body` on it stops with file, line and word; the API
-    says the same."""
-    write(tmp_path, FEM_TEXT)
-    text = DECK.format(kind="modal", nodes=3, iface="1001")
-    text = text.replace("joints: 1; end: control data;", "joints: 1; rigid bodies: 1; end: control data;")
-    text = text.replace("end: elements;", "    body: 5, 1, 1., null, eye;\nend: elements;")
-    deck = tmp_path / "d.mbd"
-    deck.write_text(text)
-    with pytest.raises(Exception) as e:
-        read_deck(str(deck), echo=lambda *a: None)
-    line = text[:text.index("body: 5, 1,")].count("\n") + 1
-    assert f"d.mbd:{line}:" in str(e.value) and "modal node" in str(e.value), str(e.value)
+def fem_with_a_rigid_point(tmp_path, point, lumped, name):
+    """FEM_TEXT with a fourth node at `point` that the modes do not move and lumped inertia
+    `lumped` (m, m, m, J₁, J₂, J₃) there."""
+    lines = FEM_TEXT.splitlines()
+    out = []
+    for k, line in enumerate(lines):
+        if line.strip().startswith("REV0"):
+            line = "      REV0         4         2         0         0         0"
+        elif line.strip() == "1001 1002 1003":
+            line = "     1001 1002 1003 1004"
+        out.append(line)
+        head = lines[k + 1] if k + 1 < len(lines) else "** END"
+        if not line.startswith("**") and head.startswith("**"):
+            record = next(l for l in reversed(out) if l.startswith("**"))
+            for c, word in enumerate(("X COORD", "Y COORD", "Z COORD")):
+                if word in record:
+                    out.append(f" {point[c]:.17g}")
+            if "MODE SHAPE #" in record:
+                out.append("0 0 0 0 0 0")
+            if "LUMPED MASS" in record:
+                out.append(" ".join(f"{v:.17g}" for v in lumped))
+    return read_fem_file(write(tmp_path, "\n".join(out) + "\n", name))
+
+
+BODY_MASS, BODY_OFFSET, BODY_INERTIA = 0.7, np.array([0.4, 0.3, -0.2]), np.array([0.05, 0.08, 0.11])
+W0, ALPHA = 1.5, 2.0          # a frame spinning about z at ω(t) = W0 + ALPHA t
+
+
+def spinning_frame():
+    return RigidBodyKinematics("drive", {
+        "angular_velocity": VectorDrive.single([0.0, 0.0, 1.0], LinearDrive(W0, ALPHA)),
+        "angular_acceleration": VectorDrive.constant([0.0, 0.0, ALPHA])})
+
+
+def tumbling_modal_body(tmp_path, body_on_node, rotating=False):
+    """The manual's three-node modal body, tumbling with its modes moving, carrying a rigid
+    body (mass, offset, inertia): as a `body` on its modal node, or as lumped inertia of an
+    FEM node at the body's centre that the modes do not move.  `rotating`: written in a
+    frame spinning about z at ω(t) (rigid body kinematics), the initial velocities relative."""
+    x0, v0, w0 = np.array([0.3, 0.0, 0.1]), np.array([0.1, 0.2, 0.0]), np.array([0.3, 2.0, 0.5])
     m = Model()
-    m.structural_node(1, "modal")
-    m.modal_joint(1, 1, read_fem_file(write(tmp_path, FEM_TEXT)))
-    m.body(2, 1, 1.0)
-    with pytest.raises(ValueError, match="body 2: node 1 is a modal node"):
-        InitialValueProblem(m, final_time=0.01, time_step=1e-3)
+    if rotating:
+        m.rigid_body_kinematics = spinning_frame()
+        frame_w = np.array([0.0, 0.0, W0])
+        v0, w0 = v0 - np.cross(frame_w, x0), w0 - frame_w
+    m.structural_node(1, "modal", position=x0, velocity=v0, angular_velocity=w0)
+    if body_on_node:
+        fem = fem_with_a_rigid_point(tmp_path, BODY_OFFSET, np.zeros(6), "bare.fem")
+        m.body(2, 1, BODY_MASS, center_of_mass=BODY_OFFSET, inertia=BODY_INERTIA)
+    else:
+        fem = fem_with_a_rigid_point(tmp_path, BODY_OFFSET, np.r_[np.full(3, BODY_MASS), BODY_INERTIA],
+                                     "loaded.fem")
+    m.modal_joint(1, 1, fem, initial=([0.05, -0.02], [0.1, 0.3]), use_invariant_9=True)
+    return m
+
+
+def run_tumbling(model, final_time, time_step):
+    """(t, x (steps, 3), R (steps, 3, 3), final q) of the modal node."""
+    p = InitialValueProblem(model, final_time=final_time, time_step=time_step, tolerance=1e-12)
+    r = p.run()
+    fam = p.system.family_with("set_own_velocities")
+    return (np.asarray(r.t), np.asarray(r.x)[:, 0], np.asarray(r.R)[:, 0],
+            p.state.y[fam.qoff[0]:fam.qoff[0] + 2].copy())
+
+
+@pytest.mark.parametrize("rotating", [False, True])
+def test_rigid_body_on_a_modal_node_equals_the_same_inertia_in_the_fem_file(tmp_path, rotating):
+    """A `body` on a modal node (MBDyn's ModalBody: inertia forces on the node's force and
+    moment rows from the rates of its velocity unknowns) moves the tumbling modal body exactly
+    as the same mass and inertia lumped at an FEM node that the modes do not move (the
+    modal joint's invariants I₁, I₂, I₇ then hold it): to 1e-9 over 0.5 s, in the inertial
+    frame and in a spinning frame (both sides with the frame's inertial loads)."""
+    a = run_tumbling(tumbling_modal_body(tmp_path, True, rotating), 0.5, 2e-3)
+    b = run_tumbling(tumbling_modal_body(tmp_path, False, rotating), 0.5, 2e-3)
+    assert np.abs(a[1] - a[1][0]).max() > 0.05 and np.abs(a[3]).max() > 0.01   # it moves, its modes too
+    for u, w in zip(a[1:], b[1:]):
+        np.testing.assert_allclose(u, w, rtol=0, atol=1e-9)
+
+
+def rotz(phi):
+    c, s = np.cos(phi), np.sin(phi)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def frame_difference(tmp_path, h, T=0.5):
+    """max |x - R₀ x̃|, max |R - R₀ R̃| and max |q - q̃| of the tumbling modal body with a body
+    on its node, in the inertial frame and written in the spinning frame (R₀ = R_z(φ(t)),
+    φ = W0 t + ½ ALPHA t²); and how far it moves."""
+    t, x, R, q = run_tumbling(tumbling_modal_body(tmp_path, True, False), T, h)
+    tr, xr, Rr, qr = run_tumbling(tumbling_modal_body(tmp_path, True, True), T, h)
+    np.testing.assert_allclose(tr, t)
+    R0 = np.array([rotz(W0 * s + 0.5 * ALPHA * s * s) for s in t])
+    return (np.abs(x - np.einsum("tij,tj->ti", R0, xr)).max(), np.abs(R - R0 @ Rr).max(), np.abs(q - qr).max(),
+            np.abs(x - x[0]).max())
+
+
+def test_modal_body_in_a_rotating_frame_equals_the_inertial_motion(tmp_path):
+    """The modal joint and a body on its node written in a frame spinning up about z (rigid
+    body kinematics: the floating frame's absolute velocity, angular velocity and
+    accelerations enter the inertia forces and the modal equations) move as in the inertial
+    frame once rotated back, x = R₀ x̃, R = R₀ R̃, q = q̃; the difference is the two
+    discretizations' and falls as h² (ratio > 3.5)."""
+    d1 = frame_difference(tmp_path, 4e-3)
+    d2 = frame_difference(tmp_path, 2e-3)
+    assert d2[3] > 0.05
+    assert all(a / b > 3.5 for a, b in zip(d1[:3], d2[:3])), (d1, d2)
+    assert d2[0] < 1e-4 and d2[1] < 1e-4, (d1, d2)
 
 
 def test_deck_with_modal_node_runs(tmp_path):

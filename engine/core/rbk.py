@@ -10,7 +10,10 @@ origin acceleration ā₀ projected in the frame (`inertial_terms`, eq. 8.52):
 * the rigid bodies (elements/body.py): the rest of eq. 8.41 (frame acceleration, Euler and
   centrifugal loads, the Coriolis terms of the body's own offset and inertia);
 * the solid elements (elements/solid_kernel.py): the body load -ρ(ā₀ + ω̄̇₀×x + ω̄₀×ω̄₀×x)
-  of eq. 12.46 with their mass matrix (the Coriolis part -2ρ ω̄₀×ẋ is the nodes' 2 ω̄₀×β̂).
+  of eq. 12.46 with their mass matrix (the Coriolis part -2ρ ω̄₀×ẋ is the nodes' 2 ω̄₀×β̂);
+* the modal joints (elements/modal_kernel.py) and the bodies on modal nodes, whose nodes
+  carry velocities, not momenta: their inertia forces take the floating frame's absolute
+  motion ω̄₀ + ω, ω̄̇₀ + ω̇ + ω̄₀×ω, ā₀ + ω̄̇₀×x + ω̄₀×(ω̄₀×x) + 2 ω̄₀×v + v̇.
 
 Gravity acts as given, in the frame's components (MBDyn's gravity element does not read the
 frame either).  All vectors are given in the global frame; what the input omits is zero (the

@@ -19,7 +19,7 @@ from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
-                            membrane, shell, modal)
+                            membrane, shell, shell_mass, modal)
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ ENTRIES = (
     Entry("hbeam", hbeam),
     Entry("solid", solid),
     Entry("shell", shell),
+    Entry("shell_mass", shell_mass),
     Entry("surface_load", surface_load),
     Entry("membrane", membrane),
     Entry("joints", joints),

@@ -67,6 +67,7 @@ from dataclasses import dataclass
 from functools import cached_property
 import numpy as np
 
+from mbdae.elements.shell_mass import ShellMassSpec, consistent_mass
 from mbdae.engine.core.assembly import Pattern, ALGEBRAIC, DIM
 from mbdae.engine.core.constitutive import isotropic_constants
 from mbdae.elements.base import ElementFamily, cards_per_kind, element_nodes, random_rotation
@@ -185,12 +186,14 @@ def shell(model, label, nodes, D, kind="shell4easans", prestress=None, mbdyn=Tru
     return label
 
 
-def shell_masses(model, first_label, density, thickness, labels=None):
+def shell_masses(model, first_label, density, thickness, labels=None, consistent=False):
     """Rigid bodies on the shells' nodes (MBDyn users' way: shells have no inertia): per
     element corner the tributary mass ρhA/4 and the slab's rotary inertia (m h²/12 about
     the two in-plane axes, m h²/6 about the normal, in the element's corner frame), summed
     per node into one body labelled first_label, first_label + 1, … in node order.  The
-    shells (all, or those of `labels`) and their nodes must already be defined."""
+    shells (all, or those of `labels`) and their nodes must already be defined.
+    `consistent`: the translational mass is each shell's consistent mass matrix instead
+    (elements/shell_mass.py) and the bodies carry the rotary inertia only."""
     chosen = [s for s in model.shells if labels is None or s.label in set(labels)]
     if not chosen:
         raise ValueError("shell_masses: no shells")
@@ -207,6 +210,8 @@ def shell_masses(model, first_label, density, thickness, labels=None):
             bilinear(xi[0] / np.sqrt(3), xi[1] / np.sqrt(3), L, dL)
             area += np.linalg.norm(np.cross(dL[:, 0] @ X, dL[:, 1] @ X))
         m = density * thickness * area / 4
+        if consistent:
+            model.shell_mass_elements.append(ShellMassSpec(s.label, s.nodes, consistent_mass(X, density, thickness)))
         for k, n in enumerate(s.nodes):
             bilinear(XI_NODES[k, 0], XI_NODES[k, 1], L, dL)
             nrm = np.cross(dL[:, 0] @ X, dL[:, 1] @ X)
@@ -216,7 +221,7 @@ def shell_masses(model, first_label, density, thickness, labels=None):
             J[n] = J.get(n, 0.0) + Jk
     for k, n in enumerate(sorted(mass)):
         R = pos[n].R
-        model.body(first_label + k, n, mass[n], inertia=R.T @ J[n] @ R)
+        model.body(first_label + k, n, 0.0 if consistent else mass[n], inertia=R.T @ J[n] @ R)
     return first_label + len(mass) - 1
 
 

@@ -436,6 +436,22 @@ def test_free_flying_shell_conserves_momentum(consistent):
     assert np.abs(H - H[0]).max() < 2e-3 * np.abs(H[0]).max()
 
 
+@pytest.mark.parametrize("consistent", [False, True])
+def test_spinning_shell_keeps_its_angular_momentum(consistent):
+    """The mesh thrown spinning (ω = (1, 3, 2) rad/s, node velocities ω×x) with small random
+    extra velocities and spins: over 0.5 s (three quarters of a turn) the angular momentum
+    changes by less than 1e-5 of itself (measured 2.1e-6 lumped, 1.9e-6 consistent, falling
+    with the step) and the linear momentum by round-off."""
+    m = flying_mesh(np.random.default_rng(5), consistent, spin=[1.0, 3.0, 2.0], scatter=0.1)
+    res = InitialValueProblem(m, final_time=0.5, time_step=1e-3, tolerance=1e-9, method="ms", rho=0.6,
+                              progress=False).run()
+    x, v, R, w = (np.asarray(a) for a in (res.x, res.v, res.R, res.w))
+    P, H = node_momenta(m, x, v, R, w)
+    assert np.abs(x[-1] - x[0]).max() > 0.5
+    assert np.abs(P - P[0]).max() < 1e-12 * np.abs(P[0]).max()
+    assert np.abs(H - H[0]).max() < 1e-5 * np.abs(H[0]).max()
+
+
 def test_consistent_shell_mass_of_a_rectangle():
     """The bilinear rectangle's consistent mass (ρ h a b / 36) [4 2 1 2; 2 4 2 1; 1 2 4 2;
     2 1 2 4] (e.g. Cook, Malkus, Plesha, Witt, Concepts and Applications of FEA, 4th ed.,

@@ -121,6 +121,21 @@ def _cut(A, threshold):
     return np.where(np.abs(A) < threshold, 0.0, A) if threshold > 0 else A
 
 
+def modal_mass_properties(spec, x0, R0):
+    """(m, ∫x dm, ∫x xᵀ dm) of a modal body at its initial modal coordinates, its floating
+    frame at x0, R0 (global): m = I₁, ∫x dm = m x0 + R0 s, ∫x xᵀ dm = m x0 x0ᵀ + x0 (R0 s)ᵀ
+    + (R0 s) x0ᵀ + ½ tr(J) I - J with s = I₂ + I₃ q₀ and J = R0 (I₇ + Σⱼ q₀ⱼ (I₈ⱼ + I₈ⱼᵀ)
+    - Σⱼₖ q₀ⱼ q₀ₖ I₉ⱼₖ) R0ᵀ (the inertia of the modal body about its frame's origin)."""
+    inv = invariants(spec)
+    I1, I2, I3, I7, I8, I9, q0 = inv[0], inv[1], inv[2], inv[5], inv[6], inv[7], inv[11]
+    s = R0 @ (I2 + I3 @ q0)
+    J = I7 + np.einsum("j,jab->ab", q0, I8 + np.swapaxes(I8, 1, 2)) - np.einsum("j,k,jkab->ab", q0, q0, I9)
+    J = R0 @ J @ R0.T
+    first = I1 * x0 + s
+    second = I1 * np.outer(x0, x0) + np.outer(x0, s) + np.outer(s, x0) + 0.5 * np.trace(J) * np.eye(3) - J
+    return float(I1), first, second
+
+
 def invariants(spec):
     """(I1, I2, I3, I4, I5, I7, I8, I9, Mqq, Kqq, Cqq, q0, qd0, x, Ut, Ur) of a spec in the FEM
     frame shifted to the origin (module docstring, eqs. 9.407-9.415)."""

@@ -283,3 +283,24 @@ def test_modal_rotor_follows_the_solid_rotor(tmp_path):
     assert np.abs(rm[:101] - rs[:101]).max() < 0.025 * rs[:101].max()
     assert abs(rm.max() / rs.max() - 1) < 0.05
     assert abs(tm[rm.argmax()] / ts[rs.argmax()] - 1) < 0.07
+
+
+def inertia_lines(k):
+    """{quantity: values} of the `inertia` summary rotordynamics deck k writes to its .log
+    (computed when the deck is read, at the initial configuration)."""
+    d = read_deck(os.path.join(DECKS, ROTOR.format(k)), echo=lambda *a: None)
+    rows = [line.split(":", 1) for line in d.log_lines if line.startswith("    ")]
+    return {key.strip(): np.array(value.split(), float) for key, value in rows}
+
+
+def test_modal_rotor_has_the_inertia_of_the_solid_rotor():
+    """The `inertia` card over `body, all, joint, all` of deck 0006 (the rotor as a modal
+    joint: its mass properties at the initial modal coordinates, from the FEM file's
+    invariants) gives the mass, centre of mass and inertia tensor of deck 0005's `body, all,
+    solid, all` (the same rotor as 140 solid elements with their consistent mass): 2260.4 kg
+    to 1e-9, J to 1e-7 of its largest entry."""
+    modal, solid = inertia_lines(6), inertia_lines(5)
+    assert modal["modal joints"] == 1 and solid["solids"] == 140
+    assert modal["mass"][0] == pytest.approx(solid["mass"][0], rel=1e-9) and modal["mass"][0] > 2000
+    np.testing.assert_allclose(modal["Xcg"], solid["Xcg"], rtol=0, atol=1e-6 * np.abs(solid["Xcg"]).max())
+    np.testing.assert_allclose(modal["J"], solid["J"], rtol=0, atol=1e-7 * np.abs(solid["J"]).max())

@@ -15,6 +15,7 @@ import numpy as np
 
 from mbdae.elements.driven import Hint
 from mbdae.elements.solid import solid_mass_properties
+from mbdae.elements.modal import modal_mass_properties
 from mbdae.elements.solid_shapes import SOLID_SHAPES, SURFACE_SHAPES
 from mbdae.elements.registry import element_cards
 from mbdae.engine.core.drives import ConstDrive, constant_value
@@ -187,8 +188,9 @@ class ElementCards:
         """`inertia: label, [name,] [position, X] [, orientation, R], <type>, {all | labels}
         [, ...] [, output, ...]` (manual §8.20.3): mass properties of the selected elements at
         the initial configuration, written to the .log file.  Types: body, solid (their mass
-        matrices), joint and loadable (MBDyn's only joint with inertia is the modal joint, and
-        mbdae has neither it nor loadable elements: they add nothing; listed labels must exist)."""
+        matrices), joint (MBDyn's only joint with inertia is the modal joint: its mass
+        properties at the initial modal coordinates; other joints add nothing) and loadable
+        (mbdae has no loadable elements: they add nothing; listed labels must exist)."""
         word = args.peek()
         label = args.label("an inertia label")
         name = args.optional_name()
@@ -354,7 +356,15 @@ def inertia_summary(label, name, model, nodes, selected, X, R):
         return [s for s in specs if labels is None or s.label in labels]
     bodies = chosen("body", model.bodies)
     solids = chosen("solid", model.solids)
+    modal = chosen("joint", model.modal_joints)          # MBDyn's only joints with inertia
     m, s1, s2 = 0.0, np.zeros(3), np.zeros((3, 3))       # ∫dm, ∫x dm, ∫x xᵀ dm (global frame)
+    for spec in modal:
+        if spec.node is None:
+            x0, R0 = np.asarray(spec.position, float), np.asarray(spec.orientation, float)
+        else:
+            x0, R0 = nodes[spec.node].frame.x, nodes[spec.node].frame.R
+        mj, m1, m2 = modal_mass_properties(spec, x0, R0)
+        m, s1, s2 = m + mj, s1 + m1, s2 + m2
     for b in bodies:
         f = nodes[b.node].frame
         c = f.x + f.R @ b.xcg
@@ -375,6 +385,8 @@ def inertia_summary(label, name, model, nodes, selected, X, R):
              f"    Xcg:         {fmt(R.T @ (cg - X))}", f"    bodies:      {len(bodies)}"]
     if "solid" in selected:
         lines.append(f"    solids:      {len(solids)}")
+    if modal:
+        lines.append(f"    modal joints: {len(modal)}")
     return lines
 
 

@@ -55,14 +55,22 @@ def static_model(model, ramp=None):
         s.kind = "static displacement" if s.kind.endswith("displacement") else "static"
     m.forces = list(model.forces)
     m.bodies = []
-    if model.gravity_vector is not None and model.bodies:
-        used = {f.label for f in model.forces}
-        label = max(used | {0}) + 1
+    m.shell_mass_elements = []
+    if model.gravity_vector is not None:
+        g = np.asarray(model.gravity_vector, float)
+        label = max({f.label for f in model.forces} | {0}) + 1
         for b in model.bodies:
             if b.mass == 0.0:
                 continue
-            w = VectorDrive.single(b.mass * np.asarray(model.gravity_vector, float), model.gravity_drive)
+            w = VectorDrive.single(b.mass * g, model.gravity_drive)
             m.force(label, b.node, w, "absolute", offset=np.asarray(b.xcg, float))
+            label += 1
+        shares = {}                    # consistent shell masses: ∫ρh N_a dA per node
+        for s in getattr(model, "shell_mass_elements", []):
+            for node, share in zip(s.nodes, s.M.sum(axis=1)):
+                shares[node] = shares.get(node, 0.0) + share
+        for node, share in shares.items():
+            m.force(label, node, VectorDrive.single(share * g, model.gravity_drive), "absolute")
             label += 1
     m.gravity_vector = None
     m.gravity_drive = None

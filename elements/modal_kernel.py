@@ -164,14 +164,10 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
     # absolute motion, in the moving frame's components: ω₀ + ω, ω̇₀ + ω̇ + ω₀×ω and
     # a₀ + ω̇₀×x₀ + ω₀×(ω₀×x₀) + 2 ω₀×v + v̇ (a clamped body moves with the frame)
     W0, WP0 = fk[0], fk[1]
-    W0x = _cross(W0, x0)
-    W0w = _cross(W0, wu)
-    W0v = _cross(W0, vu)
-    WP0x = _cross(WP0, x0)
-    W0W0x = _cross(W0, W0x)
-    wu = wu + W0
-    wd0 = wd0 + WP0 + W0w
-    a0 = a0 + fk[2] + WP0x + W0W0x + 2.0 * W0v
+    w_rel = wu                            # the unknown ω, relative to the moving frame
+    wu = w_rel + W0
+    wd0 = wd0 + WP0 + _cross(W0, w_rel)
+    a0 = a0 + fk[2] + _cross(WP0, x0) + _cross(W0, _cross(W0, x0)) + 2.0 * _cross(W0, vu)
     Om = np.empty(3, np.complex128)      # R₀ᵀω, R₀ᵀω̇, R₀ᵀ(ẍ₀ - g)
     Omd = np.empty(3, np.complex128)
     Ag = np.empty(3, np.complex128)
@@ -230,7 +226,7 @@ def local_residual(mode, dcoef, e, z, zd, n0, X0c, R0c, Rb0, M, NI, I1, I2, I3, 
                 out[3 + i] += R0[i, 0] * ml[0] + R0[i, 1] * ml[1] + R0[i, 2] * ml[2]
                 # the velocity unknowns' definitions (relative to the moving frame)
                 out[6 + i] = vu[i] - v0[i]
-                out[9 + i] = wu[i] - W0[i] - w0[i]
+                out[9 + i] = w_rel[i] - w0[i]
         for k in range(m):
             # M_qq q̈ + I₃ₖ·R₀ᵀ(ẍ₀ - g) + Bₖ·Ω̇ + 2 Σⱼ q̇ⱼ I₅ⱼ[:, k]·Ω - ½ Ω·Jₖ Ω + C q̇ + K q,
             # Jₖ = ∂J/∂qₖ = I₈ₖ + I₈ₖᵀ (- Σⱼ qⱼ (I₉ₖⱼ + I₉ⱼₖ))

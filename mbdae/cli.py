@@ -18,11 +18,14 @@ import sys
 import time
 import traceback
 from collections import Counter
+from importlib import metadata
 from dataclasses import replace
 
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
 from mbdae.engine.drivers.ivp import SimulationFailed
+from mbdae.engine.drivers.time_span import InvalidTimeSettings, check_time_span
 from mbdae.engine.system import System
+from mbdae.engine.errors import InputError
 from mbdae.engine.io.vtu import VTUWriter
 from mbdae.solvers.linear import choose_linear_solver
 from mbdae.solvers.petsc import mpi_abort, mpi_rank, mpi_world_size, petsc_settings
@@ -48,11 +51,13 @@ def build_parser(command=None):
     common.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     p = argparse.ArgumentParser(prog="mbdae", description="Run MBDyn input decks with the mbdae engine.")
     p.add_argument("--debug", dest="debug_first", action="store_true", help="show tracebacks on errors")
+    p.add_argument("--version", action="version", version=f"mbdae {package_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="{run,check,conformance,plot,compare,reduce}")
     run = sub.add_parser("run", parents=[common], help="read and run a deck (like mbdyn -f DECK)")
     run.add_argument("deck", help="MBDyn input file")
     run.add_argument("-o", "--output", dest="prefix",
-                     help="output file prefix (default: the deck path, as MBDyn does)")
+                     help="output file prefix; without it the files are written beside the deck, named after "
+                          "it (DECK.out, DECK.mov, ...: MBDyn's default)")
     run.add_argument("--final-time", type=float, help="override the deck's final time")
     run.add_argument("-q", "--quiet", action="store_true", help="no notes and no progress")
     run.add_argument("--vtu", nargs="?", const="reference", choices=("reference", "deformed"),
@@ -77,6 +82,14 @@ def build_parser(command=None):
         else:
             sub.add_parser(name, help=help_line, add_help=False)
     return p
+
+
+def package_version():
+    """The installed distribution's version (pyproject.toml), or the source tree's marker."""
+    try:
+        return metadata.version("mbdae")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
 
 
 def subcommand_module(name):
@@ -131,6 +144,8 @@ MPI_ABORT_DELAY = 1.0
 def describe(error):
     if isinstance(error, DeckError):
         return str(error)
+    if isinstance(error, InputError):
+        return str(error)
     if isinstance(error, SimulationFailed):
         return f"simulation failed: {error}"
     if isinstance(error, OSError):
@@ -176,6 +191,11 @@ def command_run(args):
         prefix = os.path.join(prefix, os.path.basename(args.deck))
     overrides = {}
     if args.final_time is not None:
+        s = deck.settings
+        try:
+            check_time_span(s.get("initial_time", 0.0), args.final_time, s.get("time_step", 1e-3))
+        except InvalidTimeSettings as err:
+            raise InputError(f"--final-time {args.final_time:g}: {err}") from None
         overrides["final_time"] = args.final_time
     if args.quiet:
         overrides["progress"] = False

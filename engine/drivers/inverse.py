@@ -34,6 +34,7 @@ part of x - x_prev is the rotation vector log(R R_prevᵀ); its exact gradient
 Factorizations are reused whenever a subproblem's matrix coincides with the last one
 factorized (or with its transpose), as the manual prescribes; `stats` counts them."""
 from copy import copy
+import sys
 import time as _time
 from dataclasses import dataclass, field, replace
 import numpy as np
@@ -43,6 +44,7 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.system import System
 from mbdae.engine.distributed import replicated_note
 from mbdae.engine.core.state import State, Context, StepEvent
+from mbdae.engine.drivers.time_span import check_time_span
 from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
 from mbdae.engine.core.drives import Drive
 from mbdae.engine.core.tpldrive import VectorDrive
@@ -172,6 +174,9 @@ class InverseDynamicsProblem:
         if times is None:
             if final_time is None or time_step is None:
                 raise ValueError("give the instants `times`, or final_time and time_step")
+            warning = check_time_span(initial_time, final_time, time_step, empty=True)
+            if warning is not None:
+                print(f"mbdae: warning: {warning}", file=sys.stderr)
             k = int(np.floor((final_time - initial_time) / time_step + 1e-9))
             times = initial_time + time_step * np.arange(k + 1)
         self.times = np.asarray(times, float)

@@ -27,6 +27,7 @@ from mbdae.engine.distributed import build_system
 from mbdae.engine.core.state import StepEvent
 from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
+from mbdae.engine.drivers.time_span import check_time_span
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.linear import CondensedBlocksSolver, make_linear_solver
 from mbdae.solvers.petsc import mpi_rank
@@ -143,8 +144,7 @@ class InitialValueProblem:
     def __init__(self, model, settings=None, observers=(), **kw):
         self.settings = settings or Settings(**kw)
         s = self.settings
-        if s.time_step <= 0:
-            raise ValueError("time step must be positive")
+        warning = check_time_span(s.initial_time, s.final_time, s.time_step, empty=True)
         self.model = model
         self.system, self.evaluation_note = self.build_system(model)
         self.distributed = hasattr(self.system, "layout")
@@ -180,6 +180,10 @@ class InitialValueProblem:
         else:
             self.results = Results(self.system.nodes.labels.copy()) if s.keep_results else None
         self.log_lines = []
+        if warning is not None:
+            self.log(f"# warning: {warning}")
+            if mpi_rank() == 0:
+                print(f"mbdae: warning: {warning}", file=_sys.stderr)
         self.eigen = EigenSchedule(s.eigenanalysis) if s.eigenanalysis is not None else None
 
     def build_system(self, model):

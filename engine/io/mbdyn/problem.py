@@ -6,6 +6,7 @@ from __future__ import annotations
 from mbdae.engine.core.drives import Drive, PostponedDrive, constant_value
 from mbdae.engine.drivers.eigen import EigenSettings
 from mbdae.engine.drivers.ivp import Settings
+from mbdae.engine.drivers.time_span import InvalidTimeSettings, check_time_span
 from mbdae.engine.drivers.inverse import PROBLEM_TYPES, explicit_derivatives
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 from mbdae.solvers.integrators import METHOD_NAMES, make_method
@@ -31,10 +32,13 @@ class ProblemCards:
 
     # -- initial value (manual §4.1)
     def read_problem_block(self, word):
+        self.time_words = {}
         if self.problem_name == "inversedynamics":
             self.block_cards(word, "inversedynamics", INVERSE_CARDS, "inverse dynamics")
+            self.check_time_cards(word)
             return
         self.block_cards(word, self.problem_name, PROBLEM_CARDS, "initial value")
+        self.check_time_cards(word)
         if getattr(self, "_constraint_scale_per_step", False):
             self.settings["constraint_test_scale"] = 1.0 / self.settings.get("time_step", Settings.time_step)
 
@@ -84,20 +88,30 @@ class ProblemCards:
         self.model.inverse_dynamics_flags(label, **flags)
 
     def iv_initial_time(self, card, args):
+        self.time_words["initial_time"] = args.peek()
         self.settings["initial_time"] = args.real("the initial time")
 
     def iv_final_time(self, card, args):
-        w = args.peek()
+        w = self.time_words["final_time"] = args.peek()
         if args.is_keyword("forever"):
             raise w.error(not_supported("final time: forever"))
         self.settings["final_time"] = args.real("the final time")
 
     def iv_time_step(self, card, args):
-        w = args.peek()
-        dt = abs(args.real("the time step"))
-        if dt == 0:
-            raise w.error("the time step must not be zero")
-        self.settings["time_step"] = dt
+        self.time_words["time_step"] = args.peek()
+        self.settings["time_step"] = args.real("the time step")
+
+    def check_time_cards(self, block_word):
+        """Initial time, final time and time step that can make a run (engine/drivers/time_span.py),
+        else an error at the card that breaks it (MBDyn warns and aborts, or flips the sign of
+        a negative step; mbdae stops with the reason)."""
+        s = self.settings
+        try:
+            check_time_span(s.get("initial_time", Settings.initial_time), s.get("final_time", Settings.final_time),
+                            s.get("time_step", Settings.time_step))
+        except InvalidTimeSettings as err:
+            word = self.time_words.get(err.setting, block_word)
+            raise word.error(str(err)) from None
 
     def iv_min_time_step(self, card, args):
         self.settings["min_time_step"] = args.real("the minimum time step")

@@ -30,6 +30,7 @@ from mbdae.engine.model import Model
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.system import System
 from mbdae.engine.core import constitutive as cl
+from mbdae.solvers.linear import available_linear_solvers
 
 EA, GA, GJ, EI, L = 1e7, 4e6, 800.0, 1000.0, 1.0
 MU, JB, JT = 1.0, 1e-4, 2e-4
@@ -94,8 +95,11 @@ def settings_for(newton, test, tolerance, linear_solver):
     return s
 
 
+DEFAULT_SOLVER = "klu" if "klu" in available_linear_solvers() else "superlu"
+
+
 def run(ne, final_time=1.0, h=1e-3, newton="modified", test="relnorm", tolerance=1e-6,
-        linear_solver="klu", interpolation="total"):
+        linear_solver=DEFAULT_SOLVER, interpolation="total"):
     model = cantilever_model(ne, interpolation=interpolation)
     prob = InitialValueProblem(model, time_step=h, final_time=final_time, method="ms", rho=0.6,
                                progress=False, keep_results=False,
@@ -120,7 +124,8 @@ def main():
     ap.add_argument("--newton", default="modified", help="full | modified (default) | modified-across")
     ap.add_argument("--test", default="relnorm", help="residual test: relnorm (default), norm, minmax, sepnorm")
     ap.add_argument("--tolerance", type=float, default=1e-6)
-    ap.add_argument("--linear-solver", default="klu", help="klu (default), superlu, umfpack")
+    ap.add_argument("--linear-solver", default=DEFAULT_SOLVER,
+                    help="klu (the default when a KLU library is found, else superlu), superlu, umfpack")
     ap.add_argument("--interpolation", default="total", help="beam rotation interpolation: total | incremental")
     a = ap.parse_args()
     cases = [(n, a.final_time or 1.0) for n in a.ne] if a.ne else [(10, 1.0), (100, 1.0), (1000, 0.1)]

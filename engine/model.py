@@ -32,6 +32,10 @@ class Model:
         self.static_model = False
         # `rigid body kinematics` (control data): engine/core/rbk.py RigidBodyKinematics, or None
         self.rigid_body_kinematics = None
+        # where each node and element was defined when the model came from a deck: (the deck
+        # reader's family, e.g. "joints" or "structural nodes", label) -> "file:line"
+        # (engine/io/mbdyn/control.py count); engine/diagnose.py names them with it
+        self.origins = {}
 
     # ------------------------------------------------------------------ nodes
     def structural_node(self, label, kind="dynamic", position=None, orientation=None,

@@ -10,9 +10,10 @@ from mbdae.engine.drivers.inverse import InverseDynamicsProblem
 from mbdae.engine.drivers.eigen import EigenSettings, analyze
 from mbdae.engine.core import drives, constitutive as laws
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.diagnose import diagnose, Diagnosis
 from mbdae.api import initial_value_problem, inverse_dynamics_problem, run
 
 __all__ = ["Model", "read_deck", "parse_deck", "Deck", "DeckError", "MBDynWriter", "InitialValueProblem",
            "Settings", "Results", "SimulationFailed", "StaticProblem", "solve_static",
            "InverseDynamicsProblem", "EigenSettings", "analyze", "drives", "laws", "VectorDrive",
-           "initial_value_problem", "inverse_dynamics_problem", "run"]
+           "initial_value_problem", "inverse_dynamics_problem", "run", "diagnose", "Diagnosis"]

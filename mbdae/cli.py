@@ -26,6 +26,7 @@ from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.drivers.time_span import InvalidTimeSettings, check_time_span
 from mbdae.engine.system import System
 from mbdae.engine.errors import InputError
+from mbdae.engine.diagnose import diagnose
 from mbdae.engine.io.vtu import VTUWriter
 from mbdae.solvers.linear import choose_linear_solver
 from mbdae.solvers.petsc import mpi_abort, mpi_rank, mpi_world_size, petsc_settings
@@ -76,6 +77,10 @@ def build_parser(command=None):
                           "the default) or all of them (replicated); README, \"PETSc\"")
     check = sub.add_parser("check", parents=[common], help="read a deck and summarize the model")
     check.add_argument("deck", help="MBDyn input file")
+    check.add_argument("--deep", action="store_true",
+                       help="also rank-test the first step's iteration matrix at the initial configuration: "
+                            "redundant joint equations, nodes without inertia, free directions (exit code 1 "
+                            "when singular)")
     for name, help_line in SUBCOMMAND_HELP.items():
         if name == command:
             subcommand_module(name).add_arguments(sub.add_parser(name, parents=[common], help=help_line))
@@ -237,6 +242,13 @@ def command_check(args):
     print_notes(deck)
     for line in check_report(deck):
         print(line)
+    if getattr(args, "deep", False):
+        if "inverse_dynamics" in deck.settings:
+            print("diagnosis: not done for inverse dynamics (its subproblems have their own matrices)")
+            return 0
+        found = diagnose(deck)
+        print("\n".join(found.lines()))
+        return 1 if found.singular else 0
     return 0
 
 

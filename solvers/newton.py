@@ -39,10 +39,14 @@ class NewtonSettings:
 
 
 class NoConvergence(RuntimeError):
-    def __init__(self, message, worst_row=None, error=None):
+    """`matrix`, `dcoef`, `mode`: the iteration matrix whose factorization failed (singular)
+    and where it was assembled, for a diagnosis by the caller (engine/diagnose.py); else None."""
+
+    def __init__(self, message, worst_row=None, error=None, matrix=None, dcoef=None, mode=None):
         super().__init__(message)
         self.worst_row = worst_row
         self.error = error
+        self.matrix, self.dcoef, self.mode = matrix, dcoef, mode
 
 
 class NewtonRaphson:
@@ -173,7 +177,7 @@ class NewtonRaphson:
                     row, owner = self._worst(system, f)
                     self.invalidate()
                     raise NoConvergence(f"singular iteration matrix ({e}); worst equation {row}: {owner}",
-                                        row, err) from None
+                                        row, err, matrix=J, dcoef=dcoef, mode=mode) from None
                 self._factor_dcoef, self._factor_mode = dcoef, mode
                 since_factor = 0
                 if mf is not None:

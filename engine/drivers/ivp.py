@@ -28,6 +28,7 @@ from mbdae.engine.core.state import StepEvent
 from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.engine.drivers.time_span import check_time_span
+from mbdae.engine.diagnose import describe_failure
 from mbdae.solvers.newton import NewtonRaphson, NewtonSettings, NoConvergence
 from mbdae.solvers.linear import CondensedBlocksSolver, make_linear_solver
 from mbdae.solvers.petsc import mpi_rank
@@ -244,7 +245,7 @@ class InitialValueProblem:
                                            tolerance=s.assembly_tolerance,
                                            max_iterations=s.assembly_max_iterations, test="norm")
         except (NoConvergence, SimulationDiverged) as e:
-            raise SimulationFailed(f"initial assembly ({what}) failed: {e}") from None
+            raise SimulationFailed(f"initial assembly ({what}) failed: {self.diagnosed(e, ia)}") from None
         self.newton.invalidate()
         self.system.commit(ia, phase="initial assembly")
         self.log(f"# Initial assembly: {what} in {it} iterations, error {err:.6g}")
@@ -336,7 +337,20 @@ class InitialValueProblem:
             self.log(f"# Derivatives solution step at time {st.t:g} performed in {it} iterations "
                      f"with {err:g} error")
             return
-        raise SimulationFailed(f"derivatives phase at time {st.t:g} failed: {last}")
+        raise SimulationFailed(f"derivatives phase at time {st.t:g} failed: {self.diagnosed(last, base)}")
+
+    def diagnosed(self, error, state, log=True):
+        """The text of a failed solve: with a singular iteration matrix, followed by lines of its
+        diagnosis (engine/diagnose.py: redundant equations, nodes without inertia, free
+        directions); all of it also goes to the log (.out) unless `log` is False."""
+        J = getattr(error, "matrix", None)
+        if J is None or self.distributed or state is None:
+            return str(error)
+        lines = describe_failure(self.system, state, J, error.dcoef, error.mode, 0.5 * self.settings.time_step)
+        if log:
+            for line in [str(error)] + lines:
+                self.log("# " + line)
+        return "\n".join([str(error)] + lines)
 
     # ------------------------------------------------------------------ output
     def log(self, text):
@@ -504,8 +518,9 @@ class InitialValueProblem:
                         self.reductions += 1
                         self.log(f"# step {self.step + 1}: {e}; retrying with time step {h_try:g}")
                         continue
-                    msg = (f"step {self.step + 1}, time {hist[0].t + h_try:.10g} (time step {h_try:g}): {e}")
-                    self.log("# " + msg)
+                    msg = (f"step {self.step + 1}, time {hist[0].t + h_try:.10g} (time step {h_try:g}): "
+                           f"{self.diagnosed(e, self.state, log=False)}")
+                    self.log("# " + msg.replace("\n", "\n# "))
                     raise SimulationFailed(msg) from None
             self.step += 1
             if err > s.tolerance and not solconv:
@@ -550,7 +565,7 @@ class InitialValueProblem:
             try:
                 st, it, err, _ = method.step(self.system, newton, hist, h)
             except (NoConvergence, SimulationDiverged) as e:
-                raise SimulationFailed(f"dummy step {k + 1} failed: {e}") from None
+                raise SimulationFailed(f"dummy step {k + 1} failed: {self.diagnosed(e, self.state)}") from None
             finally:
                 newton.invalidate()
             self.system.commit(st, newton.converged_kinematics)

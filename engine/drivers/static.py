@@ -149,7 +149,8 @@ class StaticProblem:
             try:
                 it, err, _ = newton.solve(sysm, st, self.h, mode="regular")
             except (NoConvergence, SimulationDiverged) as e:
-                raise SimulationFailed(f"static analysis: load step {k} (t = {st.t:g}) failed: {e}") from None
+                raise SimulationFailed(f"static analysis: load step {k} (t = {st.t:g}) failed: "
+                                       f"{self.ivp.diagnosed(e, st)}") from None
             sysm.commit(st)
             self._record(res, st, it, err)
             self.state = st

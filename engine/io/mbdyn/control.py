@@ -272,6 +272,7 @@ class ControlCards:
         if label in labels:
             raise word.error(f"{name}({label}) already defined")
         labels.add(label)
+        self.model.origins[(family, label)] = f"{word.source.name}:{word.where()[0]}"
 
     def check_missing(self, word, families, what):
         families = sorted(families, key=lambda f: MBDYN_TYPE_ORDER.index(f) if f in MBDYN_TYPE_ORDER else 99)

@@ -31,14 +31,6 @@ import scipy.sparse as sp
 from mbdae.engine.core.assembly import ALGEBRAIC
 from mbdae.engine.system import System
 
-# family name (System) -> the deck reader's family of its cards (Model.origins keys)
-DECK_FAMILY = {"structural node": "structural nodes", "joint": "joints", "rod": "joints",
-               "deformable joint": "joints", "viscous body": "joints", "angular velocity": "joints",
-               "rigid body displacement joint": "joints", "modal joint": "joints", "body": "rigid bodies",
-               "beam3": "beams", "beam2": "beams", "hbeam": "beams", "force": "forces", "shell": "plates",
-               "membrane": "plates", "abstract node": "abstract nodes", "hydraulic node": "hydraulic nodes",
-               "spring support": "genels", "cross spring support": "genels", "genel clamp": "genels",
-               "abstract force": "forces", "joint regularization": "joint regularizations"}
 RTOL = 1e-9             # a pivot below RTOL × the largest one (equilibrated matrix) is zero
 ILL = 1e-7              # ... below ILL: the matrix is called ill-conditioned
 MAX_DENSE = 3000
@@ -311,7 +303,6 @@ class Names:
         self.system = system
         self.J = J
         self.nodes = nodes = system.nodes
-        self.origins = getattr(system.model, "origins", None) or {}
         self.node_of = np.full(system.n, -1, np.int64)
         self.group_of = np.full(system.n, -1, np.int64)        # 0 x, 1 g, 2 β, 3 γ
         for g, index in enumerate((nodes.ix, nodes.ig, nodes.ib, nodes.ic)):
@@ -323,8 +314,7 @@ class Names:
         self.null_basis = []            # null vectors' node parts: {unknown: value}
 
     def origin(self, family, label):
-        where = self.origins.get((DECK_FAMILY.get(family, family), int(label)))
-        return where or ""
+        return self.system.model.origin(family, label)
 
     def element_of_row(self, row):
         """(family, label, type, what) of an element's row."""

@@ -12,6 +12,15 @@ from mbdae.engine.core.privdata import ElementDrive, ModelNamespace
 from mbdae.elements.base import vec, mat, scalar_drive
 from mbdae.elements.registry import ENTRIES
 
+# family name (System) -> the deck reader's family of its cards (Model.origins keys)
+DECK_FAMILY = {"structural node": "structural nodes", "joint": "joints", "rod": "joints",
+               "deformable joint": "joints", "viscous body": "joints", "angular velocity": "joints",
+               "rigid body displacement joint": "joints", "modal joint": "joints", "body": "rigid bodies",
+               "beam3": "beams", "beam2": "beams", "hbeam": "beams", "force": "forces", "shell": "plates",
+               "membrane": "plates", "abstract node": "abstract nodes", "hydraulic node": "hydraulic nodes",
+               "spring support": "genels", "cross spring support": "genels", "genel clamp": "genels",
+               "abstract force": "forces", "joint regularization": "joint regularizations"}
+
 
 class Model:
     """The user's model: node and element specs, gravity, settings.  The element builder
@@ -36,6 +45,11 @@ class Model:
         # reader's family, e.g. "joints" or "structural nodes", label) -> "file:line"
         # (engine/io/mbdyn/control.py count); engine/diagnose.py names them with it
         self.origins = {}
+
+    def origin(self, family, label):
+        """"file:line" of the deck card that defined element or node `label` of the System's
+        family `family` (e.g. "joint", "structural node"), or "" (a model built in Python)."""
+        return self.origins.get((DECK_FAMILY.get(family, family), int(label))) or ""
 
     # ------------------------------------------------------------------ nodes
     def structural_node(self, label, kind="dynamic", position=None, orientation=None,

@@ -14,7 +14,10 @@ import numpy as np
 
 from mbdae.engine.core.assembly import SparseAssembler, ALGEBRAIC, DIMENSIONS, DIM
 from mbdae.engine.core.nodes import StructuralNodes, Kinematics
-from mbdae.engine.core.state import State, Context
+from mbdae.engine.core.state import State, Context, InvalidConfiguration
+from mbdae.engine.core.drives import Drive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.mathparser import MathError
 from mbdae.engine.core.compiled import scatter, history_row, newton_update, rebase_rotation_slots
 from mbdae.elements.registry import build_families
 
@@ -288,6 +291,45 @@ class System:
         fam = self.all_families[self.row_owner[row]]
         return f"{fam.name} {self.row_label[row]} ({self.row_what[row]}, {DIMENSIONS[self.dim[row]]})"
 
+    def element_text(self, fam, label):
+        """`family label (file:line)`: an element or node by its System family and label, with
+        the deck line that defined it when the model came from a deck."""
+        where = self.model.origin(fam.name, label)
+        return f"{fam.name} {label}" + (f" ({where})" if where else "")
+
+    def drive_fault(self, fam, t, error):
+        """The text of a MathError raised while `fam` was evaluated at time t: the instances
+        whose drives fail at t, with the drive and the deck line (else the family)."""
+        found = [f"{self.element_text(fam, label)}: drive {drive!r} at t = {t:.10g}: {problem}"
+                 for label, drive, problem in faulty_drives(fam, t)]
+        return "; ".join(found) if found else f"{fam.name} elements at t = {t:.10g}: {error}"
+
+    def nonfinite_sources(self, t, limit=5):
+        """Lines naming what put non-finite values into the last evaluated residual: per family,
+        the instances whose drives are not finite (or fail) at t, else the instances whose
+        blocks hold them (blocks with one row per instance), else the family."""
+        lines = []
+        for fam, views in zip(self.all_families, self._res_views):
+            bad_views = [v for v in views if not np.isfinite(v).all()]
+            if not bad_views:
+                continue
+            drives = faulty_drives(fam, t)
+            if drives:
+                lines += [f"{self.element_text(fam, label)}: drive {drive!r} at t = {t:.10g}: {problem}"
+                          for label, drive, problem in drives[:limit]]
+                continue
+            instances = set()
+            for v in bad_views:
+                if v.ndim >= 1 and v.shape[0] == len(getattr(fam, "labels", ())) > 0:
+                    instances.update(np.flatnonzero(~np.isfinite(v.reshape(v.shape[0], -1)).all(axis=1)).tolist())
+            if instances:
+                names = [self.element_text(fam, fam.labels[i]) for i in sorted(instances)[:limit]]
+                more = f" and {len(instances) - limit} more" if len(instances) > limit else ""
+                lines.append(f"non-finite contributions from {', '.join(names)}{more}")
+            else:
+                lines.append(f"non-finite contributions from the {fam.name} family")
+        return lines
+
     # ------------------------------------------------------------------ assembly
     def evaluate(self, state, dcoef, mode="regular", want_jac=True, ia=None, want_abs=True):
         """(f, f̃, J): residual, Σ_e |f_e| per row (None unless want_abs; for relnorm and
@@ -298,12 +340,15 @@ class System:
             ctx.ia_x, ctx.ia_v, ctx.ia_w = ia
         if self.namespace is not None:
             self.namespace.bind(ctx)
-        for fam, res_views, jac_views in zip(self.all_families, self._res_views, self._jac_views):
-            if mode in IA_MODES and fam is not self.nodes and not fam.in_initial_assembly:
-                for view in res_views + (jac_views if want_jac else []):
-                    view[...] = 0.0
-                continue
-            fam.evaluate(ctx, res_views, jac_views if want_jac else None)
+        try:
+            for fam, res_views, jac_views in zip(self.all_families, self._res_views, self._jac_views):
+                if mode in IA_MODES and fam is not self.nodes and not fam.in_initial_assembly:
+                    for view in res_views + (jac_views if want_jac else []):
+                        view[...] = 0.0
+                    continue
+                fam.evaluate(ctx, res_views, jac_views if want_jac else None)
+        except MathError as e:         # a string drive outside its domain: name the element
+            raise InvalidConfiguration(self.drive_fault(fam, state.t, e)) from None
         f, fabs, data = scatter(self.res_src, self.res_rows, self._res_buffer, self.n, want_abs, self.jac_src,
                                 self.jac_dst, self._jac_buffer, self.assembler.nnz, want_jac)
         J = self.assembler.matrix_from_data(data) if want_jac else None
@@ -314,3 +359,37 @@ class System:
             if isinstance(fam, cls):
                 return fam
         return None
+
+
+def spec_drives(spec):
+    """The drives of an element spec (its fields that are drives, template drives' terms, or
+    lists of them)."""
+    found = []
+    values = list(vars(spec).values()) if hasattr(spec, "__dict__") else []
+    while values:
+        v = values.pop()
+        if isinstance(v, Drive):
+            found.append(v)
+        elif isinstance(v, VectorDrive):
+            found += [d for _, d in v.terms]
+        elif isinstance(v, (list, tuple)):
+            values += [x for x in v if isinstance(x, (Drive, VectorDrive, list, tuple))]
+    return found
+
+
+def faulty_drives(fam, t):
+    """[(label, drive, what)] of the family's instances whose drives raise a MathError or are
+    not finite at time t (looked for after a failure only: one Python call per drive)."""
+    out = []
+    for spec in getattr(fam, "specs", ()):
+        for drive in spec_drives(spec):
+            try:
+                value = drive.value(t)
+            except MathError as e:
+                out.append((spec.label, drive, str(e)))
+                continue
+            except Exception:          # noqa: BLE001 - a drive reading the state: not judged here
+                continue
+            if not np.all(np.isfinite(value)):
+                out.append((spec.label, drive, f"value {value}"))
+    return out

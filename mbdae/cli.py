@@ -26,6 +26,7 @@ from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.drivers.time_span import InvalidTimeSettings, check_time_span
 from mbdae.engine.system import System
 from mbdae.engine.errors import InputError
+from mbdae.engine.core.state import InvalidConfiguration
 from mbdae.engine.diagnose import diagnose
 from mbdae.engine.io.vtu import VTUWriter
 from mbdae.solvers.linear import choose_linear_solver
@@ -151,7 +152,7 @@ def describe(error):
         return str(error)
     if isinstance(error, InputError):
         return str(error)
-    if isinstance(error, SimulationFailed):
+    if isinstance(error, (SimulationFailed, InvalidConfiguration)):
         return f"simulation failed: {error}"
     if isinstance(error, OSError):
         return f"cannot read {error.filename}: {error.strerror}" if error.filename else str(error)

@@ -123,3 +123,30 @@ def test_version_flag():
     assert done.returncode == 0
     name, version = done.stdout.split()
     assert name == "mbdae" and version[0].isdigit() and version.count(".") >= 1
+
+
+# ---------------------------------------------------------------- run-time faults named
+FORCE_DECK = DECK.replace("    rigid bodies: 1;\n", "    rigid bodies: 1;\n    forces: 1;\n").replace(
+    "end: elements;", '    force: 7, absolute, 1, position, null, 1., 0., 0., string, "{expr}";\nend: elements;')
+
+
+@pytest.mark.parametrize("expr, reason", [
+    ("sqrt(Time - 0.5)", 'argument -0.5 is outside the domain of function "sqrt"'),
+    ("1/(Time - Time)", "division by zero"),
+])
+def test_a_drive_outside_its_domain_names_the_element_and_its_card(tmp_path, capsys, expr, reason):
+    deck = tmp_path / "force.mbd"
+    deck.write_text(FORCE_DECK.replace("{expr}", expr).format(t0="0.", t1="1.", h="1e-2"))
+    code, err = run_cli(["run", str(deck), "-o", str(tmp_path / "out"), "-q"], capsys)
+    assert code == 1
+    assert err.startswith(f"mbdae: simulation failed: force 7 ({deck}:23): drive ExpressionDrive('{expr}') at t = 0: ")
+    assert reason in err and "Traceback" not in err
+
+
+def test_a_force_overflowing_names_the_elements_that_wrote_non_finite_values(tmp_path, capsys):
+    deck = tmp_path / "force.mbd"
+    deck.write_text(FORCE_DECK.replace("{expr}", "1e300*exp(1000*Time)").format(t0="0.", t1="1.", h="1e-2"))
+    code, err = run_cli(["run", str(deck), "-o", str(tmp_path / "out"), "-q"], capsys)
+    assert code == 1
+    assert "non-finite residual" in err
+    assert f"non-finite contributions from force 7 ({deck}:23)" in err

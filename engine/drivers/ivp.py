@@ -339,11 +339,17 @@ class InitialValueProblem:
             return
         raise SimulationFailed(f"derivatives phase at time {st.t:g} failed: {self.diagnosed(last, base)}")
 
-    def diagnosed(self, error, state, log=True):
+    def diagnosed(self, error, state, log=True, t=None):
         """The text of a failed solve: with a singular iteration matrix, followed by lines of its
         diagnosis (engine/diagnose.py: redundant equations, nodes without inertia, free
         directions); all of it also goes to the log (.out) unless `log` is False."""
         J = getattr(error, "matrix", None)
+        if "non-finite" in str(error) and not self.distributed and state is not None:
+            lines = self.system.nonfinite_sources(state.t if t is None else t)
+            if log:
+                for line in [str(error)] + lines:
+                    self.log("# " + line)
+            return "\n".join([str(error)] + lines)
         if J is None or self.distributed or state is None:
             return str(error)
         lines = describe_failure(self.system, state, J, error.dcoef, error.mode, 0.5 * self.settings.time_step)
@@ -519,7 +525,7 @@ class InitialValueProblem:
                         self.log(f"# step {self.step + 1}: {e}; retrying with time step {h_try:g}")
                         continue
                     msg = (f"step {self.step + 1}, time {hist[0].t + h_try:.10g} (time step {h_try:g}): "
-                           f"{self.diagnosed(e, self.state, log=False)}")
+                           f"{self.diagnosed(e, self.state, log=False, t=hist[0].t + h_try)}")
                     self.log("# " + msg.replace("\n", "\n# "))
                     raise SimulationFailed(msg) from None
             self.step += 1

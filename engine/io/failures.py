@@ -6,6 +6,9 @@ class OutputError(OSError):
     """A file of the run's output could not be written: the message names the file, the
     step and what the files end on (they were truncated back to the last whole step)."""
 
+    def __str__(self):
+        return self.strerror
+
 
 def write_failure(path, error, step=None, t=None, last=None):
     """OutputError for `error` (an OSError) writing `path` at `step` (None: on opening);

@@ -9,6 +9,9 @@
 
 Errors in the deck or in the run are one line on stderr and exit code 1; `--debug` shows
 the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
+`run` stopped by SIGINT or SIGTERM ends on a whole step and exits 130 or 143; a write
+failure of its output is one line naming the file, exit code 74 (README, "Using it from
+Python").
 """
 import argparse
 import glob

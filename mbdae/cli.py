@@ -9,6 +9,9 @@
 
 Errors in the deck or in the run are one line on stderr and exit code 1; `--debug` shows
 the traceback instead.  A deck that calls `stop(true, code)` exits with that code.
+`run` stopped by SIGINT or SIGTERM ends on a whole step and exits 130 or 143; a write
+failure of its output is one line naming the file, exit code 74 (README, "Using it from
+Python").
 """
 import argparse
 import glob
@@ -29,6 +32,8 @@ from mbdae.engine.errors import InputError
 from mbdae.engine.core.state import InvalidConfiguration
 from mbdae.engine.diagnose import diagnose
 from mbdae.engine.io.vtu import VTUWriter
+from mbdae.engine.io.failures import OutputError
+from mbdae.engine.core.stop import StopRequested, stop_on_signals
 from mbdae.solvers.linear import choose_linear_solver
 from mbdae.solvers.petsc import mpi_abort, mpi_rank, mpi_world_size, petsc_settings
 
@@ -182,7 +187,32 @@ def linear_solver_override(deck, name, petsc_options):
     return spec
 
 
+# exit status of a run whose output could not be written (sysexits.h EX_IOERR); a run stopped
+# by a signal exits with 128 + the signal's number (130 SIGINT, 143 SIGTERM)
+EXIT_WRITE_ERROR = 74
+
+
 def command_run(args):
+    """`mbdae run`, with SIGINT and SIGTERM stopping it between whole steps (one line, exit
+    status 128 + signal) and a write failure reported as one line naming the file."""
+    try:
+        with stop_on_signals():
+            return run_deck(args)
+    except StopRequested as stop:
+        came = {"writing": f", which was being written when the signal came",
+                "step": f", which was being computed when the signal came"}.get(stop.during, "")
+        at = (f" after step {stop.step} (t = {stop.t:.10g}){came}; the output files end on that step"
+              if stop.step is not None else " before the first step; no step was written")
+        fail(("\n" if sys.stderr.isatty() else "") + f"mbdae: stopped by {stop.name}{at}")
+        return stop.exit_code
+    except OutputError as e:
+        if args.debug and mpi_world_size() == 1:
+            raise
+        fail(f"mbdae: {e}")
+        return EXIT_WRITE_ERROR
+
+
+def run_deck(args):
     if mpi_rank() > 0:                      # an MPI run: rank 0 prints and writes
         args.quiet = True
         args.vtu = None

@@ -2,7 +2,9 @@
 under DIR, each in its own process with a wall-time budget, and compare with MBDyn's
 reference outputs when they are there; Markdown and CSV table (engine/io/mbdyn/conformance.py)."""
 import os
+import sys
 
+from mbdae.engine.core.stop import StopRequested, stop_on_signals
 from mbdae.engine.io.mbdyn.conformance import conformance, write_reports
 
 
@@ -20,7 +22,12 @@ def command(args):
     ref = None if args.ref.lower() == "none" else args.ref
     folder = os.path.dirname(os.path.abspath(args.prefix))
     os.makedirs(folder, exist_ok=True)        # before the long run, not after it
-    outcomes = conformance(args.dir, budget=args.budget, ref_root=ref)
+    try:
+        with stop_on_signals():     # SIGINT, SIGTERM: the runs are ended and the scratch folder removed
+            outcomes = conformance(args.dir, budget=args.budget, ref_root=ref)
+    except StopRequested as stop:
+        print(f"mbdae: conformance stopped by {stop.name}; no report written", file=sys.stderr)
+        return stop.exit_code
     t = write_reports(outcomes, args.dir, args.prefix)
     print(f"decks found: {t['found']}, parsed: {t['parsed']}, ran to completion: {t['ran']}, "
           f"compared with MBDyn: {t['compared']}, agree: {t['agree']} (node motion alone: {t['motion_agree']}); "

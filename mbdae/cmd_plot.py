@@ -7,10 +7,11 @@ description`; 9 columns for an orientation matrix), velocity (3), angular veloci
 Block k of the .mov belongs to the k-th `Step` line of the .out whose last field is 1.
 matplotlib is an optional dependency (`pip install 'mbdae[plot]'`)."""
 import os
+import sys
 
 import numpy as np
 
-from mbdae.engine.io.mbdyn.reference import blocks, output_times, read_lines
+from mbdae.engine.io.mbdyn.reference import whole_output
 from mbdae.engine.core import rotations as rot
 
 QUANTITIES = {
@@ -28,13 +29,13 @@ def node_series(prefix, node, what):
     for ext in ("mov", "out"):
         if not os.path.exists(f"{prefix}.{ext}"):
             raise FileNotFoundError(f"{prefix}.{ext} not found (run `mbdae run DECK -o {prefix}` first)")
-    found = blocks(read_lines(prefix + ".mov"))
+    times, found, note = whole_output(prefix, ["mov"])     # the steps every file holds whole
+    found = found["mov"]
+    if note:
+        print(f"mbdae: {note}", file=sys.stderr)
     if not found:
         raise ValueError(f"{prefix}.mov has no node rows (was node output switched off, "
                          "e.g. by `default output: none`?)")
-    times = output_times(read_lines(prefix + ".out"))
-    if len(times) < len(found):
-        raise ValueError(f"{prefix}.out lists {len(times)} output steps but {prefix}.mov has {len(found)} blocks")
     rows = [(t, b[node]) for t, b in zip(times, found) if node in b]
     if not rows:
         labels = sorted(found[0]) if found else []

@@ -43,6 +43,7 @@ import scipy.sparse as sp
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.system import System
 from mbdae.engine.distributed import replicated_note
+from mbdae.engine.core.stop import publish_step
 from mbdae.engine.core.state import State, Context, StepEvent
 from mbdae.engine.drivers.time_span import check_time_span
 from mbdae.engine.drivers.inverse_terms import joint_terms, inertia_terms
@@ -634,8 +635,7 @@ class InverseDynamicsProblem:
             if sysm is not None:
                 outputs.append((sysm.families, sysm.context(self._transfer(st, sysm))))
         event = StepEvent(step, st.t, h, it, err, True, True, st, kin, outputs)
-        for obs in self.observers:
-            obs.step(event)
+        publish_step(self.observers, event)     # whole instants in the files (engine/core/stop.py)
 
 
 def run(model, times, **kw):

@@ -25,6 +25,7 @@ import numpy as np
 from mbdae.engine.system import System
 from mbdae.engine.distributed import build_system
 from mbdae.engine.core.state import StepEvent
+from mbdae.engine.core.stop import StopRequested, between_steps, publish_step, step_loop
 from mbdae.engine.core.assembly import DIM
 from mbdae.engine.drivers.eigen import EigenSchedule
 from mbdae.engine.drivers.time_span import check_time_span
@@ -382,8 +383,8 @@ class InitialValueProblem:
                 self._keep(st, kin, ctx, it)
         event = StepEvent(step, st.t, h, it, err, solconv, written, st, kin,
                           [(sysm.families, ctx)] if written else [])
-        for obs in self.observers:
-            obs.step(event)
+        publish_step(self.observers, event)
+        self.published = (step, float(st.t))
 
     def _publish_gathered(self, st, step, h, it, err, solconv, written):
         """publish() of a distributed run: on an output step every process sends its owned
@@ -415,8 +416,8 @@ class InitialValueProblem:
                 r.joint_moment.append(M)
         event = StepEvent(step, st.t, h, it, err, solconv, written, st, kin,
                           [(families, None)] if written and families is not None else [])
-        for obs in self.observers:
-            obs.step(event)
+        publish_step(self.observers, event)
+        self.published = (step, float(st.t))
 
     def _keep(self, st, kin, ctx, it):
         r = self.results
@@ -466,9 +467,13 @@ class InitialValueProblem:
 
     def run(self):
         wall0 = _time.perf_counter()
+        self.published = None
         try:
             self.prepare()
             self._run_steps()
+        except StopRequested as e:
+            self._stopped(e)
+            raise
         finally:
             for obs in self.observers:
                 obs.finish()
@@ -486,7 +491,18 @@ class InitialValueProblem:
             return self.results.finalize()
         return stats
 
+    def _stopped(self, stop):
+        """Note a stop on a signal in the log and on the exception: the last whole step."""
+        if stop.step is None and self.published is not None:
+            stop.step, stop.t = self.published
+        self.log(f"# run stopped by {stop.name}" + (f" after step {stop.step} (t = {stop.t:.10g})"
+                                                     if stop.step is not None else " before the first step"))
+
     def _run_steps(self):
+        with step_loop():
+            self._step_loop()
+
+    def _step_loop(self):
         s = self.settings
         sysm = self.system
         hist = History(max(4, self.method.history), s.algebraic_predictor).after(sysm, self.state)
@@ -504,6 +520,7 @@ class InitialValueProblem:
         # differs from h by such a remainder is h (fixed-step methods must not see a change)
         eps_t = 1e-3 * s.time_step
         while hist[0].t < t_end - eps_t:
+            between_steps()                  # a signal (mbdae run) stops here, between whole steps
             rest = t_end - hist[0].t
             h_try = h if abs(rest - h) <= 1e-3 * h else min(h, rest)
             while True:

@@ -15,6 +15,7 @@ import numpy as np
 
 from mbdae.engine.core.drives import Drive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.stop import between_steps, publish_step, step_loop
 from mbdae.engine.core.state import StepEvent
 from mbdae.engine.distributed import replicated_note
 from mbdae.engine.drivers.ivp import InitialValueProblem, Results, SimulationFailed
@@ -130,7 +131,8 @@ class StaticProblem:
             obs.log("# Step Time TStep NIter ResErr SolErr SolConv Out")
         try:
             self._record(res, st, 0, 0.0)
-            self._load_steps(res, st)
+            with step_loop():
+                self._load_steps(res, st)
         finally:
             for obs in self.observers:
                 obs.finish()
@@ -143,6 +145,7 @@ class StaticProblem:
         sysm, newton = self.system, self.ivp.newton
         diff = ~sysm.is_alg
         for k in range(1, self.steps + 1):
+            between_steps()                  # a signal (mbdae run) stops here, between whole steps
             st.t = self.t0 + k * self.h
             st.yp[diff] = 0.0
             sysm.begin_step(st)
@@ -162,8 +165,7 @@ class StaticProblem:
             step = int(round((st.t - self.t0) / self.h))
             event = StepEvent(step, st.t, self.h if step else 0.0, it, err, False, True, st, kin,
                               [(self.system.families, self.system.context(st, kin=kin))])
-            for obs in self.observers:
-                obs.step(event)
+            publish_step(self.observers, event)
         res.t.append(st.t)
         res.x.append(kin.x.copy())
         res.R.append(kin.R.copy())

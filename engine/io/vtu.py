@@ -22,6 +22,7 @@ from html import escape     # (xml.sax.saxutils would import urllib, http and ss
 import numpy as np
 
 from mbdae.engine.core.rotations import log_rotvec
+from mbdae.engine.io.failures import write_failure
 from mbdae.engine.mesh import MBDYN_NODES, UPC, load_meshio, mbdyn_to_vtk
 
 
@@ -125,7 +126,9 @@ class VTUWriter:
     """Observer of any driver: `base`.pvd and `base`_NNNNN.vtu per output step.
     `configuration`: "reference" (points at the initial node positions, displacement as
     point data) or "deformed".  The .pvd is rewritten at each step, so a run that stops
-    keeps a valid collection."""
+    keeps a valid collection.  A step's .vtu is written under a temporary name by `step()`
+    and renamed with the .pvd rewritten by `commit_step()` (engine/core/stop.publish_step),
+    so the collection lists whole steps only, the same as the text files'."""
 
     def __init__(self, base, configuration="reference"):
         if configuration not in ("reference", "deformed"):
@@ -133,13 +136,19 @@ class VTUWriter:
         load_meshio()
         self.base, self.configuration = base, configuration
         self.entries = []
+        self.staged = None          # (temporary file, final file, entry, step) of the step written
+        self.last_step = self.previous_step = None     # the last step the collection lists, the one before
 
     def start(self, system, model, method=None):
         """The reference positions and orientations, the families with cells (`cells()`) and
         their cells, once."""
         d = os.path.dirname(self.base)
-        if d:
-            os.makedirs(d, exist_ok=True)
+        try:
+            if d:
+                os.makedirs(d, exist_ok=True)
+            write_pvd(self.base + ".pvd", [])
+        except OSError as e:
+            raise write_failure(self.base + ".pvd", e) from None
         self.x0 = system.nodes.x0.copy()
         self.R0 = system.nodes.R0.copy()
         self.meshed = [f for f in system.families if hasattr(f, "cells")]
@@ -192,10 +201,45 @@ class VTUWriter:
             data["cauchy_stress"] = np.concatenate([stress, np.zeros((len(ref) - len(stress), 6))])
         name = f"{os.path.basename(self.base)}_{len(self.entries):05d}.vtu"
         points = ref if self.configuration == "reference" else cur
-        write_vtu(os.path.join(os.path.dirname(self.base), name), points, self.cells, data,
-                  self._cell_data(evaluated))
-        self.entries.append((float(event.t), name))
+        path = os.path.join(os.path.dirname(self.base), name)
+        tmp = path + ".tmp"
+        try:
+            write_vtu(tmp, points, self.cells, data, self._cell_data(evaluated))
+        except BaseException as e:
+            _remove(tmp)
+            if isinstance(e, OSError):
+                raise write_failure(path, e, event.step, float(event.t), self.last_step) from None
+            raise
+        self.staged = (tmp, path, (float(event.t), name), event.step)
+
+    def commit_step(self):
+        """The staged .vtu under its name and in the .pvd (OutputError on a write error)."""
+        if self.staged is None:
+            return
+        (tmp, path, entry, step), self.staged = self.staged, None
+        try:
+            os.replace(tmp, path)
+            write_pvd(self.base + ".pvd", self.entries + [entry])
+        except BaseException as e:
+            _remove(tmp)
+            _remove(path)
+            if isinstance(e, OSError):
+                raise write_failure(self.base + ".pvd", e, step, entry[0], self.last_step) from None
+            raise
+        self.entries.append(entry)
+        self.previous_step, self.last_step = self.last_step, step
+
+    def discard_step(self):
+        if self.staged is not None:
+            _remove(self.staged[0])
+            self.staged = None
+
+    def rollback_step(self):
+        """Take the last committed step out of the collection."""
+        t, name = self.entries.pop()
+        self.last_step = self.previous_step
         write_pvd(self.base + ".pvd", self.entries)
+        _remove(os.path.join(os.path.dirname(self.base), name))
 
     def _cell_data(self, evaluated):
         """{name: [(ne, k) per cells entry]}: each family's own data, zeros elsewhere."""
@@ -222,4 +266,12 @@ class VTUWriter:
         return [found.get(f.name, (f, first)) for f in self.meshed]
 
     def finish(self):
-        write_pvd(self.base + ".pvd", self.entries)
+        if self.staged is not None:        # a driver that does not call commit_step()
+            self.commit_step()
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -11,6 +11,8 @@ worst difference relative to the model's size and load scale, with where it occu
 import csv
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,15 +73,14 @@ def run_deck(path, budget, scratch):
     name = os.path.basename(path)
     t0 = time.perf_counter()
     try:
-        chk = subprocess.run(cmd + ["check", name], cwd=cwd, capture_output=True, text=True, timeout=budget)
+        chk = run_child(cmd + ["check", name], cwd, budget)
     except subprocess.TimeoutExpired:
         return DeckOutcome(path, False, False, 0, time.perf_counter() - t0, f"reading took more than {budget:g} s")
     if chk.returncode != 0:
         return DeckOutcome(path, False, False, 0, time.perf_counter() - t0, _last_line(chk.stderr))
     prefix = os.path.join(scratch, re.sub(r"[^A-Za-z0-9_.-]", "_", path))
     try:
-        res = subprocess.run(cmd + ["run", name, "-o", prefix, "-q"], cwd=cwd, capture_output=True, text=True,
-                             timeout=budget)
+        res = run_child(cmd + ["run", name, "-o", prefix, "-q"], cwd, budget)
     except subprocess.TimeoutExpired:
         steps = _steps(prefix)
         return DeckOutcome(path, True, False, steps, time.perf_counter() - t0,
@@ -87,6 +88,48 @@ def run_deck(path, budget, scratch):
     wall = time.perf_counter() - t0
     ok = res.returncode == 0
     return DeckOutcome(path, True, ok, _steps(prefix), wall, "" if ok else _last_line(res.stderr), prefix=prefix)
+
+
+# seconds a run asked to stop (SIGTERM: it ends between whole steps) gets before SIGKILL
+STOP_GRACE = 5.0
+
+
+def run_child(cmd, cwd, timeout):
+    """subprocess.run(cmd, capture_output=True, text=True) in a process group of its own,
+    which is ended (SIGTERM, then SIGKILL after STOP_GRACE) whenever this returns or raises:
+    on the timeout (TimeoutExpired), on an exception or a KeyboardInterrupt here."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+    finally:
+        end_group(p)
+
+
+def end_group(p):
+    """End the process group of Popen p (its own session): SIGTERM, SIGKILL after
+    STOP_GRACE; the pipes closed."""
+    for sig, wait in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, STOP_GRACE)):
+        try:
+            os.killpg(p.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break                              # the group is gone
+        try:
+            p.wait(wait)
+        except subprocess.TimeoutExpired:
+            continue
+        if sig == signal.SIGTERM:
+            try:                               # the leader ended; its children go too
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        break
+    for f in (p.stdout, p.stderr):
+        if f is not None:
+            f.close()
+    if p.poll() is None:
+        p.wait()
 
 
 def _steps(prefix):
@@ -153,11 +196,16 @@ def conformance(root, budget=60.0, scratch=None, ref_root="auto", decks=None):
     """Run every deck under root (or only `decks`, paths relative to root); compare with
     MBDyn's outputs under ref_root ("auto": the mbdyn-ref folder next to the tree, None: no
     comparison)."""
+    own = scratch is None                  # a scratch folder of our own is removed on the way out
     scratch = scratch or tempfile.mkdtemp(prefix="mbdae-conformance-")
-    if ref_root == "auto":
-        ref_root = default_reference(root)
-    paths = find_decks(root) if decks is None else [os.path.join(root, d) for d in decks]
-    return [compare(run_deck(p, budget, scratch), root, ref_root) for p in paths]
+    try:
+        if ref_root == "auto":
+            ref_root = default_reference(root)
+        paths = find_decks(root) if decks is None else [os.path.join(root, d) for d in decks]
+        return [compare(run_deck(p, budget, scratch), root, ref_root) for p in paths]
+    finally:
+        if own:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def totals(outcomes):

@@ -119,6 +119,49 @@ def output_times(lines):
     return np.array(times)
 
 
+def whole_output(prefix, exts=("mov",)):
+    """The output steps every file of a run holds whole: (times of the .out's output steps,
+    {ext: blocks of PREFIX.ext}, note), all cut to the same length.  A run killed without
+    a chance to clean up (SIGKILL, power loss) can leave a file ending inside a step, or a
+    file one step ahead of the others (the .out is written last); the note (None when
+    nothing was cut) says so in one line.  Files with no numeric row are left out of the
+    count (MBDyn creates them empty)."""
+    counts, partial = {}, []
+    text, cut = _read_whole_lines(prefix + ".out")
+    times = output_times(text)
+    if cut:
+        partial.append("out")
+    counts["out"] = len(times)
+    found = {}
+    for ext in exts:
+        lines, cut = _read_whole_lines(prefix + "." + ext)
+        b = blocks(lines)
+        if b and len(b) > 1 and len(b[-1]) < len(b[0]):
+            b, cut = b[:-1], True
+        found[ext] = b
+        if cut:
+            partial.append(ext)
+        if b or cut:
+            counts[ext] = len(b)
+    n = min(counts.values())
+    note = None
+    if partial or any(c != n for c in counts.values()):
+        name = os.path.basename(prefix)
+        where = [f"{name}.{ext} ends inside output step {counts[ext] + 1}" for ext in partial]
+        where += [f"{name}.{ext} holds {c} output steps" for ext, c in counts.items() if c != n and ext not in partial]
+        note = f"note: {', '.join(where)}; using {n} whole steps"
+    return times[:n], {ext: b[:n] for ext, b in found.items()}, note
+
+
+def _read_whole_lines(path):
+    """(whole lines, whether the file ended inside a line)."""
+    with _open(path) as f:
+        text = f.read()
+    lines = text.splitlines()
+    cut = bool(text) and not text.endswith("\n")
+    return (lines[:-1] if cut else lines), cut
+
+
 def kept_times(folder):
     """Times of the output blocks MBDyn's decimated files keep."""
     key = os.path.basename(folder)
@@ -190,6 +233,7 @@ class Comparison:
     reaction_later: float = 0.0             # worst reaction difference after the first step past t0
     reaction_t0_zero: bool = False          # MBDyn's .jnt at the initial time is all zero
     problems: list = field(default_factory=list)        # labels missing etc.
+    note: str = None                        # mbdae's files cut to the steps they all hold whole (whole_output)
 
     @property
     def motion_agrees(self):
@@ -228,15 +272,17 @@ def compare_outputs(folder, prefix, descriptions=None):
     ref_file = lambda ext: os.path.join(folder, f"{key}.{ext}.gz")
     if descriptions is None:
         descriptions = node_descriptions(read_lines(ref_file("log"))) if os.path.exists(ref_file("log")) else {}
-    times = output_times(read_lines(prefix + ".out"))
+    exts = [ext for ext in ("mov", "jnt") if os.path.exists(prefix + "." + ext)]
+    times, ours_of, note = whole_output(prefix, exts)     # the steps every file holds whole
     ref_times = kept_times(folder)
     cmp = Comparison()
+    cmp.note = note
     matched = _match(ref_times, times)
     per_time = {}                         # time -> worst position/rotation difference of that block
 
     if os.path.exists(ref_file("mov")):
         ref = blocks(read_lines(ref_file("mov")))
-        ours = blocks(read_lines(prefix + ".mov")) if os.path.exists(prefix + ".mov") else []
+        ours = ours_of.get("mov", [])
         positions = np.array([v[:3] for b in ref for v in b.values()]).reshape(-1, 3)
         if len(positions):
             extent = np.linalg.norm(positions.max(0) - positions.min(0))
@@ -263,7 +309,7 @@ def compare_outputs(folder, prefix, descriptions=None):
     # prints the multipliers of its derivatives phase (zero for most decks).
     if os.path.exists(ref_file("jnt")):
         ref = blocks(read_lines(ref_file("jnt")))
-        ours = blocks(read_lines(prefix + ".jnt")) if os.path.exists(prefix + ".jnt") else []
+        ours = ours_of.get("jnt", [])
         loads = [v[:12] for b in ref for v in b.values()]
         cmp.load_scale = float(np.max(np.abs(loads))) if loads else 0.0
         scale = cmp.load_scale if cmp.load_scale > 1e-12 else 1.0

@@ -179,11 +179,14 @@ def linear_solver_override(deck, name, petsc_options):
     petsc = petsc_settings(spec)
     if petsc_options:
         if petsc is None:
-            raise ValueError(f"--petsc-options: the linear solver '{spec}' is not a PETSc one "
+            raise InputError(f"--petsc-options: the linear solver '{spec}' is not a PETSc one "
                              f"(use --linear-solver petsc-...)")
         petsc = replace(petsc, options=(petsc.options + " " + petsc_options).strip())
     spec = petsc if petsc is not None else spec
-    choose_linear_solver(spec)              # unknown or unavailable: one clear line now
+    try:
+        choose_linear_solver(spec)          # unknown or unavailable: one clear line now
+    except ValueError as err:
+        raise InputError(f"--linear-solver {name}: {err}" if name is not None else str(err)) from None
     return spec
 
 

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 from mbdae.engine.io.mbdyn.reference import whole_output
+from mbdae.engine.errors import InputError
 from mbdae.engine.core import rotations as rot
 
 QUANTITIES = {
@@ -25,7 +26,7 @@ QUANTITIES = {
 def node_series(prefix, node, what):
     """(t, values (n, 3), label note) of one node's quantity, read from PREFIX.mov/.out."""
     if what not in QUANTITIES:
-        raise ValueError(f"unknown quantity '{what}': choose one of {', '.join(QUANTITIES)}")
+        raise InputError(f"unknown quantity '{what}': choose one of {', '.join(QUANTITIES)}")
     for ext in ("mov", "out"):
         if not os.path.exists(f"{prefix}.{ext}"):
             raise FileNotFoundError(f"{prefix}.{ext} not found (run `mbdae run DECK -o {prefix}` first)")
@@ -34,12 +35,12 @@ def node_series(prefix, node, what):
     if note:
         print(f"mbdae: {note}", file=sys.stderr)
     if not found:
-        raise ValueError(f"{prefix}.mov has no node rows (was node output switched off, "
+        raise InputError(f"{prefix}.mov has no node rows (was node output switched off, "
                          "e.g. by `default output: none`?)")
     rows = [(t, b[node]) for t, b in zip(times, found) if node in b]
     if not rows:
         labels = sorted(found[0]) if found else []
-        raise ValueError(f"node {node} is not in {prefix}.mov (nodes: {', '.join(map(str, labels))})")
+        raise InputError(f"node {node} is not in {prefix}.mov (nodes: {', '.join(map(str, labels))})")
     t = np.array([r[0] for r in rows])
     data = np.array([r[1] for r in rows])
     matrix = data.shape[1] == 18                      # orientation matrix: 9 columns
@@ -67,7 +68,7 @@ def make_figure(prefix, nodes, what):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as e:
-        raise RuntimeError("`mbdae plot` needs matplotlib: pip install 'mbdae[plot]' "
+        raise InputError("`mbdae plot` needs matplotlib: pip install 'mbdae[plot]' "
                            "(or pip install matplotlib)") from e
     name, components, unit = QUANTITIES[what]
     fig, axes = plt.subplots(3, 1, sharex=True, figsize=(7, 7))

@@ -89,7 +89,7 @@ def test_plot_errors(run, tmp_path, capsys, monkeypatch):
     prefix = run()
     assert main(["plot", prefix, "--node", "7"]) == 1
     err = capsys.readouterr().err
-    assert "node 7 is not in" in err and "(nodes: 1, 2)" in err
+    assert err.strip() == f"mbdae: node 7 is not in {prefix}.mov (nodes: 1, 2)"      # one line, no type name
     assert main(["plot", str(tmp_path / "nothing"), "--node", "1"]) == 1
     assert "nothing.mov not found" in capsys.readouterr().err
     open(tmp_path / "empty.mov", "w").close()

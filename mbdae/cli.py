@@ -159,8 +159,11 @@ def describe(error):
         return str(error)
     if isinstance(error, (SimulationFailed, InvalidConfiguration)):
         return f"simulation failed: {error}"
-    if isinstance(error, OSError):
-        return f"cannot read {error.filename}: {error.strerror}" if error.filename else str(error)
+    if isinstance(error, OSError):          # write failures of the run name themselves (engine/io/failures.py)
+        if not error.filename:
+            return str(error)
+        verb = "cannot read" if isinstance(error, (FileNotFoundError, IsADirectoryError)) else "cannot access"
+        return f"{verb} {error.filename}: {error.strerror}"
     return f"{type(error).__name__}: {error} (rerun with --debug for the traceback)"
 
 

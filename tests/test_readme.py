@@ -52,3 +52,16 @@ def test_first_line_runs_the_flagship_case(scratch):
         assert done.returncode == 0, done.stderr
     assert (scratch / "out" / "slider_crank.mov").stat().st_size > 0
     assert (scratch / "out" / "slider_crank.x.node3.png").exists()
+
+
+def test_gitignore_covers_what_the_readme_commands_create():
+    """The venv and `out/` of the first lines, and MBDyn's default outputs of a run without
+    `-o` (beside the deck, named after it) under cases/."""
+    if not (ROOT / ".git").exists() or subprocess.run(["git", "--version"], capture_output=True).returncode:
+        pytest.skip("not a git checkout (or no git)")
+    created = [".venv/bin/python", "out/slider_crank.mov", "out/slider_crank.x.node3.png",
+               "cases/slider_crank_dynamic.mbd.out", "cases/slider_crank_dynamic.mbd.mov",
+               "cases/slider_crank_dynamic.mbd.jnt", "cases/slider_crank_dynamic.mbd.log",
+               "cases/slider_crank_dynamic.mbd.frc", "cases/flexible/beam_case.mbd.mov", "cases/x.x.node3.png"]
+    done = subprocess.run(["git", "check-ignore", "--no-index", *created], cwd=ROOT, capture_output=True, text=True)
+    assert sorted(done.stdout.split()) == sorted(created)

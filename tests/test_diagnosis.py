@@ -6,6 +6,8 @@ import pytest
 
 from mbdae import Model, diagnose, run, SimulationFailed
 from mbdae.cli import main
+from mbdae.engine.diagnose import diagnose_system
+from mbdae.engine.system import System
 
 
 # ---------------------------------------------------------------------- models (Python API)
@@ -221,8 +223,6 @@ def test_check_deep_of_a_well_posed_deck(tmp_path, capsys):
 def test_beyond_the_dense_limit_only_the_constraint_equations_are_checked():
     """A connected part larger than max_dense: the redundant hinge equations are still named
     (from the constraint rows alone), and a note says the nodes were not analysed."""
-    from mbdae.engine.diagnose import diagnose_system
-    from mbdae.engine.system import System
     system = System(four_bar())
     d = diagnose_system(system, system.initial_state(0.0), 5e-4, max_dense=20)
     assert d.deficiency == 3 and len([w for r in d.redundant for w in r.rows]) == 3

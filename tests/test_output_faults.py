@@ -19,6 +19,8 @@ import time
 import pytest
 
 from mbdae.engine.io.mbdyn.reference import whole_output
+from mbdae.engine.core.stop import StopRequested, between_steps, publish_step, step_loop, stop_on_signals
+from mbdae.engine.io.mbdyn import output
 
 LONG = os.environ.get("MBDAE_LONG") == "1"
 LINKS = 120                     # nodes and joints: each step writes 120 .mov and 120 .jnt rows
@@ -272,7 +274,6 @@ class _Staged:
 
 
 def test_signal_while_writing_waits_for_the_whole_step():
-    from mbdae.engine.core.stop import StopRequested, publish_step, stop_on_signals
     obs = _Staged(signum=signal.SIGTERM)
     with stop_on_signals():
         with pytest.raises(StopRequested) as e:
@@ -283,7 +284,6 @@ def test_signal_while_writing_waits_for_the_whole_step():
 
 
 def test_signal_in_step_loop_stops_between_steps():
-    from mbdae.engine.core.stop import StopRequested, between_steps, step_loop, stop_on_signals
     done = []
     with stop_on_signals(), step_loop():
         with pytest.raises(StopRequested) as e:
@@ -296,7 +296,6 @@ def test_signal_in_step_loop_stops_between_steps():
 
 
 def test_failed_observer_rolls_the_others_back():
-    from mbdae.engine.core.stop import publish_step
     good, bad = _Staged(), _Staged(fail=OSError(28, "No space left on device"))
     with pytest.raises(OSError):
         publish_step([good, bad], type("Event", (), {"step": 3, "t": 0.003})())
@@ -307,7 +306,6 @@ def test_text_output_rolls_back_a_cut_step(tmp_path, monkeypatch):
     """A write error in the second file of a step: every file back where the step began, the
     error names the file and the step, a note in the .out."""
     import numpy as np
-    from mbdae.engine.io.mbdyn import output
     out = output.TextOutput(str(tmp_path / "run"))
     for step in range(2):
         out.rows("mov", [1, 2], np.ones((2, 3)) * step)

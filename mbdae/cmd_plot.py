@@ -62,7 +62,9 @@ def node_series(prefix, node, what):
 
 
 def make_figure(prefix, nodes, what):
-    """A matplotlib figure with one panel per component and one line per node."""
+    """A matplotlib figure with one panel per component and one line per node (the files and
+    the nodes are checked first, so their errors do not wait for matplotlib)."""
+    series = [node_series(prefix, node, what) for node in nodes]
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -72,9 +74,7 @@ def make_figure(prefix, nodes, what):
                            "(or pip install matplotlib)") from e
     name, components, unit = QUANTITIES[what]
     fig, axes = plt.subplots(3, 1, sharex=True, figsize=(7, 7))
-    note = ""
-    for node in nodes:
-        t, values, note = node_series(prefix, node, what)
+    for node, (t, values, note) in zip(nodes, series):
         for k, ax in enumerate(axes):
             ax.plot(t, values[:, k], label=f"node {node}")
     scale = max(max((np.max(np.abs(l.get_ydata())) for ax in axes for l in ax.lines), default=0.0), 1e-300)

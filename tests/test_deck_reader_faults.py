@@ -187,3 +187,103 @@ def test_every_message_of_this_file_has_a_location():
     e = DeckError("f.mbd", 3, 4, "w" * 500, "a\nb " + "y" * 500)
     assert re.match(r"f\.mbd:3:4: a b y{59}… \(at 'w{39}…'\)$", str(e)), str(e)
     assert os.linesep not in str(e)
+
+
+# ---------------------------------------------------------------- found by tests/fuzz
+
+@pytest.mark.parametrize("kind", ["sine", "cosine"])
+def test_harmonic_drive_with_zero_omega_forever_is_constant(tmp_path, kind):
+    """`sine, t0, 0., A, forever, f0` divided by omega for its (infinite) end time."""
+    text = deck(pre=f"drive caller: 1, {kind}, 0., 0., 100., forever, 3.;")
+    d = read(tmp_path, text)
+    assert d is not None
+
+
+@pytest.mark.parametrize("kind", ["sine", "cosine"])
+def test_harmonic_drive_with_zero_omega_and_cycles_is_a_located_error(tmp_path, kind):
+    text = deck(pre=f"drive caller: 1, {kind}, 0., pi/1e999, 100., one, 3.;")
+    expect_error(tmp_path, text, kind, "omega must be nonzero")
+
+
+@pytest.mark.parametrize("expression, fragment", [
+    ("model::xposition(7)", "model::xposition: structural node 7 is not defined"),
+    ("model::distance(1, 3e9)", "model::distance: structural node 3000000000 is not defined"),
+    ("model::zanglerel(1, 1e999)", "model::zanglerel: cannot convert float infinity to integer"),
+    ("model::drive(9, 0.)", "model::drive: drive caller 9 is not defined"),
+])
+def test_model_function_failures_are_math_errors_at_the_call(tmp_path, expression, fragment):
+    text = deck(elements=f"    set: real V = {expression};")
+    expect_error(tmp_path, text, expression, "math error: " + fragment)
+
+
+FEM = """** MBDyn MODAL DATA FILE
+** RECORD GROUP 1, HEADER
+      REV0         2         1         0         0         0
+** RECORD GROUP 2, FINITE ELEMENT NODE LIST
+     1001 1002
+** RECORD GROUP 3, INITIAL MODAL DISPLACEMENTS
+ 0
+** RECORD GROUP 4, INITIAL MODALVELOCITIES
+ 0
+** RECORD GROUP 5, NODAL X COORDINATES
+ 0
+ 0
+** RECORD GROUP 6, NODAL Y COORDINATES
+ 0
+ 2.
+** RECORD GROUP 7, NODAL Z COORDINATES
+ 0
+ 0
+** RECORD GROUP 8, MODE SHAPES
+**    NORMAL MODE SHAPE #  1
+0 0 0 0 0 0
+0 0 1 0 0 0
+** RECORD GROUP 9, MODAL MASS MATRIX
+1
+** RECORD GROUP 10, MODAL STIFFNESS MATRIX
+1
+** RECORD GROUP 11, DIAGONAL OF LUMPED MASS MATRIX
+1 1 1 1 1 1
+1 1 1 1 1 1
+"""
+MODAL_DECK = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 0.01; time step: 1e-3; end: initial value;
+begin: control data; structural nodes: 2; joints: 1; end: control data;
+begin: nodes;
+    structural: 1, modal, null, eye, null, null;
+    structural: 2, static, 0., 2., 0., eye, null, null;
+end: nodes;
+begin: elements;
+    joint: 1, modal, 1, 1, 2, no damping, "m.fem", {origin}1, {iface}, 2, null;
+end: elements;
+"""
+
+
+@pytest.mark.parametrize("origin, iface, needle", [
+    ("", "(1e999 - 1e999)", "(1e999 - 1e999)"),
+    ("", "-1e999", "-1e999"),
+    ("origin node, 1e999, ", "1002", "1e999"),
+])
+def test_non_finite_fem_node_labels_are_located_errors(tmp_path, origin, iface, needle):
+    (tmp_path / "m.fem").write_text(FEM)
+    text = MODAL_DECK.format(origin=origin, iface=iface)
+    expect_error(tmp_path, text, needle, "FEM node", "expected, found")
+
+
+def test_hint_errors_name_the_deck_and_stay_short(tmp_path):
+    """A hint's text is read as its own source named after the deck's line: the name holds
+    the hint text elided, not all of it."""
+    long_sum = "+".join(["1."] * 400)
+    text = deck(elements="    driven: 1, string, \"Time > .5\",\n"
+                         f"        hint, \"drive{{model::xposition(1e999)*({long_sum})}}\",\n"
+                         "    joint: 1, clamp, 2, node, node;",
+                control="    joints: 1;")
+    path = tmp_path / "deck.mbd"
+    path.write_text(text)
+    with pytest.raises(DeckError) as info:
+        read_deck(str(path), echo=lambda *a: None)
+    message = str(info.value)
+    line, _ = located(text, "hint,")
+    assert message.startswith(f"{path} (hint \"drive{{model::xposition") and f"of line {line}):1:" in message
+    assert "model::xposition: cannot convert float infinity to integer" in message
+    assert "\n" not in message and len(message) < 400 + len(str(tmp_path)), message

@@ -1772,7 +1772,13 @@ class MathParser:
 
         def wrap(python_function, function_name, result_type):
             def implementation(values, node, scope):
-                result = python_function(*values)
+                try:
+                    result = python_function(*values)
+                except (ValueError, TypeError, ArithmeticError) as e:
+                    # e.g. model::position(1e999) or of a node that does not exist: the
+                    # expression's error, at the call
+                    text = str(e)
+                    raise node.error(text if text.startswith(function_name) else f'{function_name}: {text}') from None
                 return _plain(result) if result_type != "real" else _plain(_as_real(result, node))
 
             return _Function(function_name, min_arguments, max_arguments, implementation, None, result_type)

@@ -32,6 +32,7 @@ EXAMPLES = int(os.environ.get("MBDAE_FUZZ_EXAMPLES", 2000 if LONG else 40))
 SEED = os.environ.get("MBDAE_FUZZ_SEED")
 SECONDS_PER_DECK = float(os.environ.get("MBDAE_FUZZ_TIMEOUT", 20.0))
 MESSAGE_LIMIT = 700            # characters of a message beyond its file name
+FILE_NAME_LIMIT = 400          # the file name (a deck path, an include's, or "<deck> (hint ...)")
 
 DECKS = find_decks(DECKS_ROOT) if os.path.isdir(DECKS_ROOT) else []
 TEXTS = {}
@@ -156,6 +157,7 @@ def check_rejection(error):
     if isinstance(error, DeckError):
         assert re.match(r".+:\d+:\d+: \S", message), message
         assert isinstance(error.line, int) and error.line >= 1 and error.column >= 1, message
+        assert len(str(error.file)) <= FILE_NAME_LIMIT, message
         assert len(message) <= len(str(error.file)) + MESSAGE_LIMIT, message
     else:        # DeckStop: "file:line:col: stop() requested exit with code N"
         assert re.match(r".+:\d+:\d+: stop\(\) requested exit", message), message

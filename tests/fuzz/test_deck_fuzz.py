@@ -128,7 +128,9 @@ def mutate(text, mutation):
 
 KINDS = ["delete token", "duplicate token", "swap tokens", "delete line", "duplicate line", "swap lines",
          "replace number", "nest number", "truncate", "insert garbage", "insert characters"]
-MUTATION = st.tuples(st.sampled_from(KINDS), st.integers(0, 2**31), st.integers(0, 2**31), st.integers(0, 1000))
+# positions: Hypothesis favours small integers, a multiplicative hash spreads them over the deck
+POSITION = st.integers(0, 2**31).map(lambda k: k * 2654435761 % 2**31)
+MUTATION = st.tuples(st.sampled_from(KINDS), POSITION, POSITION, st.integers(0, 1000))
 
 
 class ReaderTimeout(Exception):

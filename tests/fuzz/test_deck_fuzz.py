@@ -28,8 +28,8 @@ from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, parse_deck  # noqa: 
 HERE = os.path.dirname(__file__)
 DECKS_ROOT = os.environ.get("MBDAE_MBDYN_TESTS", os.path.join(HERE, "..", "..", "..", "shared", "mbdyn-tests"))
 LONG = bool(os.environ.get("MBDAE_LONG"))
-EXAMPLES = int(os.environ.get("MBDAE_FUZZ_EXAMPLES", 2000 if LONG else 40))
-SEED = os.environ.get("MBDAE_FUZZ_SEED")
+EXAMPLES = int(os.environ.get("MBDAE_FUZZ_EXAMPLES") or (2000 if LONG else 40))
+SEED = os.environ.get("MBDAE_FUZZ_SEED") or None
 SECONDS_PER_DECK = float(os.environ.get("MBDAE_FUZZ_TIMEOUT", 20.0))
 MESSAGE_LIMIT = 700            # characters of a message beyond its file name
 FILE_NAME_LIMIT = 400          # the file name (a deck path, an include's, or "<deck> (hint ...)")

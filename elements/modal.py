@@ -847,7 +847,7 @@ def read_modal(reader, model, args, label, word):
     if args.is_keyword("origin node"):
         w = args.peek()
         v = reader.evaluate(args.take("the origin FEM node"))
-        lab = v if isinstance(v, str) else str(int(v))
+        lab = v if isinstance(v, str) else str(reader.as_integer(w, v, "the origin FEM node"))
         if lab not in fem.labels:
             raise w.error(f"Modal({label}): origin node '{lab}' is not a FEM node of {fname}")
         origin = fem.x[fem.labels.index(lab)].copy()
@@ -862,7 +862,7 @@ def read_modal(reader, model, args, label, word):
     for _ in range(ni):
         w = args.peek()
         v = reader.evaluate(args.take("a FEM node label"))
-        lab = v if isinstance(v, str) else str(int(v))
+        lab = v if isinstance(v, str) else str(reader.as_integer(w, v, "a FEM node label"))
         if lab not in fem.labels:
             raise w.error(f"Modal({label}): FEM node '{lab}' is not in {fname}")
         n, site = reader.node_site(args, "an interface node")

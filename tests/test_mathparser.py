@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from mbdae.engine.core.mathparser import MathError, MathParser, MathStop
+from mbdae.engine.core.mathparser import MAX_NESTING, MathError, MathParser, MathStop
 
 
 @pytest.fixture
@@ -457,3 +457,43 @@ def test_registered_function_with_hidden_time_dependence(parser):
     assert parser.evaluate("model::drive(3)") == 3.0
     expression = parser.compile("Time*model::drive(3)")
     assert expression.derivative("Time")(Time=0.5) == pytest.approx(3.0 + 0.5 * 6.0)
+
+
+# --------------------------------------------------------------------------- depth and length (issue 18)
+
+
+def test_long_chains_and_sign_runs_need_no_recursion():
+    from_parser = MathParser()
+    assert from_parser.evaluate("+".join(["1"] * 100_000)) == 100_000
+    assert from_parser.evaluate("-" * 5000 + "2") == 2 and from_parser.evaluate("-" * 5001 + "2") == -2
+    assert from_parser.evaluate("!" * 5001 + "0") is True
+    assert from_parser.evaluate("(" * 75 + "1.5" + ")" * 75) == 1.5
+    assert from_parser.evaluate("1" + "-1" * 3000) == -2999        # left associative all the way
+    assert from_parser.evaluate("2.^" * 3 + "2.") == 65536.0         # ^ still right associative
+
+
+def test_long_compiled_expressions_and_their_derivatives():
+    parser = MathParser()
+    e = parser.compile("+".join(["Time"] * 2000) + " - " + "-" * 4000 + "Time*Time")
+    assert e(Time=3.0) == pytest.approx(2000 * 3.0 - 9.0)
+    assert e.derivative("Time")(Time=3.0) == pytest.approx(2000 - 6.0)
+    p = parser.compile("*".join(["Time"] * 300))
+    assert p.derivative("Time")(Time=1.001) == pytest.approx(300 * 1.001 ** 299)
+    assert e.called_functions() == [] and p.is_constant("Time") is False
+
+
+def test_nesting_limit_is_a_located_error():
+
+    text = "(" * MAX_NESTING + "1" + ")" * MAX_NESTING
+    assert MathParser().evaluate(text) == 1
+    assert MathParser().evaluate("sin(" * (MAX_NESTING - 1) + "0." + ")" * (MAX_NESTING - 1)) == 0.0
+    with pytest.raises(MathError) as info:
+        MathParser().evaluate("(" + text + ")")
+    assert "nested too deeply" in info.value.message and info.value.column == MAX_NESTING + 1
+
+
+def test_integer_power_beyond_64_bits_is_an_error():
+    assert evaluate("2^62") == 2**62 and evaluate("(-3)^3") == -27
+    with pytest.raises(MathError, match="integer overflow"):
+        evaluate("2^2^2^2^2^2")
+    assert evaluate("2.^2^2^2") == 65536.0 and evaluate("2^2^2^2") == 65536

@@ -390,7 +390,9 @@ class SineDrive(_HarmonicDrive):
     def _end_of_motion(t0, omega, amplitude, cycles, f0):
         # n > 0 (`one` = 1): ends at a zero crossing after n - 1/2 periods, then f0 (n = 1: half-sine bump)
         # n < 0 (`half` = -1): ends at a crest after |n| - 3/4 periods, then f0 + A
-        # n = 0 (`forever`): never ends
+        # n = 0 (`forever`): never ends (omega may then be 0)
+        if cycles == 0:
+            return math.inf, f0
         period = 2.0 * math.pi / omega
         if cycles > 0:
             return t0 + period * (cycles - 0.5), f0
@@ -421,7 +423,9 @@ class CosineDrive(_HarmonicDrive):
         # n > 0 (`one` = 1): ends after n full periods, then f0
         # n < 0 (`half` = -1): ends at a crest after |n| - 1/2 periods, then f0 + 2A
         #   (`half` is the smooth f0 -> f0 + 2A transition lasting pi/omega)
-        # n = 0 (`forever`): never ends
+        # n = 0 (`forever`): never ends (omega may then be 0)
+        if cycles == 0:
+            return math.inf, f0
         period = 2.0 * math.pi / omega
         if cycles > 0:
             return t0 + period * cycles, f0

@@ -43,6 +43,12 @@ _NAME_CHARS = _NAME_START + "0123456789"
 _EXPONENT_LETTERS = "eEdDfFgG"
 _TWO_CHAR_OPERATORS = ("==", "!=", "<=", ">=", "&&", "||", "~|")
 _ONE_CHAR_OPERATORS = "+-*/%^(),;=<>!"
+# binary operators by precedence (unary + - ! bind tighter than all of them)
+_PRECEDENCE = {"&&": 1, "||": 1, "~|": 1, ">": 2, ">=": 2, "==": 2, "<=": 2, "<": 2, "!=": 2,
+               "+": 3, "-": 3, "*": 4, "/": 4, "%": 4, "^": 5}
+# levels of parentheses and function arguments an expression may nest (far beyond any deck;
+# the parser spends two or three Python frames per level)
+MAX_NESTING = 200
 
 
 # --------------------------------------------------------------------------- errors
@@ -262,7 +268,13 @@ def _power(a, b, where, strict=True):
     if strict and _is_integer_like(kind_a) and _is_integer_like(kind_b):
         if _is_array(a) or _is_array(b):
             return np.where(b < 0, 0, np.power(a, np.maximum(b, 0)))
-        return 0 if b < 0 else a**b
+        if b < 0:
+            return 0
+        if abs(a) > 1 and b * math.log2(abs(a)) > 64:
+            # Python integers have no bound: 2^2^2^2^2^2 would take all memory and time
+            raise where.error("integer overflow in '^' (the result exceeds 64 bits; write a real "
+                              "operand, e.g. 2.^n)")
+        return a**b
     a, b = _as_real(a, where), _as_real(b, where)
     with np.errstate(all="ignore"):
         return _plain(np.power(a, b))
@@ -482,6 +494,33 @@ def _tokenize(text):
 
 
 # --------------------------------------------------------------------------- parse tree
+#
+# Trees are walked without Python recursion: a chain of a thousand terms is a left-deep tree a
+# thousand levels deep, five thousand leading signs five thousand levels of _Unary, and a deck
+# may hold either.  Every node tells its children (children(scope), evaluated left to right)
+# and how it combines their values (combine(scope, values)); _evaluate runs one explicit stack.
+
+
+def _evaluate(root, scope):
+    """Value of a tree in scope: children left to right, then the node (the order of the
+    recursive definition: side effects of declarations and assignments come in text order)."""
+    values = []
+    stack = [(root, None)]
+    while stack:
+        node, children = stack.pop()
+        if children is None:
+            children = node.children(scope)
+            if children:
+                stack.append((node, children))
+                stack.extend((child, None) for child in reversed(children))
+                continue
+            values.append(node.combine(scope, ()))
+            continue
+        start = len(values) - len(children)
+        value = node.combine(scope, values[start:])
+        del values[start:]
+        values.append(value)
+    return values[0]
 
 
 class _Node:
@@ -489,6 +528,9 @@ class _Node:
 
     def error(self, message, error_class=MathError):
         return error_class(message, self.text, self.column)
+
+    def ev(self, scope):
+        return _evaluate(self, scope)
 
 
 class _Constant(_Node):
@@ -499,7 +541,10 @@ class _Constant(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
+    def children(self, scope):
+        return ()
+
+    def combine(self, scope, values):
         return self.value
 
 
@@ -511,7 +556,10 @@ class _Name(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
+    def children(self, scope):
+        return ()
+
+    def combine(self, scope, values):
         return scope.lookup(self.name, self)
 
 
@@ -524,8 +572,11 @@ class _Unary(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
-        return _unary_operation(self.symbol, self.operand.ev(scope), self)
+    def children(self, scope):
+        return (self.operand,)
+
+    def combine(self, scope, values):
+        return _unary_operation(self.symbol, values[0], self)
 
 
 class _Binary(_Node):
@@ -541,8 +592,11 @@ class _Binary(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
-        return self.operation(self.left.ev(scope), self.right.ev(scope), self, self.strict)
+    def children(self, scope):
+        return (self.left, self.right)
+
+    def combine(self, scope, values):
+        return self.operation(values[0], values[1], self, self.strict)
 
 
 class _Call(_Node):
@@ -554,9 +608,11 @@ class _Call(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
-        values = [argument.ev(scope) for argument in self.arguments]
-        return self.function.implementation(values, self, scope)
+    def children(self, scope):
+        return self.arguments
+
+    def combine(self, scope, values):
+        return self.function.implementation(list(values), self, scope)
 
 
 class _StatementList(_Node):
@@ -567,11 +623,11 @@ class _StatementList(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
-        value = None
-        for statement in self.statements:
-            value = statement.ev(scope)
-        return value
+    def children(self, scope):
+        return self.statements
+
+    def combine(self, scope, values):
+        return values[-1]
 
 
 class _Declaration(_Node):
@@ -586,8 +642,13 @@ class _Declaration(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
-        return scope.declare(self)
+    def children(self, scope):
+        if self.expression is None or scope.keeps_declared(self):
+            return ()
+        return (self.expression,)
+
+    def combine(self, scope, values):
+        return scope.declare(self, values[0] if values else None)
 
 
 class _Assignment(_Node):
@@ -599,8 +660,11 @@ class _Assignment(_Node):
         self.text = text
         self.column = column
 
-    def ev(self, scope):
-        return scope.assign(self)
+    def children(self, scope):
+        return (self.expression,)
+
+    def combine(self, scope, values):
+        return scope.assign(self, values[0])
 
 
 # --------------------------------------------------------------------------- functions
@@ -910,6 +974,7 @@ class _Parser:
         self.text = text
         self.tokens = _tokenize(text)
         self.position = 0
+        self.depth = 0
         self.math_parser = math_parser
         self.evaluate_eval_functions = evaluate_eval_functions
 
@@ -943,32 +1008,33 @@ class _Parser:
         return tree
 
     def statement_list(self):
+        """Statements separated by ';' (one statement: the statement itself).  A statement is a
+        declaration, an assignment or an expression; each level of parentheses or of function
+        arguments costs two Python frames here (statement_list, expression), so the nesting
+        limit MAX_NESTING stays far below Python's recursion limit."""
         first = self.peek()
-        statements = [self.statement()]
-        while self.peek().is_op(";"):
+        statements = []
+        while True:
+            token = self.peek()
+            word = token.value if token.kind == "name" else None
+            if word in _MODIFIERS or (word in TYPE_NAMES and not self.peek(1).is_op("(")):
+                statements.append(self.declaration())
+            elif word is not None and self.peek(1).is_op("="):
+                self.advance()
+                self.advance()
+                name = self.variable_name(token)
+                statements.append(_Assignment(name, self.expression(), self.text, token.column))
+            else:
+                statements.append(self.expression())
+            if not self.peek().is_op(";"):
+                break
             self.advance()
             token = self.peek()
             if token.kind == "end" or token.is_op(")", ","):
                 break  # trailing ';'
-            statements.append(self.statement())
         if len(statements) == 1:
             return statements[0]
         return _StatementList(statements, self.text, first.column)
-
-    def statement(self):
-        token = self.peek()
-        if token.kind == "name":
-            word = token.value
-            if word in _MODIFIERS:
-                return self.declaration()
-            if word in TYPE_NAMES and not self.peek(1).is_op("("):
-                return self.declaration()
-            if self.peek(1).is_op("="):
-                self.advance()
-                self.advance()
-                name = self.variable_name(token)
-                return _Assignment(name, self.logical(), self.text, token.column)
-        return self.logical()
 
     def variable_name(self, token):
         name = token.value
@@ -1001,56 +1067,63 @@ class _Parser:
         expression = None
         if self.peek().is_op("="):
             self.advance()
-            expression = self.logical()
+            expression = self.expression()
         elif const:
             raise self.error(f'const variable "{name}" needs a value', name_token)
         return _Declaration(ifndef, const, type_name, name, expression, self.text, first.column)
 
-    def binary_level(self, symbols, next_level):
-        node = next_level()
-        while self.peek().kind == "op" and self.peek().value in symbols:
-            token = self.advance()
-            right = next_level()
-            node = _Binary(token.value, node, right, self.text, token.column)
-        return node
+    def expression(self):
+        """Operands (prefix signs, then a primary) joined by binary operators, by precedence
+        climbing over explicit stacks: chains of any length and any number of signs cost no
+        recursion.  ``^`` is right associative, the other levels left associative."""
+        operands, operators = [], []
+        while True:
+            signs = []
+            while self.peek().is_op("-", "+", "!"):
+                signs.append(self.advance())
+            token = self.peek()
+            if token.is_op("("):
+                self.advance()
+                if self.peek().is_op(")"):
+                    raise self.error("expected an expression inside '()'", self.peek())
+                self.enter(token)
+                node = self.statement_list()
+                self.depth -= 1
+                self.expect_operator(")", f"to close '(' opened at column {token.column}")
+            else:
+                node = self.primary()
+            for sign in reversed(signs):
+                node = _Unary(sign.value, node, self.text, sign.column)
+            operands.append(node)
+            token = self.peek()
+            level = _PRECEDENCE.get(token.value) if token.kind == "op" else None
+            while operators and level is not None and (
+                    _PRECEDENCE[operators[-1].value] > level
+                    or (_PRECEDENCE[operators[-1].value] == level and token.value != "^")):
+                self.reduce(operands, operators)
+            if level is None:
+                break
+            operators.append(self.advance())
+        while operators:
+            self.reduce(operands, operators)
+        return operands[0]
 
-    def logical(self):
-        return self.binary_level(("&&", "||", "~|"), self.relational)
+    def reduce(self, operands, operators):
+        token = operators.pop()
+        right = operands.pop()
+        operands[-1] = _Binary(token.value, operands[-1], right, self.text, token.column)
 
-    def relational(self):
-        return self.binary_level((">", ">=", "==", "<=", "<", "!="), self.additive)
-
-    def additive(self):
-        return self.binary_level(("+", "-"), self.multiplicative)
-
-    def multiplicative(self):
-        return self.binary_level(("*", "/", "%"), self.power)
-
-    def power(self):
-        base = self.unary()
-        if self.peek().is_op("^"):
-            token = self.advance()
-            exponent = self.power()  # right associative
-            return _Binary("^", base, exponent, self.text, token.column)
-        return base
-
-    def unary(self):
-        token = self.peek()
-        if token.is_op("-", "+", "!"):
-            self.advance()
-            return _Unary(token.value, self.unary(), self.text, token.column)
-        return self.primary()
+    def enter(self, token):
+        """One more level of parentheses or function arguments, opened at token."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"expression nested too deeply (more than {MAX_NESTING} levels of "
+                             "parentheses or function calls)", token)
 
     def primary(self):
         token = self.advance()
         if token.kind in ("number", "string"):
             return _Constant(token.value, self.text, token.column)
-        if token.is_op("("):
-            if self.peek().is_op(")"):
-                raise self.error("expected an expression inside '()'", self.peek())
-            inner = self.statement_list()
-            self.expect_operator(")", f"to close '(' opened at column {token.column}")
-            return inner
         if token.kind == "name":
             name = token.value
             if name.startswith("default::"):
@@ -1068,13 +1141,14 @@ class _Parser:
         function = self.math_parser._functions.get(name)
         if function is None:
             raise self.error(f'unknown function "{name}"', name_token)
-        self.advance()  # '('
+        self.enter(self.advance())  # '('
         arguments = []
         if not self.peek().is_op(")"):
             arguments.append(self.statement_list())
             while self.peek().is_op(","):
                 self.advance()
                 arguments.append(self.statement_list())
+        self.depth -= 1
         self.expect_operator(")", f'after the arguments of function "{name}"')
         count = len(arguments)
         if count < function.min_arguments or (
@@ -1121,22 +1195,27 @@ class _Scope:
             raise node.error(f'unknown name "{name}"')
         return variable.value
 
-    def declare(self, node):
+    def keeps_declared(self, node):
+        """A local `ifndef` declaration of a name already bound: its expression is not evaluated."""
+        return (not self.writes_global and node.ifndef
+                and (node.name in self.local_values or node.name in self.math_parser._variables))
+
+    def declare(self, node, value):
+        """Declaration with its evaluated expression (None: no expression, or not evaluated)."""
         if self.writes_global:
-            return self.math_parser._declare_global(node, self)
+            return self.math_parser._declare_global(node, value)
         name = node.name
-        if node.ifndef and (name in self.local_values or name in self.math_parser._variables):
+        if self.keeps_declared(node):
             return self.lookup(name, node)
         if node.expression is None:
             value = _default_value(node.type_name)
         else:
-            value = _cast(node.expression.ev(self), node.type_name, node)
+            value = _cast(value, node.type_name, node)
         self.local_values[name] = value
         self.local_types[name] = node.type_name
         return value
 
-    def assign(self, node):
-        value = node.expression.ev(self)
+    def assign(self, node, value):
         if self.writes_global:
             return self.math_parser._assign_global(node, value)
         name = node.name
@@ -1155,31 +1234,39 @@ class _Scope:
         return value
 
 
-def _check_names(node, known, math_parser):
-    """Compile-time check that every name is free, bound earlier, or in the variable table."""
-    if isinstance(node, _Name):
-        if node.name not in known and node.name not in math_parser._variables:
-            raise node.error(f'unknown name "{node.name}"')
-    elif isinstance(node, _Unary):
-        _check_names(node.operand, known, math_parser)
-    elif isinstance(node, _Binary):
-        _check_names(node.left, known, math_parser)
-        _check_names(node.right, known, math_parser)
-    elif isinstance(node, _Call):
-        for argument in node.arguments:
-            _check_names(argument, known, math_parser)
-    elif isinstance(node, _StatementList):
-        for statement in node.statements:
-            _check_names(statement, known, math_parser)
-    elif isinstance(node, _Declaration):
-        if node.expression is not None:
-            _check_names(node.expression, known, math_parser)
-        known.add(node.name)
-    elif isinstance(node, _Assignment):
-        _check_names(node.expression, known, math_parser)
-        if node.name not in known and node.name not in math_parser._variables:
-            raise node.error(f'unknown variable "{node.name}" in assignment')
-        known.add(node.name)
+def _check_names(root, known, math_parser):
+    """Compile-time check that every name is free, bound earlier, or in the variable table
+    (in text order: a binding counts from its statement on; an explicit stack, no recursion)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):                      # a binding's name, after its expression
+            known.add(node)
+        elif isinstance(node, _Name):
+            if node.name not in known and node.name not in math_parser._variables:
+                raise node.error(f'unknown name "{node.name}"')
+        elif isinstance(node, _Assignment):
+            if node.name not in known and node.name not in math_parser._variables:
+                stack.append(_UnknownAssignment(node))
+            else:
+                stack.append(node.name)
+            stack.append(node.expression)
+        elif isinstance(node, _Declaration):
+            stack.append(node.name)
+            if node.expression is not None:
+                stack.append(node.expression)
+        elif isinstance(node, _UnknownAssignment):
+            raise node.node.error(f'unknown variable "{node.node.name}" in assignment')
+        elif not isinstance(node, _Constant):
+            stack.extend(reversed(node.children(None)))
+
+
+class _UnknownAssignment:
+    """_check_names: an assignment to an unknown name, reported after its expression is checked."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
 
 
 # --------------------------------------------------------------------------- symbolic derivative
@@ -1187,12 +1274,12 @@ def _check_names(node, known, math_parser):
 
 def _constant_number(node):
     """Numeric value of a constant (possibly signed) node, else None."""
+    negative = False
+    while isinstance(node, _Unary) and node.symbol in "+-":
+        negative ^= node.symbol == "-"
+        node = node.operand
     if isinstance(node, _Constant) and _kind(node.value) != "string":
-        return float(node.value)
-    if isinstance(node, _Unary) and node.symbol in "+-":
-        inner = _constant_number(node.operand)
-        if inner is not None:
-            return -inner if node.symbol == "-" else inner
+        return -float(node.value) if negative else float(node.value)
     return None
 
 
@@ -1204,26 +1291,49 @@ def _is_one(node):
     return isinstance(node, _Constant) and _kind(node.value) != "string" and node.value == 1
 
 
-def _static_kind(node):
-    """Type of a node when it is known without evaluating it, else None."""
+def _static_kind(root):
+    """Type of a node when it is known without evaluating it, else None (no recursion)."""
+    # the nodes whose kind follows from their operands'; every other kind is known at once
+    pending, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Binary) and node.strict and node.symbol in "+-*/^":
+            pending.append(node)
+            stack += (node.left, node.right)
+        elif isinstance(node, _Unary) and node.symbol != "!":
+            pending.append(node)
+            stack.append(node.operand)
+        elif isinstance(node, _StatementList):
+            pending.append(node)
+            stack.append(node.statements[-1])
+    kinds = {}
+    for node in reversed(pending):     # children before their parents
+        if isinstance(node, _Binary):
+            pair = (_known_kind(node.left, kinds), _known_kind(node.right, kinds))
+            kinds[id(node)] = "real" if "real" in pair and "string" not in pair else None
+        elif isinstance(node, _Unary):
+            kinds[id(node)] = _known_kind(node.operand, kinds)
+        else:
+            kinds[id(node)] = _known_kind(node.statements[-1], kinds)
+    return _known_kind(root, kinds)
+
+
+def _known_kind(node, kinds):
+    """_static_kind of one node given the kinds already found for its pending descendants."""
+    if id(node) in kinds:
+        return kinds[id(node)]
     if isinstance(node, _Constant):
         return _kind(node.value)
     if isinstance(node, _Binary):
         if node.symbol in _COMPARISONS or node.symbol in ("&&", "||", "~|"):
             return "bool"
         if node.symbol in "+-*/^":
-            if not node.strict:
-                return "real"
-            kinds = (_static_kind(node.left), _static_kind(node.right))
-            if "real" in kinds and "string" not in kinds:
-                return "real"
+            return "real"           # strict=False (derivative trees)
         return None
     if isinstance(node, _Call):
         return node.function.returns if node.function.returns != "any" else None
     if isinstance(node, _Unary):
-        return "bool" if node.symbol == "!" else _static_kind(node.operand)
-    if isinstance(node, _StatementList):
-        return _static_kind(node.statements[-1])
+        return "bool"               # '!'
     if isinstance(node, _Declaration):
         return node.type_name
     return None
@@ -1316,8 +1426,50 @@ class _Differentiator:
             return self.one()
         return self.zero()
 
-    def d(self, node):
-        self.column = node.column
+    def d(self, root):
+        """d(root)/d(wrt), without recursion over operator chains (an explicit stack as in
+        _evaluate); statement lists and bindings, whose order matters, recurse (their depth is
+        the nesting depth of parentheses, which the parser bounds)."""
+        results = []
+        stack = [(root, None)]
+        while stack:
+            node, children = stack.pop()
+            if children is None:
+                children = self.d_children(node)
+                if children:
+                    stack.append((node, children))
+                    stack.extend((child, None) for child in reversed(children))
+                    continue
+                self.column = node.column
+                results.append(self.d_combine(node, ()))
+                continue
+            start = len(results) - len(children)
+            self.column = node.column
+            value = self.d_combine(node, results[start:])
+            del results[start:]
+            results.append(value)
+        return results[0]
+
+    def d_children(self, node):
+        """The operands whose derivatives d_combine needs."""
+        if isinstance(node, _Unary):
+            return () if node.symbol == "!" else (node.operand,)
+        if isinstance(node, _Binary):
+            if node.symbol in _COMPARISONS or node.symbol in ("&&", "||", "~|", "%"):
+                return ()
+            return (node.left, node.right)
+        if isinstance(node, _Call):
+            if node.function.state_source is not None:
+                # the value follows the simulation state, not the free variables: there is no
+                # derivative to build.  MBDyn's string drive callers are not differentiable at
+                # all (DriveCaller::bIsDifferentiable() is false), so an error is what it does too.
+                raise node.error(f'function "{node.function.name}" reads the model state, which has no '
+                                 f'derivative with respect to "{self.wrt}" (MBDyn string drives that use '
+                                 f'it are not differentiable)')
+            return () if node.function.partials == "zero" else node.arguments
+        return ()
+
+    def d_combine(self, node, d_children):
         if isinstance(node, _Constant):
             return self.zero()
         if isinstance(node, _Name):
@@ -1325,25 +1477,23 @@ class _Differentiator:
         if isinstance(node, _Unary):
             if node.symbol == "!":
                 return self.zero()
-            inner = self.d(node.operand)
-            return self.negate(inner) if node.symbol == "-" else inner
+            return self.negate(d_children[0]) if node.symbol == "-" else d_children[0]
         if isinstance(node, _Binary):
-            return self.d_binary(node)
+            return self.d_binary(node, d_children)
         if isinstance(node, _Call):
-            return self.d_call(node)
+            return self.d_call(node, d_children)
         if isinstance(node, _StatementList):
             return self.d_statements(node.statements, node)
         if isinstance(node, (_Declaration, _Assignment)):
             return self.d_statements([node], node)
         raise node.error("cannot differentiate this expression")
 
-    def d_binary(self, node):
+    def d_binary(self, node, d_children):
         symbol = node.symbol
-        if symbol in _COMPARISONS or symbol in ("&&", "||", "~|", "%"):
+        if not d_children:
             return self.zero()
         a, b = node.left, node.right
-        da, db = self.d(a), self.d(b)
-        self.column = node.column
+        da, db = d_children
         if symbol == "+":
             return self.add(da, db)
         if symbol == "-":
@@ -1377,21 +1527,12 @@ class _Differentiator:
         base_term = self.divide(self.multiply(exponent, d_base), base)
         return self.multiply(self.real_power(base, exponent), self.add(log_term, base_term))
 
-    def d_call(self, node):
+    def d_call(self, node, d_arguments):
         function = node.function
-        if function.state_source is not None:
-            # the value follows the simulation state, not the free variables: there is no
-            # derivative to build.  MBDyn's string drive callers are not differentiable at
-            # all (DriveCaller::bIsDifferentiable() is false), so an error is what it does too.
-            self.column = node.column
-            raise node.error(f'function "{function.name}" reads the model state, which has no '
-                             f'derivative with respect to "{self.wrt}" (MBDyn string drives that use '
-                             f'it are not differentiable)')
         if function.partials == "zero":
             return self.zero()
         total = self.zero()
-        for index, argument in enumerate(node.arguments):
-            d_argument = self.d(argument)
+        for index, d_argument in enumerate(d_arguments):
             if _is_zero(d_argument):
                 continue
             self.column = node.column
@@ -1453,26 +1594,39 @@ class _Differentiator:
         return self.bindings[name]
 
 
-def _collect_calls(node, found):
-    """Every _Function called in the tree, keyed by id (a tree walk over all node kinds)."""
-    if isinstance(node, _Call):
-        found.setdefault(id(node.function), node.function)
-        children = node.arguments
-    elif isinstance(node, _Unary):
-        children = (node.operand,)
-    elif isinstance(node, _Binary):
-        children = (node.left, node.right)
-    elif isinstance(node, _StatementList):
-        children = node.statements
-    elif isinstance(node, (_Declaration, _Assignment)):
-        children = () if node.expression is None else (node.expression,)
-    else:
-        children = ()
-    for child in children:
-        _collect_calls(child, found)
+def _collect_calls(root, found):
+    """Every _Function called in the tree, keyed by id, in order of appearance (an explicit
+    stack over all node kinds)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Call):
+            found.setdefault(id(node.function), node.function)
+        if isinstance(node, (_Declaration, _Assignment)):
+            children = () if node.expression is None else (node.expression,)
+        else:
+            children = node.children(None)
+        stack.extend(reversed(children))
 
 
 # --------------------------------------------------------------------------- public classes
+
+
+class _stack_guard:
+    """Turns a RecursionError into a MathError.  The parser and the walkers recurse only per
+    level of nesting, which MAX_NESTING bounds well inside Python's limit; this is the last
+    resort if a caller already sits deep in the stack."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is RecursionError:
+            raise MathError("expression nested too deeply for the Python stack", self.text) from None
+        return False
 
 
 class Expression:
@@ -1529,7 +1683,8 @@ class Expression:
             raise MathError(f'cannot differentiate with respect to "{name}": not a free variable {self.free}',
                             self.text)
         if name not in self._derivatives:
-            tree = _Differentiator(self, name).d(self.tree)
+            with _stack_guard(self.text):
+                tree = _Differentiator(self, name).d(self.tree)
             text = f"d({self.text})/d{name}"
             self._derivatives[name] = Expression(self.parser, tree, self.free, text)
         return self._derivatives[name]
@@ -1617,7 +1772,13 @@ class MathParser:
 
         def wrap(python_function, function_name, result_type):
             def implementation(values, node, scope):
-                result = python_function(*values)
+                try:
+                    result = python_function(*values)
+                except (ValueError, TypeError, ArithmeticError) as e:
+                    # e.g. model::position(1e999) or of a node that does not exist: the
+                    # expression's error, at the call
+                    text = str(e)
+                    raise node.error(text if text.startswith(function_name) else f'{function_name}: {text}') from None
                 return _plain(result) if result_type != "real" else _plain(_as_real(result, node))
 
             return _Function(function_name, min_arguments, max_arguments, implementation, None, result_type)
@@ -1644,8 +1805,7 @@ class MathParser:
         return name in TYPE_NAMES or name in _MODIFIERS or name in self._functions
 
     # statements
-    def _declare_global(self, node, scope):
-        value = None if node.expression is None else node.expression.ev(scope)
+    def _declare_global(self, node, value):
         name = node.name
         existing = self._variables.get(name)
         if existing is not None:
@@ -1671,8 +1831,9 @@ class MathParser:
     # public entry points
     def evaluate(self, text: str):
         """Evaluate one statement or statement list now; returns bool, int, float or str."""
-        tree = _Parser(text, self, evaluate_eval_functions=False).parse()
-        return _plain(tree.ev(_Scope(self, writes_global=True)))
+        with _stack_guard(text):
+            tree = _Parser(text, self, evaluate_eval_functions=False).parse()
+            return _plain(tree.ev(_Scope(self, writes_global=True)))
 
     def compile(self, text: str, free=("Time",)) -> Expression:
         """Parse once; names in ``free`` stay symbolic, other variables are read at call time."""
@@ -1680,6 +1841,7 @@ class MathParser:
         for name in free:
             if not name or name[0] not in _NAME_START or any(c not in _NAME_CHARS for c in name):
                 raise MathError(f'invalid free variable name "{name}"', text)
-        tree = _Parser(text, self, evaluate_eval_functions=True).parse()
+        with _stack_guard(text):
+            tree = _Parser(text, self, evaluate_eval_functions=True).parse()
         _check_names(tree, set(free), self)
         return Expression(self, tree, free, text)

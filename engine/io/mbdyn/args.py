@@ -12,6 +12,11 @@ from mbdae.engine.core.mathparser import MathError, MathStop
 from mbdae.engine.io.mbdyn.lexer import DeckStop, normalize, not_supported, shown
 
 
+# labels and integers of a deck are the math parser's integers, C ints (MBDyn's `integer`)
+LABEL_MAX = 2**31 - 1
+INTEGER_MIN, INTEGER_MAX = -2**31, 2**31 - 1
+
+
 class Args:
     """Cursor over one card's arguments, mirroring MBDyn's recursive-descent readers:
     keywords are tried first, then the argument is evaluated as a math expression
@@ -71,11 +76,16 @@ class Args:
         return self.reader.as_integer(w, self.reader.evaluate(w), what)
 
     def label(self, what="a label"):
+        """A label: an integer 0 … LABEL_MAX (MBDyn reads labels as the math parser's integer, a
+        C int, into an unsigned int); an integral real such as `2.` is accepted, `2.5` is not."""
         w = self.take(what)
-        value = self.reader.as_integer(w, self.reader.evaluate(w), what)
-        if value < 0:
-            raise w.error(f"{what} must not be negative")
-        return value
+        value = self.reader.evaluate(w)
+        if not isinstance(value, str) and math.isfinite(value):
+            if value != int(value):
+                raise w.error(f"{what} must be an integer, found {value:g}")
+            if not 0 <= value <= LABEL_MAX:
+                raise w.error(f"{what} must be an integer between 0 and {LABEL_MAX}, found {value:.6g}")
+        return self.reader.as_integer(w, value, what)
 
     def string(self, what="a string"):
         w = self.take(what)
@@ -123,18 +133,24 @@ class Values:
 
     @staticmethod
     def as_real(word, value, what):
+        """A finite real: a constant of a card is never inf or NaN (1e999, 0./0. ... stop here,
+        naming the card's word, rather than in the first step of a run)."""
         if isinstance(value, str):
-            raise word.error(f"syntax error: {what} expected, found the string \"{value}\"")
-        return float(value)
+            raise word.error(f"syntax error: {what} expected, found the string \"{shown(value)}\"")
+        value = float(value)
+        if not math.isfinite(value):
+            raise word.error(f"{what} must be finite, found {value}")
+        return value
 
     @staticmethod
     def as_integer(word, value, what):
+        """An integer of the math parser's range (a C int, as MBDyn); reals are truncated."""
         if isinstance(value, str):
-            raise word.error(f"syntax error: {what} expected, found the string \"{value}\"")
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise word.error(f"syntax error: {what} expected, found {value}")
-            return int(value)
+            raise word.error(f"syntax error: {what} expected, found the string \"{shown(value)}\"")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise word.error(f"syntax error: {what} expected, found {value}")
+        if not INTEGER_MIN <= value <= INTEGER_MAX:
+            raise word.error(f"{what} out of the integer range {INTEGER_MIN} … {INTEGER_MAX}")
         return int(value)
 
     def note(self, word, text):

@@ -323,7 +323,8 @@ class ElementCards:
         def make(view):
             self.live_view = view
             try:
-                src = Source(word.source.path, text=f"hint: {body};", name=f'{word.source.name} (hint "{text}")')
+                src = Source(word.source.path, text=f"hint: {body};",
+                             name=f'{word.source.name} (hint "{shown(text)}" of line {word.where()[0]})')
                 hargs = Args(self, next(scan_cards(src)))
                 drive = self.read_tpl_vec3(hargs, "rel direction", GLOBAL_SITE) if vector else self.read_drive(hargs)
                 hargs.expect_end()

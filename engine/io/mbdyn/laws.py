@@ -80,6 +80,9 @@ class Laws:
         if dim == 7 or (dim == 6 and name is not None and name.keyword in SOLID_LAWS):
             return self.read_solid_law(args, dim)
         name = args.take("a constitutive law")
+        if name.keyword is None:
+            raise name.error("syntax error: the name of a constitutive law expected "
+                             "(e.g. linear elastic, or reference, <label>)")
         if name.keyword in SOLID_LAWS:
             if name.keyword in MAXWELL_LAWS and dim == 3:
                 raise name.error(not_supported(f"{shown(name.text)} (constitutive law) outside solid elements"))

@@ -11,11 +11,13 @@ from dataclasses import dataclass
 # =========================================================================== errors
 
 class DeckError(Exception):
-    """An input error at a word of the deck; str is ``file:line:column: message (at 'word')``."""
+    """An input error at a word of the deck; str is ``file:line:column: message (at 'word')``,
+    always one line of bounded length: the message's blanks (newlines too) are folded and its
+    long words elided (a deck's word may be thousands of characters)."""
 
     def __init__(self, file, line, column, word, message):
         self.file, self.line, self.column = file, line, column
-        self.word, self.message = word, message
+        self.word, self.message = shown(word), one_line(message)
         super().__init__(str(self))
 
     def __str__(self):
@@ -35,8 +37,29 @@ def not_supported(what):
 
 
 def shown(text, limit=40):
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    """text on one line, at most `limit` characters: the first ones and '…'."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+MESSAGE_WORD_LIMIT = 60      # characters of one word of a message (first ones kept, then '…')
+MESSAGE_PATH_LIMIT = 250     # characters of a file path in a message (its middle elided)
+MESSAGE_LIMIT = 600          # characters of a whole message
+
+
+def _elided(word):
+    if "/" in word or os.sep in word:
+        if len(word) <= MESSAGE_PATH_LIMIT:
+            return word
+        half = (MESSAGE_PATH_LIMIT - 1) // 2
+        return word[:half] + "…" + word[-half:]
+    return word if len(word) <= MESSAGE_WORD_LIMIT else word[:MESSAGE_WORD_LIMIT - 1] + "…"
+
+
+def one_line(message):
+    """A message on one line: blanks folded, long words elided (paths in their middle), the
+    whole at most MESSAGE_LIMIT characters."""
+    return shown(" ".join(_elided(w) for w in str(message).split()), MESSAGE_LIMIT)
 
 
 # =========================================================================== source text

@@ -124,6 +124,11 @@ def main(argv=None):
     except DeckStop as e:
         print(f"mbdae: {e}", file=sys.stderr)
         return int(e.code)
+    except KeyboardInterrupt:       # Ctrl-C outside a run's steps (reading, building): no file is half-written
+        if args.debug:
+            raise
+        print("mbdae: interrupted (SIGINT)", file=sys.stderr)
+        return 130
     except Exception as e:  # noqa: BLE001 - one clear line unless --debug
         if args.debug and mpi_world_size() == 1:
             raise

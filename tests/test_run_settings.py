@@ -150,3 +150,17 @@ def test_a_force_overflowing_names_the_elements_that_wrote_non_finite_values(tmp
     assert code == 1
     assert "non-finite residual" in err
     assert f"non-finite contributions from force 7 ({deck}:23)" in err
+
+
+def test_ctrl_c_while_reading_is_one_line_and_exit_130(tmp_path, capsys, monkeypatch):
+    """SIGINT before the run's own handler is in place (reading the deck, building the
+    System): no traceback, exit status 130 as for an interrupted run."""
+    deck = write_deck(tmp_path)
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mbdae.cli.read_deck", interrupted)
+    code, err = run_cli(["run", str(deck), "-o", str(tmp_path / "out")], capsys)
+    assert code == 130
+    assert err == "mbdae: interrupted (SIGINT)\n"

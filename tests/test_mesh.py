@@ -684,8 +684,10 @@ def test_vtu_writer_reads_the_solid_families(tmp_path):
         kin = SimpleNamespace(x=x0 * (1 + t), v=x0 * t, R=np.tile(np.eye(3), (9, 1, 1)))
         outputs = [([other, hexa, tet], ctx)] if k == 0 else \
             [([other], SimpleNamespace(scale=0.0)), ([hexa, tet], ctx)]        # as the inverse-dynamics driver
-        w.step(SimpleNamespace(written=True, t=t, kinematics=kin, outputs=outputs))
-    w.step(SimpleNamespace(written=False, t=0.7, kinematics=None, outputs=[]))
+        w.step(SimpleNamespace(written=True, t=t, step=k, kinematics=kin, outputs=outputs))
+        w.commit_step()                 # a step's files are committed once every writer has it
+    w.step(SimpleNamespace(written=False, t=0.7, step=2, kinematics=None, outputs=[]))
+    w.commit_step()
     w.finish()
     assert pvd_entries(str(tmp_path / "s.pvd")) == [(0.0, "s_00000.vtu"), (0.5, "s_00001.vtu")]
     back = meshio.read(str(tmp_path / "s_00001.vtu"))
@@ -724,7 +726,8 @@ def test_vtu_writer_node_rotations_and_cell_data(tmp_path):
     t = 0.4
     Rz = np.array([[np.cos(t), -np.sin(t), 0], [np.sin(t), np.cos(t), 0], [0, 0, 1]])
     kin = SimpleNamespace(x=x0, v=0 * x0, R=np.einsum("ij,njk->nik", Rz, R0))
-    w.step(SimpleNamespace(written=True, t=1.0, kinematics=kin, outputs=[(system.families, None)]))
+    w.step(SimpleNamespace(written=True, t=1.0, step=1, kinematics=kin, outputs=[(system.families, None)]))
+    w.commit_step()
     back = meshio.read(str(tmp_path / "q_00000.vtu"))
     np.testing.assert_allclose(back.point_data["rotation"], [[0, 0, t]] * 5, atol=1e-15)
     assert [(b.type, len(b.data)) for b in back.cells] == [("quad", 1), ("vertex", 1)]

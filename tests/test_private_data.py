@@ -159,13 +159,13 @@ def test_joint_names_follow_the_type():
     model.spherical_hinge(3, 1, 2)
     model.revolute_hinge(4, 1, 2)
     evaluated(model)
-    with pytest.raises(ValueError, match='joint 3 has no private datum "rz" \\(it has: none\\)'):
+    with pytest.raises(MathError, match='joint 3 has no private datum "rz" \\(it has: none\\)'):
         value(parser, 'model::element::joint(3, "rz")')
-    with pytest.raises(ValueError, match='joint 4 has no private datum "px"'):
+    with pytest.raises(MathError, match='joint 4 has no private datum "px"'):
         value(parser, 'model::element::joint(4, "px")')
-    with pytest.raises(ValueError, match="no joint with label 99"):
+    with pytest.raises(MathError, match="no joint with label 99"):
         value(parser, 'model::element::joint(99, "rz")')
-    with pytest.raises(ValueError, match="forces and couples have no private data"):
+    with pytest.raises(MathError, match="forces and couples have no private data"):
         value(parser, 'model::element::force(1, "F")')
 
 
@@ -225,9 +225,9 @@ def test_structural_node_private_data():
                                np.r_[math.cos(a / 2), math.sin(a / 2) * phi / a], atol=1e-14)
     for q, back in (("E", rot.euler123_to_R), ("E313", rot.euler313_to_R), ("E321", rot.euler321_to_R)):
         np.testing.assert_allclose(back([node(q, i) for i in (1, 2, 3)]), R, atol=1e-14)
-    with pytest.raises(ValueError, match="unknown structural node private datum"):
+    with pytest.raises(MathError, match="unknown structural node private datum"):
         node("Y", 1)
-    with pytest.raises(ValueError, match="structural node 5 is not defined"):
+    with pytest.raises(MathError, match="structural node 5 is not defined"):
         value(parser, 'model::node::structural(5, "X[1]")')
 
 
@@ -260,7 +260,7 @@ def test_state_dependent_expression_has_no_derivative():
 def test_value_outside_a_simulation_is_an_error():
     parser = MathParser()
     ModelNamespace().register(parser)
-    with pytest.raises(ValueError, match="the model state is not available here"):
+    with pytest.raises(MathError, match="the model state is not available here"):
         parser.evaluate('model::element::body(1, "E")')
 
 

@@ -10,6 +10,7 @@ import pytest
 from mbdae.engine.core.mathparser import MAX_NESTING
 from mbdae.engine.io.mbdyn.args import LABEL_MAX
 from mbdae.engine.io.mbdyn.deck import DeckError, read_deck
+from tests.test_deck_reader import parse, position as located
 
 DECK = """\
 begin: data;
@@ -40,17 +41,7 @@ def deck(elements="", control="", pre="", position="1., 0., 0."):
 
 
 def read(tmp_path, text):
-    path = tmp_path / "deck.mbd"
-    path.write_text(text)
-    return read_deck(str(path), echo=lambda *a: None)
-
-
-def located(text, needle, nth=0):
-    """line, column (1-based) of the nth occurrence of needle."""
-    i = -1
-    for _ in range(nth + 1):
-        i = text.index(needle, i + 1)
-    return text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
+    return parse(text, tmp_path)
 
 
 def expect_error(tmp_path, text, needle, *fragments, nth=0):

@@ -99,3 +99,12 @@ class RadiationStateSpace:
     B: np.ndarray            # (ns, 6N)
     C: np.ndarray            # (6N, ns)
     D: np.ndarray = field(default=None)   # (6N, 6N) or None (zero)
+
+
+@dataclass(frozen=True)
+class RadiationKernel:
+    """The radiation impulse-response kernel K(t) = (2/π) ∫₀^∞ B(ω) cos(ωt) dω sampled at
+    t_j = j·dt, j = 0 … nt−1 (K ≈ 0 beyond), for the direct Cummins convolution
+    ∫₀ᵗ K(t−τ) ν(τ) dτ: the alternative to RadiationStateSpace."""
+    dt: float                # s
+    K: np.ndarray            # (nt, 6N, 6N) N s / m (translations), … in the HydroData dof order

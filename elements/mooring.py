@@ -138,10 +138,9 @@ def taut_mooring(model, label, node, anchor, stiffness=None, EA=None, length=Non
         raise ValueError(f"taut mooring {label}: the unstretched length must be positive")
     if not np.isfinite(damping) or damping < 0:
         raise ValueError(f"taut mooring {label}: the damping must be non-negative")
-    model.taut_moorings.append(TautMooringSpec(label, node, vec(anchor), None if stiffness is None else float(stiffness),
-                                               None if EA is None else float(EA),
-                                               None if length is None else float(length), float(damping),
-                                               vec(offset), bool(tension_only), output, where))
+    opt = lambda v: None if v is None else float(v)        # noqa: E731
+    model.taut_moorings.append(TautMooringSpec(label, node, vec(anchor), opt(stiffness), opt(EA), opt(length),
+                                               float(damping), vec(offset), bool(tension_only), output, where))
     return label
 
 
@@ -367,8 +366,9 @@ class CatenaryMoorings(_NodeLoads):
         self.first = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.owner = np.repeat(np.arange(self.ne), counts)
         self.line_node = self.n[self.owner]
-        cat = lambda name: np.concatenate([np.asarray(getattr(s, name), float).reshape(len(s.fairleads), -1)  # noqa: E731
-                                           for s in S])
+
+        def cat(name):
+            return np.concatenate([np.asarray(getattr(s, name), float).reshape(len(s.fairleads), -1) for s in S])
         self.fair = cat("fairleads")
         self.anchor = cat("anchors")
         self.L = cat("length").ravel()
@@ -419,8 +419,8 @@ class CatenaryMoorings(_NodeLoads):
             why = (f"its fairlead is not above the seabed through its anchor (height {zF:.6g}); "
                    f"use 'no seabed' for a line hanging between two points")
         elif status == OUT_OF_REACH:
-            why = (f"it cannot reach its anchor: the fairlead-anchor distance {dist:.6g} is not shorter than "
-                   f"the inextensible line's length {self.L[k]:.6g}")
+            why = (f"it cannot reach its anchor: the fairlead-anchor distance {dist:.10g} is not shorter than "
+                   f"the inextensible line's length {self.L[k]:.10g}")
         elif status == ABOVE_ANCHOR:
             why = "its fairlead is directly above its anchor and the line cannot lie slack on the seabed"
         elif status == NO_CONVERGENCE:
@@ -443,12 +443,21 @@ class CatenaryMoorings(_NodeLoads):
         return self.labels[self.owner], line, rows
 
     def output_groups(self, ctx):
-        """.mrc rows, one per line: element label, line number, then line_outputs' columns."""
-        sel = self._selected()[self.owner]
+        """.mrc rows, one per element (as MBDyn's files: one row per label and step): the label,
+        then for each of its lines in order the 14 columns of line_outputs (state, fairlead
+        and anchor tensions, H, V, H_A, V_A, L_B, fairlead position, force on the body); one
+        group per number of lines."""
+        sel = self._selected()
         if not sel.any():
             return []
         labels, line, rows = self.line_outputs(ctx)
-        return [(labels[sel], np.column_stack([line, rows])[sel])]
+        counts = np.diff(self.first)
+        groups = []
+        for n in np.unique(counts[sel]):
+            elems = np.flatnonzero(sel & (counts == n))
+            idx = self.first[elems][:, None] + np.arange(n)[None, :]
+            groups.append((self.labels[elems], rows[idx].reshape(len(elems), 14 * n)))
+        return groups
 
 
 # ---------------------------------------------------------------- MBDyn deck cards
@@ -467,7 +476,7 @@ def _options(reader, args, card, allowed):
         kw = w.keyword
         if kw not in names:
             listed = ", ".join(f"'{a}'" for a in names.values())
-            raise w.error(f"{card}: unknown keyword '{w.text.strip()}' (expected one of {listed})")
+            raise w.error(f"{card}: unknown keyword (expected one of {listed})")
         args.i += 1
         yield kw, w
 
@@ -488,7 +497,7 @@ def read_mooring_matrix(reader, model, args, label, word):
     for kw, w in _options(reader, args, "mooring matrix", ("stiffness", "damping", "reference position",
                                                              "reference orientation", "pretension")):
         if kw in found:
-            raise w.error(f"mooring matrix: '{w.text.strip()}' given twice")
+            raise w.error("mooring matrix: keyword given twice")
         if kw in ("stiffness", "damping"):
             found[kw] = reader.read_mat6(args)
         elif kw == "referenceposition":
@@ -518,7 +527,7 @@ def read_taut_mooring(reader, model, args, label, word):
     output = "joints" in reader.default_output
     for kw, w in _options(reader, args, "taut mooring", ("stiffness", "EA", "length", "damping", "tension only")):
         if kw in found or (kw in ("stiffness", "ea") and ({"stiffness", "ea"} & set(found))):
-            raise w.error(f"taut mooring: '{w.text.strip()}' given twice (or with both stiffness and EA)")
+            raise w.error("taut mooring: keyword given twice (or both stiffness and EA)")
         if kw == "tensiononly":
             found[kw] = True
         elif kw == "length":
@@ -528,9 +537,11 @@ def read_taut_mooring(reader, model, args, label, word):
         elif kw == "output":
             output = reader.read_output_flag(args, "joints")
         else:
+            vw = args.peek()
             value = args.real(f"the {w.text.strip()}")
             if value < 0 or (value == 0 and kw != "damping"):
-                raise w.error(f"taut mooring: the {w.text.strip()} must be {'non-negative' if kw == 'damping' else 'positive'}")
+                sign = "non-negative" if kw == "damping" else "positive"
+                raise vw.error(f"taut mooring: the {w.text.strip()} must be {sign}")
             found[kw] = value
     if "stiffness" not in found and "ea" not in found:
         raise word.error("taut mooring: 'stiffness' or 'EA' is required")
@@ -577,7 +588,7 @@ def read_catenary_mooring(reader, model, args, label, word):
     seen = set()
     for kw, w in _options(reader, args, "catenary mooring", ("seabed friction", "no seabed", "vertical")):
         if kw in seen:
-            raise w.error(f"catenary mooring: '{w.text.strip()}' given twice")
+            raise w.error("catenary mooring: keyword given twice")
         seen.add(kw)
         if kw == "seabedfriction":
             vw = args.peek()

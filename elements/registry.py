@@ -19,7 +19,7 @@ from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
-                            membrane, shell, shell_mass, modal)
+                            membrane, shell, shell_mass, modal, mooring)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ ENTRIES = (
     Entry("rod", rod),
     Entry("deformable", deformable),
     Entry("viscous_body", viscous_body),
+    Entry("mooring", mooring),
     Entry("beam", beam),
     Entry("hbeam", hbeam),
     Entry("solid", solid),

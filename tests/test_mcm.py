@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "cases", "marine"))
 import mcm                     # noqa: E402
 import fowt                    # noqa: E402
-from mbdae import run, initial_value_problem      # noqa: E402
+from mbdae import initial_value_problem      # noqa: E402
 
 
 # ---------------------------------------------------------------------- helpers

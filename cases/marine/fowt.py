@@ -30,7 +30,7 @@ both solvers at t = 0, 37.5, 75, 112.5, 150 s and their largest difference)
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -378,19 +378,27 @@ NODES = {"tower": 1, "nacelle": 2, "hub": 3, "blades": (4, 5, 6), "ground": 10, 
 YAW_JOINT = 2                  # the total joint tower (node 1) → nacelle (node 2)
 
 
+def add_restoring(m, d):
+    """The restoring matrix on the base node: a clamped static node at the SWL point
+    (label NODES["ground"], clamp 20) and deformable joint 30 from it to the tower node,
+    6-D linear elastic law C with prestress −f0 (the joint applies −(C ε + σ0) to its node 2,
+    so the buoyancy f0 appears), attached: its strain is the SWL point's displacement and the
+    base's rotation vector in the ground frame.  The one place to swap for another family
+    (a mooring/hydrostatic matrix element) taking restoring_matrix(d)."""
+    C, f0, point = restoring_matrix(d)
+    ground = NODES["ground"]
+    m.structural_node(ground, "static", position=point)
+    m.clamp(20, ground)
+    m.deformable_joint(30, ground, NODES["tower"], laws.linear_elastic(6, C, prestress=-f0), offset2=point)
+
+
 def fowt_model(d=None):
     """The FOWT as an mbdae Model (labels in NODES; joint 2 is the nacelle yaw joint)."""
     d = FOWTData() if d is None else d
     bodies = fowt_bodies(d)
     m = tree_model(bodies, first_node=1, first_joint=1)
     m.gravity([0.0, 0.0, -d.gravity])
-    C, f0, point = restoring_matrix(d)
-    ground = NODES["ground"]
-    m.structural_node(ground, "static", position=point)
-    m.clamp(20, ground)
-    # force on node 2 = −(K ε + σ0): σ0 = −f0 gives the buoyancy f0
-    m.deformable_joint(30, ground, NODES["tower"], laws.linear_elastic(6, C, prestress=-f0),
-                       offset2=point)
+    add_restoring(m, d)
     fl, anchors = fairleads(d)
     for k, (f, a) in enumerate(zip(fl, anchors)):
         node = NODES["anchors"][k]

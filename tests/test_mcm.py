@@ -375,9 +375,10 @@ def yaw_joint_loads(r, d):
 def test_tower_top_loads_equal_mcm_inverse_dynamics(fowt_short):
     """The tower-top loads from mbdae's joint reactions (the yaw joint, tower on nacelle)
     equal the MCM inverse dynamics (MCM-24/25 with the paper's numerical derivatives)
-    applied to mbdae's own motion, in the tower frame (x1, y1, z1), from t = 5 s (the first
-    second holds the ms integrator's start-up oscillation of the multipliers, period 2h,
-    decaying ×0.84 per step).  Compared with the largest dynamic load (the topsides' weight,
+    applied to mbdae's own motion, in the tower frame (x1, y1, z1), from t = 5 s: the
+    reactions of the first steps carry the ms integrator's start-up oscillation of the
+    multipliers (period 2h, up to 4e5 N m on the x couple, about ×0.8 per step, gone after
+    some 40 steps; the same with other derivative coefficients, 3 steps with ρ∞ = 0).  Compared with the largest dynamic load (the topsides' weight,
     3.43e6 N, subtracted from the axial force as in the paper's Figs. 7-8: the largest
     dynamic forces are 4.6e4, 1.8e4 and 240 N, couples 1.4e6, 1.9e6 and 3.9e4 N m).
     Measured: forces within 1.7e-5, couples within 8.6e-4 at h = 0.05 and 2.0e-4 at

@@ -9,11 +9,11 @@ relative-rotation components active, the rotation vector imposed by a linear dri
 one axis: nacelle yaw 1.2 deg/s about the tower axis z at the yaw bearing, rotor spin
 12.1 rpm about the shaft axis x (the spin axis parallel to surge, as the paper says) at
 the rotor apex, blade pitch 1.2 deg/s about each blade's span axis at its root.  External
-loads: gravity on every body; four taut mooring lines as straight linear springs (`rod`,
-linear elastic law EA = k L0) from fairleads on the spar to clamped anchor nodes; the
+loads: gravity on every body; four taut mooring lines as straight linear springs (`taut
+mooring`, elements/mooring.py) from fairleads on the spar to fixed anchors; the
 hydrostatics as a 6×6 linear restoring matrix about the tower axis at the still-water
-level (a `deformable joint` with a 6-D linear elastic law and a prestress carrying the
-buoyancy, to a clamped node), `restoring_matrix` being the one function that defines it.
+level (a `mooring matrix` whose pretension carries the buoyancy), `restoring_matrix` being
+the one function that defines it.
 
 Global frame: origin at the initial tower (body 1) CM, 58.67 m below the still water
 level (SWL), X downwind (surge), Z up.  All numbers, with their sources (Jonkman et al.
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mbdae import Model, run, drives, laws, VectorDrive
+from mbdae import Model, run, drives, VectorDrive
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcm import (MCM, Body, ConstantRate, Harmonic, axis_rotation, euler123_angles,  # noqa: E402
@@ -214,7 +214,7 @@ def restoring_matrix(d):
     buoyancy part of the hydrostatic matrix, WAMIT's C44 = C55 = ρ g (I_wp + V z_cb); negative
     here: the spar is stable through its weight, which gravity puts on the bodies); heave
     C33 = ρ g A_wp; yaw C66 = OC3's additional yaw spring.  The one place that defines it:
-    both the mbdae model (a deformable joint) and the MCM loads read it."""
+    both the mbdae model (a mooring matrix) and the MCM loads read it."""
     A, Iwp = d.waterplane
     rg = d.rho_water * d.gravity
     C = np.zeros((6, 6))
@@ -272,9 +272,8 @@ def fairleads(d):
 # ---------------------------------------------------------------------- loads (MCM side)
 def fowt_loads(d):
     """loads(t, Poses) → (F, M) at the body CMs for the MCM solver: gravity, the four
-    springs (rod: T = EA (l/l0 − 1), EA = k l0) and the restoring matrix exactly as mbdae's
-    elements evaluate them (the deformable joint's strain: the SWL point's displacement and
-    the rotation vector of the base, in the ground frame)."""
+    springs (T = k (l − l0)) and the restoring matrix exactly as mbdae's elements evaluate
+    them (η: the SWL point's displacement and the rotation vector of the base)."""
     C, f0, point = restoring_matrix(d)
     fl, anchors = fairleads(d)
     l0 = np.linalg.norm(fl - anchors, axis=1)
@@ -374,38 +373,32 @@ def tree_model(bodies, model=None, first_node=1, first_joint=1, motion=None):
 
 
 # ---------------------------------------------------------------------- the FOWT in mbdae
-NODES = {"tower": 1, "nacelle": 2, "hub": 3, "blades": (4, 5, 6), "ground": 10, "anchors": (11, 12, 13, 14)}
+NODES = {"tower": 1, "nacelle": 2, "hub": 3, "blades": (4, 5, 6)}
 YAW_JOINT = 2                  # the total joint tower (node 1) → nacelle (node 2)
+RESTORING, MOORINGS = 30, (41, 42, 43, 44)   # element labels
 
 
 def add_restoring(m, d):
-    """The restoring matrix on the base node: a clamped static node at the SWL point
-    (label NODES["ground"], clamp 20) and deformable joint 30 from it to the tower node,
-    6-D linear elastic law C with prestress −f0 (the joint applies −(C ε + σ0) to its node 2,
-    so the buoyancy f0 appears), attached: its strain is the SWL point's displacement and the
-    base's rotation vector in the ground frame.  The one place to swap for another family
-    (a mooring/hydrostatic matrix element) taking restoring_matrix(d)."""
+    """The restoring matrix on the base node: mooring matrix 30 (elements/mooring.py) about
+    the SWL point on the tower axis, τ = f0 − C [Δx; θ] with θ the rotation vector of the
+    base, the buoyancy f0 as its pretension.  The one place the mbdae model takes
+    restoring_matrix(d) (the MCM loads read it too)."""
     C, f0, point = restoring_matrix(d)
-    ground = NODES["ground"]
-    m.structural_node(ground, "static", position=point)
-    m.clamp(20, ground)
-    m.deformable_joint(30, ground, NODES["tower"], laws.linear_elastic(6, C, prestress=-f0), offset2=point)
+    m.mooring_matrix(RESTORING, NODES["tower"], stiffness=C, offset=point, pretension=f0)
 
 
 def fowt_model(d=None):
-    """The FOWT as an mbdae Model (labels in NODES; joint 2 is the nacelle yaw joint)."""
+    """The FOWT as an mbdae Model (labels in NODES; joint 2 is the nacelle yaw joint): the
+    MCM tree, gravity, the restoring matrix and the 4 taut mooring springs (MCM §8, straight
+    axial springs k from the fairleads to the anchors, unstretched at t = 0)."""
     d = FOWTData() if d is None else d
     bodies = fowt_bodies(d)
     m = tree_model(bodies, first_node=1, first_joint=1)
     m.gravity([0.0, 0.0, -d.gravity])
     add_restoring(m, d)
     fl, anchors = fairleads(d)
-    for k, (f, a) in enumerate(zip(fl, anchors)):
-        node = NODES["anchors"][k]
-        m.structural_node(node, "static", position=a)
-        m.clamp(21 + k, node)
-        L = float(np.linalg.norm(f - a))
-        m.rod(41 + k, node, NODES["tower"], laws.LinearElastic1D(d.mooring_stiffness * L), offset2=f)
+    for label, f, a in zip(MOORINGS, fl, anchors):
+        m.taut_mooring(label, NODES["tower"], a, stiffness=d.mooring_stiffness, offset=f)
     return m
 
 

@@ -12,8 +12,17 @@ out of the water).  The Jacobian is exact (elements/hull_buoyancy_kernel.py): at
 it is minus the linear hydrostatic restoring matrix about the node (C33 = ρ g A_wp,
 C44 = ρ g (∫y² dA + V z_B), ...).  This is the nonlinear replacement of a linear restoring
 matrix; the body's weight is the body element's with gravity, added mass, radiation and wave
-excitation are other families' (the hydrodynamic body).  Still water only: no incident-wave
-(Froude–Krylov) pressure.
+excitation are other families' (the hydrodynamic body).
+
+In waves (`wave`: engine/core/hydro_data.WaveComponents, a regular wave or the components of
+an irregular sea; z up) the pressure adds the incident (Froude–Krylov) pressure of Airy's
+theory, p = ρ g (-z + Σ a f(z) cos(ωt - k(x cos β + y sin β) + φ)), f = cosh(k(z + D))/cosh(kD)
+(e^{kz} in deep water) held at its z = 0 value above the still level, on the part of the hull
+below the instantaneous free surface (where that head is positive): the nonlinear
+Froude–Krylov force of the body's exact pose, without diffraction or radiation.  The head is
+interpolated linearly over each panel from its corners (exact in still water, second order in
+the panel size in waves); `wave_ramp` T_r multiplies the amplitudes by ½(1 - cos(π t/T_r))
+for t < T_r.
 
 Hulls (body-fixed, in the hull's own frame, placed in the node frame by `offset` and
 `orientation`): `box_hull`, `cylinder_hull` (vertical: axis along the hull's z), `sphere_hull`,
@@ -32,17 +41,20 @@ Deck (mbdae's card, in the style of MBDyn's force cards; counted among the force
         | mesh, "<file>" [, scale, <s>]
         | panels, <nv>, <Vec3> ..., <nf>, { <k>, <k vertex numbers (from 1)> } ... }
         [, density, <ρ>] [, gravity, <g>] [, water level, <h>] [, upward, <Vec3>]
+        [, regular wave, <amplitude>, <ω> [, heading, <β>] [, phase, <φ>] [, water depth, <D>]
+          [, ramp, <T_r>]]
         [, output, { yes | no | default }] ;
 
 Output: `<prefix>.buo`, one row per element and step: label, F (3, global), M about the node
-(3, global), displaced volume V = e·F/(ρg) (the submerged volume of the closed hull), waterplane
-area A_wp, centre of buoyancy (3, global; NaN when dry)."""
+(3, global), V = e·F/(ρg) (in still water the submerged volume of the closed hull), waterplane
+area A_wp, centre of buoyancy (3, global; NaN when dry, and in waves)."""
 from dataclasses import dataclass, field
 import os
 
 import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.hydro_data import WaveComponents
 from mbdae.engine.mesh import load_meshio
 from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
 from mbdae.elements.hull_buoyancy_kernel import hull_equations, hull_loads
@@ -155,21 +167,36 @@ def box_hull(length, breadth, height):
     return hull_from_mesh(V, faces, "box")
 
 
-def cylinder_hull(radius, height, sides=32):
+def cylinder_hull(radius, height, sides=32, rings=1, layers=1):
     """A vertical circular cylinder (axis along z, from -H/2 to H/2) as the prism on the
-    regular polygon of `sides` vertices on the circle."""
-    R, H, n = float(radius), float(height), int(sides)
-    if R <= 0 or H <= 0 or n < 3:
-        raise ValueError(f"cylinder hull: radius and height must be positive and sides >= 3, got {R}, {H}, {n}")
+    regular polygon of `sides` vertices on the circle; `rings` concentric rings on each cap and
+    `layers` bands on the side refine the panels (for the pressure of waves; the still-water
+    loads are exact with one of each)."""
+    R, H, n, nr, nl = float(radius), float(height), int(sides), int(rings), int(layers)
+    if R <= 0 or H <= 0 or n < 3 or nr < 1 or nl < 1:
+        raise ValueError(f"cylinder hull: radius and height must be positive, sides >= 3, rings and layers >= 1, "
+                         f"got {R}, {H}, {n}, {nr}, {nl}")
     a = 2 * np.pi * np.arange(n) / n
-    ring = np.stack([R * np.cos(a), R * np.sin(a)], axis=1)
-    V = np.concatenate([np.c_[ring, np.full(n, -H / 2)], np.c_[ring, np.full(n, H / 2)],
-                        [[0.0, 0.0, -H / 2], [0.0, 0.0, H / 2]]])
+    ring = np.stack([np.cos(a), np.sin(a)], axis=1)
+    V, faces = [], []
+
+    def add(points):
+        V.extend(points)
+        return len(V) - len(points)
+
+    side = [add(np.c_[R * ring, np.full(n, z)]) for z in np.linspace(-H / 2, H / 2, nl + 1)]
     k = np.arange(n)
     k1 = (k + 1) % n
-    faces = ([(i, j, n + j, n + i) for i, j in zip(k, k1)]
-             + [(2 * n, j, i) for i, j in zip(k, k1)] + [(2 * n + 1, n + i, n + j) for i, j in zip(k, k1)])
-    return hull_from_mesh(V, faces, "cylinder")
+    for b, t in zip(side[:-1], side[1:]):
+        faces += [(b + i, b + j, t + j, t + i) for i, j in zip(k, k1)]
+    for z, outer_ring, sign in ((-H / 2, side[0], -1), (H / 2, side[-1], 1)):
+        centre = add([[0.0, 0.0, z]])
+        rings_ = [add(np.c_[r * ring, np.full(n, z)]) for r in R * np.arange(1, nr) / nr] + [outer_ring]
+        cap = [(centre, rings_[0] + i, rings_[0] + j) for i, j in zip(k, k1)]
+        for p, o in zip(rings_[:-1], rings_[1:]):
+            cap += [(p + i, o + i, o + j, p + j) for i, j in zip(k, k1)]
+        faces += [f[::-1] if sign < 0 else f for f in cap]
+    return hull_from_mesh(np.array(V), faces, "cylinder")
 
 
 def sphere_hull(radius, divisions=16):
@@ -213,6 +240,34 @@ def read_hull(path, scale=1.0):
         raise ValueError(f"{path}: {e}") from None
 
 
+# ---------------------------------------------------------------------- waves
+def wavenumbers(omega, depth, g):
+    """k of ω² = g k tanh(k D) (Airy's dispersion relation; D = ∞: k = ω²/g), by Newton from
+    the deep-water value."""
+    omega = np.asarray(omega, float)
+    k = omega ** 2 / g
+    if np.isinf(depth):
+        return k
+    k = np.maximum(k, omega / np.sqrt(g * depth))          # the shallow-water value bounds it below
+    for _ in range(100):
+        t = np.tanh(k * depth)
+        f = g * k * t - omega ** 2
+        dk = f / (g * t + g * k * depth * (1 - t * t))
+        k = k - dk
+        if np.all(np.abs(dk) <= 1e-15 * k):
+            break
+    return k
+
+
+def ramp_factors(t, ramps):
+    """½ (1 - cos(π t/T_r)) for 0 <= t < T_r, 0 before, 1 after, per ramp time T_r (0: no ramp)."""
+    ramps = np.asarray(ramps, float)
+    out = np.ones(ramps.shape)
+    on = ramps > 0
+    out[on] = 0.5 * (1 - np.cos(np.pi * np.clip(t / ramps[on], 0.0, 1.0)))
+    return out
+
+
 # ---------------------------------------------------------------------- spec and builder
 @dataclass
 class HullBuoyancySpec:
@@ -226,17 +281,21 @@ class HullBuoyancySpec:
     offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
     orientation: np.ndarray = field(default_factory=lambda: np.eye(3))
     output: bool = True
+    wave: WaveComponents = None
+    wave_ramp: float = 0.0
 
 
 # (engine/model.py makes each of MODEL_METHODS a Model method through the registry; the
 # first argument is the model)
 
 def hull_buoyancy(model, label, node, hull, density=DEFAULT_DENSITY, gravity=DEFAULT_GRAVITY, water_level=0.0,
-                  upward=None, offset=None, orientation=None, output=True):
+                  upward=None, offset=None, orientation=None, output=True, wave=None, wave_ramp=0.0):
     """Nonlinear hydrostatic buoyancy of a closed hull (a Hull: box_hull, cylinder_hull,
     sphere_hull, hull_from_mesh, read_hull) on a structural node: pressure ρ g × depth below
     the still-water plane upward·X = water_level (upward: unit vector, default +z); the hull
-    is placed in the node frame by X̃ = offset + orientation X_hull."""
+    is placed in the node frame by X̃ = offset + orientation X_hull.  `wave`: a WaveComponents
+    (engine/core/hydro_data.py) whose incident pressure is added (nonlinear Froude–Krylov;
+    upward must be +z), its amplitudes ramped up over `wave_ramp` seconds."""
     if not isinstance(hull, Hull):
         raise TypeError(f"hull buoyancy {label}: hull must be a Hull (box_hull, cylinder_hull, sphere_hull, "
                         f"hull_from_mesh, read_hull), not {type(hull).__name__}")
@@ -249,8 +308,27 @@ def hull_buoyancy(model, label, node, hull, density=DEFAULT_DENSITY, gravity=DEF
     norm = np.linalg.norm(up)
     if not norm > 0:
         raise ValueError(f"hull buoyancy {label}: the upward direction is null")
+    up = up / norm
+    if wave is not None:
+        if not isinstance(wave, WaveComponents):
+            raise TypeError(f"hull buoyancy {label}: wave must be a WaveComponents, not {type(wave).__name__}")
+        if not np.allclose(up, [0.0, 0.0, 1.0]):
+            raise ValueError(f"hull buoyancy {label}: waves need the upward direction +z (their heading is "
+                             "measured from the global x axis)")
+        n = np.size(wave.omega)
+        parts = [np.asarray(getattr(wave, k), float) for k in ("omega", "amplitude", "phase")]
+        if any(p.shape != (n,) for p in parts) or n == 0:
+            raise ValueError(f"hull buoyancy {label}: the wave's omega, amplitude and phase must be 1-D arrays of one "
+                             f"length, got shapes {[p.shape for p in parts]}")
+        if not (np.all(parts[0] > 0) and all(np.isfinite(p).all() for p in parts) and wave.water_depth > 0
+                and wave.g > 0 and np.isfinite(wave.heading)):
+            raise ValueError(f"hull buoyancy {label}: the wave needs positive finite frequencies, finite amplitudes "
+                             "and phases, a positive depth and gravity")
+    if not float(wave_ramp) >= 0:
+        raise ValueError(f"hull buoyancy {label}: the wave ramp must be >= 0, got {wave_ramp}")
     model.hull_buoyancies.append(HullBuoyancySpec(label, node, hull, density, gravity, float(water_level),
-                                                  up / norm, vec(offset), mat(orientation), bool(output)))
+                                                  up, vec(offset), mat(orientation), bool(output), wave,
+                                                  float(wave_ramp)))
     return label
 
 
@@ -280,9 +358,14 @@ def hull_buoyancy_sample(model, rng):
                            [(0, 2, 1), (3, 4, 5), (0, 1, 4, 3), (1, 2, 5, 4), (2, 0, 3, 5)], "prism")
     m.hull_buoyancy(1, 1, box_hull(3.0, 2.5, 2.5), offset=rng.normal(size=3) * 0.3,
                     orientation=random_rotation(rng))
-    m.hull_buoyancy(2, 2, cylinder_hull(1.2, 3.0, sides=7), density=1000.0, water_level=0.3)
+    sea = WaveComponents(omega=np.array([1.9, 3.1]), amplitude=np.array([0.4, 0.25]), phase=np.array([0.3, -1.0]),
+                         heading=0.6, water_depth=2.0)
+    m.hull_buoyancy(2, 2, cylinder_hull(1.2, 3.0, sides=7), density=1000.0, water_level=0.3, wave=sea,
+                    wave_ramp=1.0)
     m.hull_buoyancy(3, 3, sphere_hull(1.8, 4), upward=rng.normal(size=3), water_level=-0.2)
-    m.hull_buoyancy(4, 1, prism, gravity=3.7, offset=[-0.8, -0.7, -1.2], orientation=random_rotation(rng))
+    m.hull_buoyancy(4, 1, prism, gravity=3.7, offset=[-0.8, -0.7, -1.2], orientation=random_rotation(rng),
+                    wave=WaveComponents(omega=np.array([2.8]), amplitude=np.array([0.5]), phase=np.array([0.2]),
+                                        heading=-2.0))
     return m
 
 
@@ -313,6 +396,25 @@ class HullBuoyancies(ElementFamily):
         self.rho_g = np.array([s.density * s.gravity for s in S], float)
         self.level = np.array([s.water_level for s in S], float)
         self.up = np.array([s.upward for s in S], float).reshape(-1, 3)
+        # the wave components of all instances, concatenated (instance e: wstart[e] … wstart[e+1]-1)
+        waves = [s.wave for s in S]
+        count = [0 if w is None else len(w.omega) for w in waves]
+        self.wstart = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
+        join = lambda f: np.array([v for w in waves if w is not None for v in np.broadcast_to(f(w), (len(w.omega),))],
+                                  float)                                           # noqa: E731
+        self.womega = join(lambda w: w.omega)
+        self.wamp = join(lambda w: w.amplitude)
+        self.wphi = join(lambda w: w.phase)
+        self.wdepth = join(lambda w: w.water_depth)
+        self.wk = join(lambda w: wavenumbers(w.omega, w.water_depth, w.g))
+        self.wkx = self.wk * join(lambda w: np.cos(w.heading))
+        self.wky = self.wk * join(lambda w: np.sin(w.heading))
+        self.wramp = np.repeat(np.array([s.wave_ramp for s in S], float), count)
+        self.in_waves = np.array(count) > 0
+
+    def wave_state(self, t):
+        """(amplitudes, phases ωt + φ) of the wave components at time t (ramped)."""
+        return self.wamp * ramp_factors(t, self.wramp), self.womega * t + self.wphi
 
     def build_pattern(self):
         p = self.pattern = Pattern()
@@ -326,16 +428,21 @@ class HullBuoyancies(ElementFamily):
         """One compiled call (hull_equations) over all hulls and their panels."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
         kin = ctx.kin
+        amp, phase = self.wave_state(ctx.t)
         hull_equations(float(kin.dcoef), self.n, self.tstart, self.tri, self.rho_g, self.level, self.up,
+                       self.wstart, amp, self.wkx, self.wky, self.wk, phase, self.wdepth,
                        kin.x, kin.R, kin.G, want_jac, res_views[0], jac[0])
 
     def loads(self, ctx):
         """{"F", "M", "V", "Awp", "B"} over all hulls: force and moment about the node (global),
-        displaced volume V = e·F/(ρg), waterplane area, centre of buoyancy (NaN when dry: the
-        point of the line of action of F whose depth is ∫_V d dV / V)."""
+        V = e·F/(ρg) (in still water the displaced volume), waterplane area, centre of buoyancy
+        (the point of the line of action of F whose depth is ∫_V d dV / V; NaN when dry and in
+        waves)."""
         out = np.empty((self.ne, 8))
         kin = ctx.kin
-        hull_loads(self.n, self.tstart, self.tri, self.rho_g, self.level, self.up, kin.x, kin.R, out)
+        amp, phase = self.wave_state(ctx.t)
+        hull_loads(self.n, self.tstart, self.tri, self.rho_g, self.level, self.up, self.wstart, amp, self.wkx,
+                   self.wky, self.wk, phase, self.wdepth, kin.x, kin.R, out)
         F, M = out[:, 0:3], out[:, 3:6]
         V = np.einsum("ij,ij->i", F, self.up) / self.rho_g
         x = kin.x[self.n]
@@ -345,7 +452,7 @@ class HullBuoyancies(ElementFamily):
             foot = x + arm
             depth = self.level - np.einsum("ij,ij->i", foot, self.up)
             B = foot + (depth - out[:, 7] / V)[:, None] * self.up
-        B[~(V > 0)] = np.nan
+        B[~(V > 0) | self.in_waves] = np.nan
         return {"F": F, "M": M, "V": V, "Awp": out[:, 6], "B": B}
 
     def output_groups(self, ctx):
@@ -376,7 +483,8 @@ class HullBuoyancies(ElementFamily):
 # engine.io import here).
 
 HULL_KINDS = ("box", "cylinder", "sphere", "mesh", "panels")
-OPTIONS = ("density", "gravity", "water level", "upward", "output")
+OPTIONS = ("density", "gravity", "water level", "upward", "regular wave", "output")
+WAVE_OPTIONS = ("heading", "phase", "water depth", "ramp")
 
 
 def _positive(args, what):
@@ -453,21 +561,52 @@ def read_hull_card(reader, args):
         raise w.error(f"hull buoyancy: {e}") from None
 
 
+def read_regular_wave(args):
+    """`<amplitude>, <ω> [, heading, <β>] [, phase, <φ>] [, water depth, <D>] [, ramp, <T_r>]`
+    after `regular wave` (angles in radians): {amplitude, omega, heading, phase, waterdepth, ramp}."""
+    wave = {"amplitude": args.real("the wave amplitude"), "omega": _positive(args, "the wave frequency"),
+            "heading": 0.0, "phase": 0.0, "waterdepth": np.inf, "ramp": 0.0}
+    seen = set()
+    while True:
+        w = args.peek()
+        kw = args.is_keyword(*WAVE_OPTIONS)
+        if kw is None:
+            return wave
+        if kw in seen:
+            raise w.error(f"hull buoyancy: wave option '{w.text}' given twice")
+        seen.add(kw)
+        if kw == "waterdepth":
+            wave[kw] = _positive(args, "the water depth")
+        elif kw == "ramp":
+            rw = args.peek()
+            wave[kw] = args.real("the wave ramp time")
+            if wave[kw] < 0:
+                raise rw.error(f"hull buoyancy: the wave ramp time must be >= 0, found {wave[kw]:g}")
+        else:
+            wave[kw] = args.real(f"the wave {kw}")
+
+
 def read_hull_buoyancy(reader, model, args, label):
     """`force: <label>, hull buoyancy, <node>, [position, <Vec3>,] [orientation, <R>,] <hull>
-    [, density, <ρ>] [, gravity, <g>] [, water level, <h>] [, upward, <Vec3>] [, output, <flag>]`
-    (module docstring); the position and orientation place the hull in the node frame."""
+    [, density, <ρ>] [, gravity, <g>] [, water level, <h>] [, upward, <Vec3>]
+    [, regular wave, <a>, <ω> [, heading, <β>] [, phase, <φ>] [, water depth, <D>] [, ramp, <T_r>]]
+    [, output, <flag>]` (module docstring); the position and orientation place the hull in the
+    node frame."""
     n, site = reader.node_site(args)
     offset = reader.offset(args, site, required=False)
     orientation = reader.hinge(args, site)
     hull = read_hull_card(reader, args)
     options = {"density": DEFAULT_DENSITY, "gravity": DEFAULT_GRAVITY, "waterlevel": 0.0,
-               "upward": np.array([0.0, 0.0, 1.0]), "output": "forces" in reader.default_output}
+               "upward": np.array([0.0, 0.0, 1.0]), "output": "forces" in reader.default_output,
+               "regularwave": None}
     seen = set()
+    wave_word = None
     while args.more():
         w = args.peek()
         kw = args.is_keyword(*OPTIONS)
         if kw is None:
+            if w.keyword in {reader.normalize(k) for k in WAVE_OPTIONS}:
+                raise w.error(f"hull buoyancy: '{w.text}' belongs right after 'regular wave, <amplitude>, <omega>'")
             raise _keyword_error(reader, args, OPTIONS, "option")
         if kw in seen:
             raise w.error(f"hull buoyancy: option '{w.text}' given twice")
@@ -482,8 +621,21 @@ def read_hull_buoyancy(reader, model, args, label):
             if not np.linalg.norm(up) > 0:
                 raise uw.error("hull buoyancy: the upward direction is null")
             options[kw] = up
+        elif kw == "regularwave":
+            wave_word = w
+            options[kw] = read_regular_wave(args)
         else:
             options[kw] = reader.read_output_flag(args, "forces")
-    model.hull_buoyancy(label, n.label, hull, density=options["density"], gravity=options["gravity"],
-                        water_level=options["waterlevel"], upward=options["upward"], offset=offset,
-                        orientation=orientation, output=options["output"])
+    wave, ramp = None, 0.0
+    if options["regularwave"] is not None:
+        p = options["regularwave"]
+        wave = WaveComponents(omega=np.array([p["omega"]]), amplitude=np.array([p["amplitude"]]),
+                              phase=np.array([p["phase"]]), heading=p["heading"], water_depth=p["waterdepth"],
+                              g=options["gravity"])
+        ramp = p["ramp"]
+    try:
+        model.hull_buoyancy(label, n.label, hull, density=options["density"], gravity=options["gravity"],
+                            water_level=options["waterlevel"], upward=options["upward"], offset=offset,
+                            orientation=orientation, output=options["output"], wave=wave, wave_ramp=ramp)
+    except ValueError as e:
+        raise (wave_word or args.card.name).error(str(e)) from None

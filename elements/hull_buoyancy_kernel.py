@@ -1,12 +1,15 @@
-"""Compiled kernel of the hull buoyancy family (elements/hull_buoyancy.py): the exact
-hydrostatic force and moment of still water on a closed triangulated hull in its current
+"""Compiled kernel of the hull buoyancy family (elements/hull_buoyancy.py): the hydrostatic
+(and, in waves, Froude–Krylov) force and moment on a closed triangulated hull in its current
 pose, and their exact derivatives.
 
-Water: p = ρ g max(0, d), d = h - e·X the depth below the still-water plane e·X = h (e the
-upward unit vector).  A hull triangle T of body-fixed vertices r̃_i (in the node frame) has
-global vertices X_i = x + r_i, r_i = R r̃_i, depths d_i = h - e·x - e·r_i and, on its plane,
-d = Σ λ_i d_i (λ the barycentric coordinates).  With the area vector S = ½ (r_1 - r_0) ×
-(r_2 - r_0) (outward: the vertices counter-clockwise seen from outside) and dS n = 2 S dλ,
+Pressure p = ρ g max(0, q) with the pressure head q(X): q = h - e·X in still water (the depth
+below the plane e·X = h, e the upward unit vector), plus Σ a f(z) cos θ for incident Airy
+waves (pressure_head).  A hull triangle T of body-fixed vertices r̃_i (in the node frame) has
+global vertices X_i = x + r_i, r_i = R r̃_i, heads d_i = q(X_i) with gradients g_i = ∇q(X_i)
+and, on its plane, d = Σ λ_i d_i (λ the barycentric coordinates: exact in still water, where
+q is linear; second order in the panel size in waves).  With the area vector
+S = ½ (r_1 - r_0) × (r_2 - r_0) (outward: the vertices counter-clockwise seen from outside)
+and dS n = 2 S dλ,
 
     F_T = -∫_T p n dS = -2ρg Φ S,              Φ   = ∫ max(0, Σ λ_j d_j) dλ = a·d
     M_T = -∫_T r × p n dS = -2ρg m × S,        m   = Σ_i Ψ_i r_i,  Ψ_i = ∫ λ_i max(0, ·) dλ = (B d)_i
@@ -20,17 +23,19 @@ and ∂Ψ_i/∂d_j = B_ij exactly (Φ and Ψ are homogeneous of degree one in d)
 continuously differentiable in the pose.
 
 Derivatives in the node's position x and rotation θ (δR = θ× R; MBDyn's incremental rotation,
-on the Newton increment Δġ through T_θ = dCoef G): δd_i = -e·δx + (e × r_i)·θ, and a rotation
-at fixed depths turns F_T and M_T with the body, so
+on the Newton increment Δġ through T_θ = dCoef G): δd_i = g_i·δx + (r_i × g_i)·θ, and a
+rotation at fixed heads turns F_T and M_T with the body, so
 
-    ∂F/∂x = 2ρg Σ_T (Σ_j a_j) S eᵀ                  ∂F/∂θ = -F× - 2ρg Σ_T S (Σ_i a_i e × r_i)ᵀ
-    ∂M/∂x = -2ρg Σ_T (S × Σ_j w_j) eᵀ               ∂M/∂θ = -M× + 2ρg Σ_T Σ_i (S × w_i)(e × r_i)ᵀ
+    ∂F/∂x = -2ρg Σ_T S (Σ_j a_j g_j)ᵀ               ∂F/∂θ = -F× - 2ρg Σ_T S (Σ_i a_i r_i × g_i)ᵀ
+    ∂M/∂x = 2ρg Σ_T Σ_j (S × w_j) g_jᵀ              ∂M/∂θ = -M× + 2ρg Σ_T Σ_i (S × w_i)(r_i × g_i)ᵀ
 
-with w_j = Σ_i B_ij r_i.  On a closed hull 2 Σ_T (Σ_j a_j) S = -A_wp e (the wet surface
-closed by the waterplane), so ∂F_z/∂z = -ρ g A_wp: the heave restoring coefficient C33.
+with w_j = Σ_i B_ij r_i.  In still water g_i = -e; on a closed hull 2 Σ_T (Σ_j a_j) S = -A_wp e
+(the wet surface closed by the waterplane), so ∂F_z/∂z = -ρ g A_wp: the heave restoring
+coefficient C33.
 
 Also accumulated (outputs, elements/hull_buoyancy.py): the waterplane area A_wp = -2 e·Σ_T
-(Σ_j a_j) S and the depth moment of the displaced volume ∫_V d dV = -e·Σ_T S dᵀB d (Gauss:
+(Σ_j a_j) S (in waves: the horizontal projection of the wet surface's free-surface cut) and,
+in still water, the depth moment of the displaced volume ∫_V d dV = -e·Σ_T S dᵀB d (Gauss:
 div(½ d² e) = -d, and d = 0 on the waterplane)."""
 import numpy as np
 
@@ -96,14 +101,53 @@ def wet_moments(d, V, a, B):
 
 
 @kernel
-def hull_instance(e, node, tstart, tri, level, up, x, R, want_jac, d, V, a, B):
+def pressure_head(X, ev, level, c0, c1, wamp, wkx, wky, wk, wphase, wdepth):
+    """(q, ∇q) at the global point X: the pressure head p/(ρg) = h - e·X of still water plus,
+    for the wave components c0 … c1-1 (then e = +z), Airy's incident pressure
+    a f(z) cos θ, θ = ωt + φ - k (x cos β + y sin β), f = cosh(k(z̄ + D))/cosh(kD) with
+    z̄ = min(z, 0) (the pressure at the still level held above it; e^{kz̄} in deep water,
+    D = ∞), written as (e^{kz̄} + e^{-k(z̄+2D)})/(1 + e^{-2kD}) so that neither overflows."""
+    q = level - vdot(ev, X)
+    g = vscale(-1.0, ev)
+    if c1 > c0:
+        zb = min(-q, 0.0)
+        above = q <= 0.0
+        g0 = g[0]
+        g1 = g[1]
+        g2 = g[2]
+        for c in range(c0, c1):
+            k = wk[c]
+            th = wphase[c] - wkx[c] * X[0] - wky[c] * X[1]
+            ct = np.cos(th)
+            st = np.sin(th)
+            deep = np.exp(-k * (zb + 2.0 * wdepth[c]))
+            scale = 1.0 / (1.0 + np.exp(-2.0 * k * wdepth[c]))
+            up = np.exp(k * zb)
+            f = (up + deep) * scale
+            fp = 0.0 if above else k * (up - deep) * scale
+            a = wamp[c]
+            q += a * f * ct
+            g0 += a * f * st * wkx[c]
+            g1 += a * f * st * wky[c]
+            g2 += a * fp * ct
+        g = (g0, g1, g2)
+    return q, g
+
+
+@kernel
+def hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth, x, R, want_jac,
+                  d, V, a, B):
     """Hull e: (F, M about the node, ∂F/∂x, ∂F/∂θ, ∂M/∂x, ∂M/∂θ, A_wp, ∫_V d dV), all divided
-    by ρg (see the module's docstring); the derivatives are zero unless want_jac.  d (3,),
-    V (3, 3), a (3,), B (3, 3): scratch arrays."""
+    by ρg (see the module's docstring; the vertex heads d_i and their gradients g_i from
+    pressure_head); the derivatives are zero unless want_jac.  d (3,), V (3, 3), a (3,),
+    B (3, 3): scratch arrays."""
     i = node[e]
     Ri = mload(R, i)
+    xi = vload(x, i)
     ev = vload(up, e)
-    h = level[e] - vdot(ev, vload(x, i))          # depth of the node
+    h = level[e]
+    c0 = wstart[e]
+    c1 = wstart[e + 1]
     F = zero3()
     M = zero3()
     Fx = mdiag(0.0)
@@ -116,9 +160,12 @@ def hull_instance(e, node, tstart, tri, level, up, x, R, want_jac, d, V, a, B):
         r0 = mvec(Ri, vload(tri[t], 0))
         r1 = mvec(Ri, vload(tri[t], 1))
         r2 = mvec(Ri, vload(tri[t], 2))
-        d[0] = h - vdot(ev, r0)
-        d[1] = h - vdot(ev, r1)
-        d[2] = h - vdot(ev, r2)
+        q0, g0 = pressure_head(vadd(xi, r0), ev, h, c0, c1, wamp, wkx, wky, wk, wphase, wdepth)
+        q1, g1 = pressure_head(vadd(xi, r1), ev, h, c0, c1, wamp, wkx, wky, wk, wphase, wdepth)
+        q2, g2 = pressure_head(vadd(xi, r2), ev, h, c0, c1, wamp, wkx, wky, wk, wphase, wdepth)
+        d[0] = q0
+        d[1] = q1
+        d[2] = q2
         if wet_moments(d, V, a, B) == 0:
             continue
         S = vscale(0.5, vcross(vsub(r1, r0), vsub(r2, r0)))
@@ -138,15 +185,17 @@ def hull_instance(e, node, tstart, tri, level, up, x, R, want_jac, d, V, a, B):
         w0 = vadd(vadd(vscale(B[0, 0], r0), vscale(B[1, 0], r1)), vscale(B[2, 0], r2))
         w1 = vadd(vadd(vscale(B[0, 1], r0), vscale(B[1, 1], r1)), vscale(B[2, 1], r2))
         w2 = vadd(vadd(vscale(B[0, 2], r0), vscale(B[1, 2], r1)), vscale(B[2, 2], r2))
-        c0 = vcross(ev, r0)                       # ∂d_i/∂θ = -(r_i × e)ᵀ = (e × r_i)ᵀ
-        c1 = vcross(ev, r1)
-        c2 = vcross(ev, r2)
-        Fx = madd(Fx, mscale(2.0 * sa, outer(S, ev)))
-        Mx = madd(Mx, mscale(-2.0, outer(vcross(S, vadd(vadd(w0, w1), w2)), ev)))
-        ca = vadd(vadd(vscale(a[0], c0), vscale(a[1], c1)), vscale(a[2], c2))
+        ga = vadd(vadd(vscale(a[0], g0), vscale(a[1], g1)), vscale(a[2], g2))
+        Fx = madd(Fx, mscale(-2.0, outer(S, ga)))
+        Mx = madd(Mx, mscale(2.0, madd(madd(outer(vcross(S, w0), g0), outer(vcross(S, w1), g1)),
+                                       outer(vcross(S, w2), g2))))
+        c0v = vcross(r0, g0)                      # ∂d_i/∂θ = (r_i × g_i)ᵀ (still water: e × r_i)
+        c1v = vcross(r1, g1)
+        c2v = vcross(r2, g2)
+        ca = vadd(vadd(vscale(a[0], c0v), vscale(a[1], c1v)), vscale(a[2], c2v))
         Ft = madd(Ft, mscale(-2.0, outer(S, ca)))
-        Mt = madd(Mt, mscale(2.0, madd(madd(outer(vcross(S, w0), c0), outer(vcross(S, w1), c1)),
-                                       outer(vcross(S, w2), c2))))
+        Mt = madd(Mt, mscale(2.0, madd(madd(outer(vcross(S, w0), c0v), outer(vcross(S, w1), c1v)),
+                                       outer(vcross(S, w2), c2v))))
     if want_jac:
         Ft = madd(Ft, mscale(-1.0, skew(F)))
         Mt = madd(Mt, mscale(-1.0, skew(M)))
@@ -154,14 +203,15 @@ def hull_instance(e, node, tstart, tri, level, up, x, R, want_jac, d, V, a, B):
 
 
 @kernel
-def hull_equations(dcoef, node, tstart, tri, rho_g, level, up, x, R, G, want_jac, r, j):
+def hull_equations(dcoef, node, tstart, tri, rho_g, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth,
+                   x, R, G, want_jac, r, j):
     """Residual rows -F, -M of every hull on its node's (x, g) rows and, when want_jac, their
     Jacobian on (Δẋ, Δġ): -dCoef [∂F/∂x, ∂F/∂θ G; ∂M/∂x, ∂M/∂θ G]."""
     d, a = np.empty(3), np.empty(3)
     V, B = np.empty((3, 3)), np.empty((3, 3))
     for e in range(len(node)):
-        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, tstart, tri, level, up, x, R, want_jac,
-                                                         d, V, a, B)
+        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky,
+                                                         wk, wphase, wdepth, x, R, want_jac, d, V, a, B)
         s = rho_g[e]
         for k in range(3):
             r[e, k] = -s * F[k]
@@ -177,13 +227,13 @@ def hull_equations(dcoef, node, tstart, tri, rho_g, level, up, x, R, G, want_jac
 
 
 @kernel
-def hull_loads(node, tstart, tri, rho_g, level, up, x, R, out):
+def hull_loads(node, tstart, tri, rho_g, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth, x, R, out):
     """Per hull into out (n, 8): F (3), M about the node (3), A_wp, ∫_V d dV."""
     d, a = np.empty(3), np.empty(3)
     V, B = np.empty((3, 3)), np.empty((3, 3))
     for e in range(len(node)):
-        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, tstart, tri, level, up, x, R, False,
-                                                         d, V, a, B)
+        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky,
+                                                         wk, wphase, wdepth, x, R, False, d, V, a, B)
         s = rho_g[e]
         for k in range(3):
             out[e, k] = s * F[k]

@@ -25,7 +25,9 @@ from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.io.mbdyn.deck import DeckError, parse_deck
-from mbdae.elements.hull_buoyancy import (Hull, box_hull, cylinder_hull, sphere_hull, hull_from_mesh, read_hull)
+from mbdae.engine.core.hydro_data import WaveComponents
+from mbdae.elements.hull_buoyancy import (Hull, box_hull, cylinder_hull, sphere_hull, hull_from_mesh, read_hull,
+                                          wavenumbers)
 
 RHO, G = 1025.0, 9.81
 EZ = np.array([0.0, 0.0, 1.0])
@@ -341,6 +343,124 @@ def test_sphere_and_cylinder_meshes_converge_at_second_order():
     assert np.all(np.abs(observed_orders(errC) - 2) < 0.05), observed_orders(errC)
 
 
+# ---------------------------------------------------------------------- waves
+def airy_profile(k, depth):
+    """(f, f') of Airy's pressure decay f(z) = cosh(k(z + D))/cosh(kD) (e^{kz} in deep water)."""
+    if np.isinf(depth):
+        return lambda z: np.exp(k * z), lambda z: k * np.exp(k * z)
+    c = np.cosh(k * depth)
+    return lambda z: np.cosh(k * (z + depth)) / c, lambda z: k * np.sinh(k * (z + depth)) / c
+
+
+def regular(a, omega, heading=0.0, phase=0.0, depth=np.inf):
+    return WaveComponents(omega=np.array([omega]), amplitude=np.array([a]), phase=np.array([phase]),
+                          heading=heading, water_depth=depth, g=G)
+
+
+def test_dispersion_relation():
+    """k of ω² = g k tanh(kD): deep water ω²/g, shallow water ω/√(gD), and the relation itself."""
+    omega = np.array([0.2, 0.8, 2.0, 6.0])
+    assert np.allclose(wavenumbers(omega, np.inf, G), omega ** 2 / G, rtol=1e-15)
+    for D in (0.5, 10.0, 200.0):
+        k = wavenumbers(omega, D, G)
+        assert np.allclose(G * k * np.tanh(k * D), omega ** 2, rtol=1e-13)
+    assert abs(wavenumbers(np.array([1e-3]), 2.0, G)[0] / (1e-3 / np.sqrt(G * 2.0)) - 1) < 1e-6
+
+
+@pytest.mark.parametrize("depth", [np.inf, 5.0])
+def test_submerged_sphere_froude_krylov_mean_value(depth):
+    """A sphere fully under a regular wave: the incident pressure f(z) cos θ is harmonic, so by
+    the mean-value property its force -∮ p n dS is -ρ g a V ∇(f cos θ)(centre) exactly, and the
+    moment about the centre vanishes (every normal through it).  The polyhedral hulls' wave
+    force (the total less ρ g V_poly e, their exact still-water part) and moment converge to
+    both at second order."""
+    R0, a, omega, beta, phi, t = 1.0, 0.3, 3.0, 0.4, 0.7, 0.9
+    c = np.array([0.3, -0.2, -2.2])
+    wave = regular(a, omega, beta, phi, depth)
+    k = wavenumbers(np.array([omega]), depth, G)[0]
+    f, fp = airy_profile(k, depth)
+    th = omega * t + phi - k * (c[0] * np.cos(beta) + c[1] * np.sin(beta))
+    grad = np.array([f(c[2]) * np.sin(th) * k * np.cos(beta), f(c[2]) * np.sin(th) * k * np.sin(beta),
+                     fp(c[2]) * np.cos(th)])
+    V = 4 * np.pi * R0 ** 3 / 3
+    expected = -RHO * G * V * a * grad
+    fk = np.linalg.norm(expected)
+    errF, errM = [], []
+    for n in (6, 12, 24, 48):
+        m = Model()
+        m.structural_node(1, "static", position=c, orientation=pose(0.2, 0.1, 0.3))
+        hull = sphere_hull(R0, n)
+        m.hull_buoyancy(1, 1, hull, density=RHO, gravity=G, wave=wave)
+        system = System(m)
+        st = system.initial_state(t)
+        L = system.families[0].loads(Context(t, st.y, st.yp, system.kinematics(st, 1.0)))
+        errF.append(np.linalg.norm(L["F"][0] - RHO * G * hull.volume * EZ - expected) / fk)
+        errM.append(np.linalg.norm(L["M"][0]) / (fk * R0))
+        assert np.isnan(L["B"][0]).all()
+    assert errF[-1] < 2e-3 and errM[-1] < 2e-3, (errF, errM)
+    for e in (errF, errM):
+        assert np.all(observed_orders(e) > 1.7) and np.all(observed_orders(e)[1:] > 1.9), (errF, errM)
+
+
+def cylinder_in_wave(R0, T, H, wave, t, sides, rings, layers, ramp=0.0):
+    m = Model()
+    m.structural_node(1, "static", position=[0.0, 0.0, H / 2 - T])
+    m.hull_buoyancy(1, 1, cylinder_hull(R0, H, sides, rings, layers), density=RHO, gravity=G, wave=wave,
+                    wave_ramp=ramp)
+    system = System(m)
+    st = system.initial_state(t)
+    L = system.families[0].loads(Context(t, st.y, st.yp, system.kinematics(st, 1.0)))
+    return {key: v[0] for key, v in L.items()}
+
+
+def test_floating_cylinder_froude_krylov_heave_and_surge():
+    """A vertical cylinder (radius R, draft T, deck dry) in a regular wave: its vertical force
+    comes from the bottom only, ρ g [π R² T + a f(-T) cos(ωt + φ) π R² 2 J1(kR)/(kR)] at any
+    amplitude (converging at second order in the panels); at small amplitude the horizontal
+    force is the linear Froude–Krylov force -ρ g a 2π R J1(kR) sin(ωt + φ) ∫_{-T}^0 f dz."""
+    from scipy.special import j1
+    R0, T, H, omega, phi = 1.0, 2.0, 4.0, 2.2, 0.4
+    for depth in (np.inf, 6.0):
+        k = wavenumbers(np.array([omega]), depth, G)[0]
+        f, _ = airy_profile(k, depth)
+        A = np.pi * R0 ** 2
+        errs = []
+        for t in (0.0, 0.7):
+            wave = regular(0.5, omega, 0.0, phi, depth)
+            Fz = RHO * G * (A * T + 0.5 * f(-T) * np.cos(omega * t + phi) * A * 2 * j1(k * R0) / (k * R0))
+            errs.append([abs(cylinder_in_wave(R0, T, H, wave, t, n, n // 4, 1)["F"][2] / Fz - 1)
+                         for n in (16, 32, 64, 128)])
+        orders = observed_orders(np.array(errs).sum(axis=0))
+        assert np.all(np.abs(orders - 2) < 0.15), orders
+        a = 0.005
+        t = 0.3
+        wave = regular(a, omega, 0.0, phi, depth)
+        integral = ((1 - np.exp(-k * T)) / k if np.isinf(depth)
+                    else (np.sinh(k * depth) - np.sinh(k * (depth - T))) / (k * np.cosh(k * depth)))
+        Fx = -RHO * G * a * 2 * np.pi * R0 * j1(k * R0) * np.sin(omega * t + phi) * integral
+        L = cylinder_in_wave(R0, T, H, wave, t, 128, 4, 32)
+        assert abs(L["F"][0] / Fx - 1) < 3e-3, (L["F"][0], Fx)
+        assert abs(L["F"][1]) < 1e-3 * abs(Fx)      # zero by symmetry, but for the panels' diagonals
+
+
+def test_wave_ramp():
+    """The ramp scales the incident pressure: at half the ramp time the wave part of the
+    (fully submerged, so linear in the amplitude) sphere's force is half of the unramped one,
+    zero before t = 0 and whole after the ramp."""
+    def force(t, ramp):
+        m = Model()
+        m.structural_node(1, "static", position=[0.0, 0.0, -3.0])
+        m.hull_buoyancy(1, 1, sphere_hull(1.0, 8), wave=regular(0.4, 2.0, 0.3, 0.1), wave_ramp=ramp)
+        system = System(m)
+        st = system.initial_state(t)
+        return system.families[0].loads(Context(t, st.y, st.yp, system.kinematics(st, 1.0)))["F"][0]
+    still = force(-1.0, 10.0)
+    assert np.allclose(still, RHO * G * sphere_hull(1.0, 8).volume * EZ, rtol=1e-13)
+    assert np.allclose(force(5.0, 10.0) - still, 0.5 * (force(5.0, 0.0) - still), rtol=1e-12)
+    assert np.allclose(force(12.0, 10.0), force(12.0, 0.0), rtol=1e-14)
+    assert np.linalg.norm(force(5.0, 0.0) - still) > 1e-2 * np.linalg.norm(still)
+
+
 # ---------------------------------------------------------------------- hulls
 def test_hull_meshes_are_checked_and_oriented():
     """Closed and consistently oriented (else the error names an edge); an inward mesh is
@@ -434,13 +554,18 @@ def test_deck_card_reads_every_hull_and_runs(tmp_path):
     force: 4, hull buoyancy, 2, mesh, "cyl.obj", scale, 1.;
     force: 5, hull buoyancy, 2, panels, 4, 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1.,
         4, 3, 1, 3, 2, 3, 1, 2, 4, 3, 2, 3, 4, 3, 3, 1, 4, gravity, 1.62, density, 1000.;
+    force: 6, hull buoyancy, 2, cylinder, 0.5, 1., regular wave, 0.1, 2., phase, 0.5, water depth, 30.,
+        heading, pi/4, ramp, 3., gravity, 9.8;
 """
-    text = DECK.format(elements=elements, count=5)
+    text = DECK.format(elements=elements, count=6)
     (tmp_path / "deck.mbd").write_text(text)
     from mbdae.engine.io.mbdyn.deck import read_deck
     deck = read_deck(str(tmp_path / "deck.mbd"), echo=lambda *a: None)
     s = deck.model.hull_buoyancies
-    assert [x.label for x in s] == [1, 2, 3, 4, 5]
+    assert [x.label for x in s] == [1, 2, 3, 4, 5, 6]
+    w = s[5].wave
+    assert (list(w.amplitude), list(w.omega), list(w.phase), w.heading, w.water_depth, w.g, s[5].wave_ramp) == \
+        ([0.1], [2.0], [0.5], np.pi / 4, 30.0, 9.8, 3.0) and s[0].wave is None
     assert abs(s[0].hull.volume - 16.0) < 1e-12 and s[0].density == 1025.0 and s[0].gravity == 9.81
     assert s[1].water_level == 0.1 and not s[1].output and np.allclose(s[1].offset, [0, 0, 0.2])
     assert np.allclose(s[1].orientation, rx(0.1)) and abs(s[1].hull.volume - cyl.volume) < 1e-12
@@ -452,7 +577,7 @@ def test_deck_card_reads_every_hull_and_runs(tmp_path):
     assert np.allclose(r.x[:, 0], 0, atol=1e-10)        # the box 4 × 2 × 2 at draft 1 m: m = ρ 4·2·1
     rows = np.loadtxt(tmp_path / "out.buo")
     labels = rows[:, 0].astype(int)
-    assert set(labels) == {1, 3, 4, 5}
+    assert set(labels) == {1, 3, 4, 5, 6}
     last = rows[labels == 1][-1, 1:]
     W = 1025 * 9.81 * 8.0
     assert np.allclose(last[0:3], [0, 0, W], atol=1e-8 * W) and np.allclose(last[3:6], 0, atol=1e-8 * W)
@@ -465,7 +590,16 @@ def test_deck_card_errors_name_the_word():
     deck_errors("    force: 1, hull buoyancy, 1, boxx, 1., 1., 1.;", "boxx",
                 "hull buoyancy: unknown hull type 'boxx' (one of box, cylinder, sphere, mesh, panels)")
     deck_errors("    force: 1, hull buoyancy, 1, box, 1., 1., 1., densty, 1000.;", "densty",
-                "hull buoyancy: unknown option 'densty' (one of density, gravity, water level, upward, output)")
+                "hull buoyancy: unknown option 'densty' (one of density, gravity, water level, upward, regular wave, "
+                "output)")
+    deck_errors("    force: 1, hull buoyancy, 1, box, 1., 1., 1., regular wave, 0.1, 1., heading, 0.3, heding, 1.;",
+                "heding", "hull buoyancy: unknown option 'heding'")
+    deck_errors("    force: 1, hull buoyancy, 1, box, 1., 1., 1., density, 1., phase, 1.;", "phase",
+                "hull buoyancy: 'phase' belongs right after 'regular wave, <amplitude>, <omega>'")
+    deck_errors("    force: 1, hull buoyancy, 1, box, 1., 1., 1., regular wave, 0.1, -2.;", "-2.;",
+                "hull buoyancy: the wave frequency must be positive")
+    deck_errors("    force: 1, hull buoyancy, 1, box, 1., 1., 1., upward, 1., 0., 0., regular wave, 0.1, 1.;",
+                "regular wave", "hull buoyancy 1: waves need the upward direction +z")
     deck_errors("    force: 1, hull buoyancy, 1, box, 1., 1., 1., water levle, 1.;", "water levle",
                 "hull buoyancy: unknown option 'water levle'")
     deck_errors("    force: 1, hull buoyancy, 1, box, 1., -1., 1.;", "-1., 1.;",

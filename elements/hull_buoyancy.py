@@ -374,8 +374,8 @@ SAMPLES = {"hull buoyancy": [hull_buoyancy_sample]}
 
 # ---------------------------------------------------------------------- family
 class HullBuoyancies(ElementFamily):
-    """All hull buoyancy elements: their triangles (in their node frames) concatenated,
-    evaluated by one compiled call (hull_buoyancy_kernel.hull_equations)."""
+    """All hull buoyancy elements: their vertices (in their node frames) and triangles
+    concatenated, evaluated by one compiled call (hull_buoyancy_kernel.hull_equations)."""
     name = "hull buoyancy"
     output_file = "buo"
 
@@ -390,25 +390,31 @@ class HullBuoyancies(ElementFamily):
             s = S[int(np.argmin(nodes.rotating[self.n]))]
             raise ValueError(f"hull buoyancy {s.label}: structural node {s.node} has no rotation "
                              "(a hull needs a 6-dof node)")
-        panels = [s.hull.transformed(s.offset, s.orientation).panels for s in S]
-        self.tstart = np.concatenate([[0], np.cumsum([len(p) for p in panels])]).astype(np.int64)
-        self.tri = np.ascontiguousarray(np.concatenate(panels))
+        hulls = [s.hull.transformed(s.offset, s.orientation) for s in S]
+        self.vstart = np.concatenate([[0], np.cumsum([len(h.vertices) for h in hulls])]).astype(np.int64)
+        self.tstart = np.concatenate([[0], np.cumsum([len(h.triangles) for h in hulls])]).astype(np.int64)
+        self.verts = np.ascontiguousarray(np.concatenate([h.vertices for h in hulls]))      # node frame
+        self.tris = np.ascontiguousarray(np.concatenate([h.triangles for h in hulls]), np.int64)   # per hull from 0
         self.rho_g = np.array([s.density * s.gravity for s in S], float)
         self.level = np.array([s.water_level for s in S], float)
         self.up = np.array([s.upward for s in S], float).reshape(-1, 3)
         # the wave components of all instances, concatenated (instance e: wstart[e] … wstart[e+1]-1)
-        waves = [s.wave for s in S]
-        count = [0 if w is None else len(w.omega) for w in waves]
+        waves = [s.wave for s in S if s.wave is not None]
+        count = [0 if s.wave is None else len(s.wave.omega) for s in S]
         self.wstart = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
-        join = lambda f: np.array([v for w in waves if w is not None for v in np.broadcast_to(f(w), (len(w.omega),))],
-                                  float)                                           # noqa: E731
-        self.womega = join(lambda w: w.omega)
-        self.wamp = join(lambda w: w.amplitude)
-        self.wphi = join(lambda w: w.phase)
-        self.wdepth = join(lambda w: w.water_depth)
-        self.wk = join(lambda w: wavenumbers(w.omega, w.water_depth, w.g))
-        self.wkx = self.wk * join(lambda w: np.cos(w.heading))
-        self.wky = self.wk * join(lambda w: np.sin(w.heading))
+
+        def components(value):
+            """value(wave) (a scalar or one per component) over all components."""
+            return np.concatenate([np.broadcast_to(np.asarray(value(w), float), (len(w.omega),)) for w in waves]
+                                  + [np.zeros(0)])
+
+        self.womega = components(lambda w: w.omega)
+        self.wamp = components(lambda w: w.amplitude)
+        self.wphi = components(lambda w: w.phase)
+        self.wdepth = components(lambda w: w.water_depth)
+        self.wk = components(lambda w: wavenumbers(w.omega, w.water_depth, w.g))
+        self.wkx = self.wk * components(lambda w: np.cos(w.heading))
+        self.wky = self.wk * components(lambda w: np.sin(w.heading))
         self.wramp = np.repeat(np.array([s.wave_ramp for s in S], float), count)
         self.in_waves = np.array(count) > 0
 
@@ -429,8 +435,8 @@ class HullBuoyancies(ElementFamily):
         jac, want_jac = kernel_jacobian_views(self, jac_views)
         kin = ctx.kin
         amp, phase = self.wave_state(ctx.t)
-        hull_equations(float(kin.dcoef), self.n, self.tstart, self.tri, self.rho_g, self.level, self.up,
-                       self.wstart, amp, self.wkx, self.wky, self.wk, phase, self.wdepth,
+        hull_equations(float(kin.dcoef), self.n, self.vstart, self.verts, self.tstart, self.tris, self.rho_g,
+                       self.level, self.up, self.wstart, amp, self.wkx, self.wky, self.wk, phase, self.wdepth,
                        kin.x, kin.R, kin.G, want_jac, res_views[0], jac[0])
 
     def loads(self, ctx):
@@ -441,8 +447,8 @@ class HullBuoyancies(ElementFamily):
         out = np.empty((self.ne, 8))
         kin = ctx.kin
         amp, phase = self.wave_state(ctx.t)
-        hull_loads(self.n, self.tstart, self.tri, self.rho_g, self.level, self.up, self.wstart, amp, self.wkx,
-                   self.wky, self.wk, phase, self.wdepth, kin.x, kin.R, out)
+        hull_loads(self.n, self.vstart, self.verts, self.tstart, self.tris, self.rho_g, self.level, self.up,
+                   self.wstart, amp, self.wkx, self.wky, self.wk, phase, self.wdepth, kin.x, kin.R, out)
         F, M = out[:, 0:3], out[:, 3:6]
         V = np.einsum("ij,ij->i", F, self.up) / self.rho_g
         x = kin.x[self.n]

@@ -120,9 +120,12 @@ def pressure_head(X, ev, level, c0, c1, wamp, wkx, wky, wk, wphase, wdepth):
             th = wphase[c] - wkx[c] * X[0] - wky[c] * X[1]
             ct = np.cos(th)
             st = np.sin(th)
-            deep = np.exp(-k * (zb + 2.0 * wdepth[c]))
-            scale = 1.0 / (1.0 + np.exp(-2.0 * k * wdepth[c]))
             up = np.exp(k * zb)
+            deep = 0.0
+            scale = 1.0
+            if wdepth[c] < np.inf:
+                deep = np.exp(-k * (zb + 2.0 * wdepth[c]))
+                scale = 1.0 / (1.0 + np.exp(-2.0 * k * wdepth[c]))
             f = (up + deep) * scale
             fp = 0.0 if above else k * (up - deep) * scale
             a = wamp[c]
@@ -135,12 +138,14 @@ def pressure_head(X, ev, level, c0, c1, wamp, wkx, wky, wk, wphase, wdepth):
 
 
 @kernel
-def hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth, x, R, want_jac,
-                  d, V, a, B):
+def hull_instance(e, node, vstart, verts, tstart, tris, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth, x, R,
+                  want_jac, rv, qv, gv, d, V, a, B):
     """Hull e: (F, M about the node, ∂F/∂x, ∂F/∂θ, ∂M/∂x, ∂M/∂θ, A_wp, ∫_V d dV), all divided
-    by ρg (see the module's docstring; the vertex heads d_i and their gradients g_i from
-    pressure_head); the derivatives are zero unless want_jac.  d (3,), V (3, 3), a (3,),
-    B (3, 3): scratch arrays."""
+    by ρg (see the module's docstring).  Its vertices verts[vstart[e]:vstart[e+1]] (node
+    frame) are turned once, r_i = R r̃_i, into rv with their heads d_i in qv and gradients g_i
+    in gv (pressure_head); its triangles tris[tstart[e]:tstart[e+1]] index them from 0.  The
+    derivatives are zero unless want_jac.  rv, gv (nv, 3), qv (nv,): scratch of at least the
+    hull's vertex count; d (3,), V (3, 3), a (3,), B (3, 3): scratch."""
     i = node[e]
     Ri = mload(R, i)
     xi = vload(x, i)
@@ -148,6 +153,15 @@ def hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky, wk, w
     h = level[e]
     c0 = wstart[e]
     c1 = wstart[e + 1]
+    v0 = vstart[e]
+    for v in range(v0, vstart[e + 1]):
+        r = mvec(Ri, vload(verts, v))
+        q, g = pressure_head(vadd(xi, r), ev, h, c0, c1, wamp, wkx, wky, wk, wphase, wdepth)
+        k = v - v0
+        for c in range(3):
+            rv[k, c] = r[c]
+            gv[k, c] = g[c]
+        qv[k] = q
     F = zero3()
     M = zero3()
     Fx = mdiag(0.0)
@@ -157,17 +171,17 @@ def hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky, wk, w
     awp = 0.0
     dint = 0.0
     for t in range(tstart[e], tstart[e + 1]):
-        r0 = mvec(Ri, vload(tri[t], 0))
-        r1 = mvec(Ri, vload(tri[t], 1))
-        r2 = mvec(Ri, vload(tri[t], 2))
-        q0, g0 = pressure_head(vadd(xi, r0), ev, h, c0, c1, wamp, wkx, wky, wk, wphase, wdepth)
-        q1, g1 = pressure_head(vadd(xi, r1), ev, h, c0, c1, wamp, wkx, wky, wk, wphase, wdepth)
-        q2, g2 = pressure_head(vadd(xi, r2), ev, h, c0, c1, wamp, wkx, wky, wk, wphase, wdepth)
-        d[0] = q0
-        d[1] = q1
-        d[2] = q2
+        k0 = tris[t, 0]
+        k1 = tris[t, 1]
+        k2 = tris[t, 2]
+        d[0] = qv[k0]
+        d[1] = qv[k1]
+        d[2] = qv[k2]
         if wet_moments(d, V, a, B) == 0:
             continue
+        r0 = vload(rv, k0)
+        r1 = vload(rv, k1)
+        r2 = vload(rv, k2)
         S = vscale(0.5, vcross(vsub(r1, r0), vsub(r2, r0)))
         phi = a[0] * d[0] + a[1] * d[1] + a[2] * d[2]
         psi0 = B[0, 0] * d[0] + B[0, 1] * d[1] + B[0, 2] * d[2]
@@ -182,6 +196,9 @@ def hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky, wk, w
         dint -= (d[0] * psi0 + d[1] * psi1 + d[2] * psi2) * eS
         if not want_jac:
             continue
+        g0 = vload(gv, k0)
+        g1 = vload(gv, k1)
+        g2 = vload(gv, k2)
         w0 = vadd(vadd(vscale(B[0, 0], r0), vscale(B[1, 0], r1)), vscale(B[2, 0], r2))
         w1 = vadd(vadd(vscale(B[0, 1], r0), vscale(B[1, 1], r1)), vscale(B[2, 1], r2))
         w2 = vadd(vadd(vscale(B[0, 2], r0), vscale(B[1, 2], r1)), vscale(B[2, 2], r2))
@@ -203,15 +220,25 @@ def hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky, wk, w
 
 
 @kernel
-def hull_equations(dcoef, node, tstart, tri, rho_g, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth,
-                   x, R, G, want_jac, r, j):
+def _scratch(vstart):
+    """(rv, qv, gv, d, V, a, B) of hull_instance, sized for the largest hull."""
+    nv = 0
+    for e in range(len(vstart) - 1):
+        nv = max(nv, vstart[e + 1] - vstart[e])
+    return (np.empty((nv, 3)), np.empty(nv), np.empty((nv, 3)), np.empty(3), np.empty((3, 3)), np.empty(3),
+            np.empty((3, 3)))
+
+
+@kernel
+def hull_equations(dcoef, node, vstart, verts, tstart, tris, rho_g, level, up, wstart, wamp, wkx, wky, wk, wphase,
+                   wdepth, x, R, G, want_jac, r, j):
     """Residual rows -F, -M of every hull on its node's (x, g) rows and, when want_jac, their
     Jacobian on (Δẋ, Δġ): -dCoef [∂F/∂x, ∂F/∂θ G; ∂M/∂x, ∂M/∂θ G]."""
-    d, a = np.empty(3), np.empty(3)
-    V, B = np.empty((3, 3)), np.empty((3, 3))
+    rv, qv, gv, d, V, a, B = _scratch(vstart)
     for e in range(len(node)):
-        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky,
-                                                         wk, wphase, wdepth, x, R, want_jac, d, V, a, B)
+        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, vstart, verts, tstart, tris, level, up, wstart, wamp,
+                                                         wkx, wky, wk, wphase, wdepth, x, R, want_jac, rv, qv, gv,
+                                                         d, V, a, B)
         s = rho_g[e]
         for k in range(3):
             r[e, k] = -s * F[k]
@@ -227,13 +254,14 @@ def hull_equations(dcoef, node, tstart, tri, rho_g, level, up, wstart, wamp, wkx
 
 
 @kernel
-def hull_loads(node, tstart, tri, rho_g, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth, x, R, out):
+def hull_loads(node, vstart, verts, tstart, tris, rho_g, level, up, wstart, wamp, wkx, wky, wk, wphase, wdepth, x, R,
+               out):
     """Per hull into out (n, 8): F (3), M about the node (3), A_wp, ∫_V d dV."""
-    d, a = np.empty(3), np.empty(3)
-    V, B = np.empty((3, 3)), np.empty((3, 3))
+    rv, qv, gv, d, V, a, B = _scratch(vstart)
     for e in range(len(node)):
-        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, tstart, tri, level, up, wstart, wamp, wkx, wky,
-                                                         wk, wphase, wdepth, x, R, False, d, V, a, B)
+        F, M, Fx, Ft, Mx, Mt, awp, dint = hull_instance(e, node, vstart, verts, tstart, tris, level, up, wstart, wamp,
+                                                         wkx, wky, wk, wphase, wdepth, x, R, False, rv, qv, gv,
+                                                         d, V, a, B)
         s = rho_g[e]
         for k in range(3):
             out[e, k] = s * F[k]

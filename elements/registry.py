@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from mbdae.elements.base import ElementFamily
-from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
+from mbdae.elements import (body, forces, hull_buoyancy, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
                             membrane, shell, shell_mass, modal, mooring)
@@ -57,6 +57,7 @@ class Entry:
 ENTRIES = (
     Entry("body", body),
     Entry("forces", forces),
+    Entry("hull_buoyancy", hull_buoyancy),
     Entry("userforce", userforce),
     Entry("rod", rod),
     Entry("deformable", deformable),

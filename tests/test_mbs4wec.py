@@ -402,6 +402,21 @@ def test_hand_made_excitation_matches_froude_krylov_closed_forms():
         assert np.allclose(Bw, Bw.T) and np.linalg.eigvalsh(Bw).min() > -1e-9 * np.abs(Bw).max()
 
 
+def test_capytaine_data_of_the_buoy_obey_haskind_and_the_phase_convention():
+    """capytaine_hydro (optional extra) for T2's buoy: the Haskind relations of an axisymmetric
+    body, B33 = k|X3|²/(4ρg c_g) and B11 = k|X1|²/(8ρg c_g), hold to the discretization
+    error, and the surge force leads the wave elevation at the axis by about 90° in HydroData's
+    e^{iωt} convention (Capytaine's e^{−iωt} values conjugated)."""
+    pytest.importorskip("capytaine")
+    hd = wc.capytaine_hydro(wc.T2["hulls"], [0.8, W])
+    for i, w in enumerate(hd.omega):
+        k, cg = w * w / wc.G, wc.G / (2 * w)
+        X, B = hd.excitation[0, i], hd.radiation_damping[i]
+        assert abs(B[2, 2] / (k * abs(X[2]) ** 2 / (4 * wc.RHO * wc.G * cg)) - 1) < 0.05
+        assert abs(B[0, 0] / (k * abs(X[0]) ** 2 / (8 * wc.RHO * wc.G * cg)) - 1) < 0.05
+        assert abs(np.angle(X[0]) - np.pi / 2) < 0.3
+
+
 def harmonics(t, sol, model, w):
     mot = sol.body_motion()
     q = sol.coordinates()

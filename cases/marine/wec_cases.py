@@ -10,6 +10,12 @@ The wave of the paper: regular, H = 6 m, period 6.8966 s (the paper's "f"), trav
 The geometry is plain data (T1, T2 below: dimensions, drafts, masses in floating equilibrium,
 inertias, joint points, spring and damper points, mooring matrices) so that a BEM computation
 (Capytaine, from the hull descriptions `hulls`) and mbdae's DAE model use the same numbers.
+Global frame: z up, still water at z = 0, SI units.  "bodies": name, mass, inertia about the CM
+(body axes = global axes at rest), "cm".  "hulls" (the wet ones): "shape" "box" (length along x,
+beam along y, height, draft) or "cylinder" (radius, height, draft; axis vertical), "centre" (the
+point of the hull's vertical axis in the still water plane), "reference_point" (where the BEM
+forces and moments are taken and its rotations are centred), "displaced_volume".  "joints":
+kind, the two bodies, a point and an axis at rest.
 `approximate_hydro` builds a HydroData by hand for these hulls in deep water: exact hydrostatics,
 Froude–Krylov excitation by Gauss quadrature over the wetted surface, radiation damping from the
 Haskind relation applied to that excitation, and frequency-independent added mass from strip and
@@ -17,7 +23,7 @@ disk estimates.  It is an approximation (no diffraction, no frequency dependence
 mass), used by the tests and as the default; pass the BEM HydroData of the same hulls for real
 coefficients.
 
-    python cases/marine/wec_cases.py t1 [--height 6] [--time 300]
+    python cases/marine/wec_cases.py t1 [--height 6] [--time 200] [--hydro capytaine]
 """
 import argparse
 import math
@@ -258,6 +264,56 @@ def approximate_hydro(hulls, omegas, headings=(0.0,), rho=RHO, g=G, n_beta=72):
                      source="wec_cases.approximate_hydro (Froude-Krylov + Haskind + strip added mass)").check()
 
 
+def capytaine_hydro(hulls, omegas, headings=(0.0,), rho=RHO, g=G, panel=1.0):
+    """The same HydroData from Capytaine (optional extra `capytaine`; a few seconds per
+    frequency for T1): the hulls meshed with panels of about `panel` m, clipped at z = 0,
+    rigid-body dofs about each reference point, all bodies in one problem (interaction
+    included); deep water.  Capytaine's e^{−iωt} excitation is conjugated to HydroData's
+    e^{iωt}; the hydrostatics are the exact ones of `hydrostatics`.  (Stands in until the
+    cached computation of engine/core/hydro_files takes these hull descriptions.)"""
+    import capytaine as cpt
+    cpt.set_logging("WARNING")
+    bodies = []
+    for h in hulls:
+        cx, cy, _ = h["centre"]
+        H, T = h["height"], h["draft"]
+        if h["shape"] == "box":
+            L, B = h["length"], h["beam"]
+            res = tuple(max(2, int(math.ceil(d / panel))) for d in (L, B, H))
+            mesh = cpt.mesh_parallelepiped(size=(L, B, H), center=(cx, cy, H / 2 - T), resolution=res)
+        else:
+            a = h["radius"]
+            res = (max(2, int(math.ceil(a / panel))), max(8, int(math.ceil(2 * math.pi * a / panel))),
+                   max(2, int(math.ceil(H / panel))))
+            mesh = cpt.mesh_vertical_cylinder(length=H, radius=a, center=(cx, cy, H / 2 - T), resolution=res)
+        bodies.append(cpt.FloatingBody(mesh=mesh.immersed_part(), name=h["name"],
+                                       dofs=cpt.rigid_body_dofs(rotation_center=h["reference_point"])))
+    body = bodies[0] if len(bodies) == 1 else cpt.Multibody(bodies)
+    problems = [cpt.RadiationProblem(body=body, radiating_dof=d, omega=w, rho=rho, g=g)
+                for w in omegas for d in body.dofs]
+    problems += [cpt.DiffractionProblem(body=body, wave_direction=b, omega=w, rho=rho, g=g)
+                 for w in omegas for b in headings]
+    ds = cpt.assemble_dataset(cpt.BEMSolver().solve_all(problems), hydrostatics=False)
+    names = [f"{h['name']}__{d}" if len(hulls) > 1 else d for h in hulls
+             for d in ("Surge", "Sway", "Heave", "Roll", "Pitch", "Yaw")]
+    A = ds["added_mass"].sel(radiating_dof=names, influenced_dof=names).transpose("omega", "influenced_dof", "radiating_dof")
+    B = ds["radiation_damping"].sel(radiating_dof=names, influenced_dof=names).transpose("omega", "influenced_dof",
+                                                                                          "radiating_dof")
+    X = ds["excitation_force"].sel(influenced_dof=names).transpose("wave_direction", "omega", "influenced_dof")
+    n6 = 6 * len(hulls)
+    C = np.zeros((n6, n6))
+    vol = np.zeros(len(hulls))
+    for b, h in enumerate(hulls):
+        C[6 * b:6 * b + 6, 6 * b:6 * b + 6], vol[b] = hydrostatics(h, rho, g)
+    return HydroData(omega=np.asarray(omegas, dtype=float), added_mass=A.values, radiation_damping=B.values,
+                     added_mass_infinite=A.values[-1], hydrostatic_stiffness=C,
+                     headings=np.asarray(headings, dtype=float), excitation=np.conj(X.values),
+                     reference_points=np.array([h["reference_point"] for h in hulls], dtype=float),
+                     body_names=tuple(h["name"] for h in hulls), displaced_volume=vol,
+                     centre_of_buoyancy=np.array([[h["centre"][0], h["centre"][1], -h["draft"] / 2] for h in hulls]),
+                     rho=rho, g=g, source="wec_cases.capytaine_hydro (Capytaine %s)" % cpt.__version__).check()
+
+
 def frequency_grid(omega=WAVE_OMEGA, lo=0.2, hi=2.5, step=0.1):
     """A grid from lo to hi that contains ω exactly."""
     w = np.arange(lo, hi + 1e-9, step)
@@ -327,18 +383,27 @@ def main(argv=None):
     ap.add_argument("--height", type=float, default=WAVE_HEIGHT)
     ap.add_argument("--period", type=float, default=WAVE_PERIOD)
     ap.add_argument("--time", type=float, default=0.0, help="also integrate the nonlinear model this long, s")
+    ap.add_argument("--hydro", choices=["approximate", "capytaine"], default="approximate",
+                    help="hand-made coefficients (default) or Capytaine's BEM (optional extra)")
     args = ap.parse_args(argv)
-    build = build_t1 if args.case == "t1" else build_t2
-    model = build(height=args.height, period=args.period, ramp=3 * args.period)
+    build, data = (build_t1, T1) if args.case == "t1" else (build_t2, T2)
     w = 2 * math.pi / args.period
+    grid = [0.9 * w, w, 1.1 * w]
+    hydro = (capytaine_hydro if args.hydro == "capytaine" else approximate_hydro)(data["hulls"], grid)
+    model = build(hydro=hydro, height=args.height, period=args.period, ramp=3 * args.period)
     lin = model.linearize(w)
     lin.solve()
     xi = lin.body_motion()
-    print(f"{args.case}: H = {args.height} m, T = {args.period} s, ω = {w:.5f} rad/s; static residual "
-          f"{model.static_residual():.1e}")
+    print(f"{args.case}: H = {args.height} m, T = {args.period} s, ω = {w:.5f} rad/s; {hydro.source}; "
+          f"static residual {model.static_residual():.1e}")
     print("linear (frequency domain) amplitudes of the CMs: surge [m], heave [m], pitch [deg]")
     for i, name in enumerate(model.names):
         print(f"  {name:8s} {abs(xi[i, 0]):8.4f} {abs(xi[i, 2]):8.4f} {math.degrees(abs(xi[i, 4])):8.3f}")
+    for i, name in enumerate(model.names):
+        if model.parent[i] >= 0:
+            x = abs(lin.X[model.sdof[i][0]])
+            unit = f"{math.degrees(x):.3f} deg" if model.jkind[i] == "revolute" else f"{x:.4f} m"
+            print(f"  joint {model.names[model.parent[i]]}-{name} ({model.jkind[i]}): {unit}")
     for name, p in pto_power(model, lin).items():
         print(f"  PTO {name}: mean absorbed power {p / 1e3:.1f} kW (linear)")
     if args.time > 0:
@@ -351,6 +416,12 @@ def main(argv=None):
         for i, name in enumerate(model.names):
             amps = [abs(mb.first_harmonic(t, mot[:, i, c], w)[0]) for c in (0, 2, 4)]
             print(f"  {name:8s} {amps[0]:8.4f} {amps[1]:8.4f} {math.degrees(amps[2]):8.3f}")
+        q = sol.coordinates()
+        for i, name in enumerate(model.names):
+            if model.parent[i] >= 0:
+                x = abs(mb.first_harmonic(t, q[model.qdof[i][0]], w)[0])
+                unit = f"{math.degrees(x):.3f} deg" if model.jkind[i] == "revolute" else f"{x:.4f} m"
+                print(f"  joint {model.names[model.parent[i]]}-{name} ({model.jkind[i]}): {unit}")
         work = sol.work()
         for e in model.elements:
             if isinstance(e, (mb.JointSpringDamper, mb.SpringDamper)) and e.b > 0.0:

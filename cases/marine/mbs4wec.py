@@ -265,10 +265,6 @@ class JointCoordinateModel:
         self.g = gravity
         n = len(self.bodies)
         self.n = n
-        self.root_of = [i if parent[i] < 0 else None for i in range(n)]
-        for i in range(n):
-            if parent[i] >= 0:
-                self.root_of[i] = self.root_of[parent[i]]
         # dof and position layouts: a root owns 6 velocities / 7 positions, a joint 1 / 1
         self.sdof, self.qdof, ns, nq = [], [], 0, 0
         for i in range(n):

@@ -698,7 +698,8 @@ def write_hydro_data(data, path, key=""):
         f.key = key
         f.source = data.source
         f.body_names = "\n".join(data.body_names)
-        f.rho, f.g, f.water_depth = float(data.rho), float(data.g), float(data.water_depth)
+        f.rho, f.g = np.float64(data.rho), np.float64(data.g)          # np.float64: a Python float is stored as float32
+        f.water_depth = np.float64(data.water_depth)
         for dim, size in (("omega", nw), ("dof", n), ("dof_j", n), ("heading", nb), ("body", data.n_bodies), ("xyz", 3)):
             f.createDimension(dim, size)
         arrays = {"omega": (("omega",), data.omega), "headings": (("heading",), data.headings),

@@ -455,6 +455,14 @@ def test_read_hydro_data_tells_the_sources_apart(tmp_path):
 HULME = {0.05: (0.8764, 0.1036), 0.5: (0.5861, 0.3391), 1.0: (0.4284, 0.2484), 2.0: (0.3884, 0.1031)}
 
 
+def test_compute_without_capytaine_names_the_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "capytaine", None)
+    with pytest.raises(HydroDataError) as e:
+        compute_hydro_data([{"shape": "cylinder", "radius": 1.0, "draft": 1.0}], [0.5, 1.0], cache=False)
+    one_line(e, "needs Capytaine", "mbdae[hydro]")
+
+
 @pytest.fixture(scope="module")
 def hemisphere(tmp_path_factory):
     pytest.importorskip("capytaine")

@@ -809,10 +809,14 @@ def _hull_spec(spec, b):
     return out
 
 
-def _hull_mesh(cpt, spec, original):
+def _hull_mesh(cpt, spec, original, b):
     """The Capytaine mesh of a hull (clipped to its wetted part by the caller)."""
     if "mesh_file" in spec:
-        return cpt.load_mesh(spec["mesh_file"])
+        try:
+            return cpt.load_mesh(spec["mesh_file"])
+        except Exception as exc:             # Capytaine and meshio raise many kinds
+            reason = " ".join(str(exc).split())[:200]
+            raise HydroDataError(f"body {b + 1}: mesh file {spec['mesh_file']}: Capytaine cannot read it: {reason}") from None
     if "mesh_object" in spec:
         return original
     x, y = spec["position"]
@@ -913,7 +917,7 @@ def _solve_capytaine(cpt, specs, originals, names, omegas, headings, rho, g, dep
         volume, centre = np.zeros(len(specs)), np.zeros((len(specs), 3))
         C = np.zeros((6 * len(specs), 6 * len(specs)))
         for b, (spec, original, name, ref) in enumerate(zip(specs, originals, names, refs)):
-            mesh = _hull_mesh(cpt, spec, original)
+            mesh = _hull_mesh(cpt, spec, original, b)
             body = cpt.FloatingBody(mesh=mesh, dofs=cpt.rigid_body_dofs(rotation_center=tuple(ref)),
                                     center_of_mass=tuple(ref), name=name)
             body = body.immersed_part(water_depth=depth) if math.isfinite(depth) else body.immersed_part()

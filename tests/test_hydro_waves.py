@@ -76,7 +76,7 @@ def test_jonswap_m0_peak_and_dnv_normalization(gamma):
     assert quad(hw.jonswap(w, hs, tp, gamma), w) == pytest.approx(hs ** 2 / 16, rel=2e-6)
     fine = np.linspace(0.9 * wp, 1.1 * wp, 20001)
     assert fine[np.argmax(hw.jonswap(fine, hs, tp, gamma))] == pytest.approx(wp, abs=2e-5)
-    # DNV-RP-C205 3.5.5.4: A_γ ≈ 1 − 0.287 ln γ (an approximation, good to about 1 %)
+    # DNV-RP-C205 §3.5.5: A_γ ≈ 1 − 0.287 ln γ (an approximation, good to about 1 %)
     assert hw.jonswap_normalization(gamma) == pytest.approx(1 - 0.287 * math.log(gamma), rel=0.012)
 
 

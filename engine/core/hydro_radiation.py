@@ -7,21 +7,25 @@ Cummins (1962) and Ogilvie (1964), for the 6N dof of a HydroData:
     A(ω) − A∞ = −(1/ω) ∫₀^∞ K(t) sin(ωt) dt,   B(ω) = ∫₀^∞ K(t) cos(ωt) dt,
 
 so K̂(iω) = ∫₀^∞ K(t) e^{−iωt} dt = B(ω) + iω (A(ω) − A∞) is the transfer function a realization
-ż = A z + B ν, y = C z must reproduce: K̂(s) = C (sI − A)⁻¹ B (Perez & Fossen 2008, eq. 14).
+ż = A z + B ν, y = C z must reproduce: K̂(s) = C (sI − A)⁻¹ B (Perez & Fossen 2008).
 
 Quadrature of the kernel: B is taken piecewise linear through (0, 0) and the data points (B → 0
 as ω → 0 for 3-D bodies), and the cosine transform of each linear piece is done exactly (Filon),
 so K(t) has no aliasing from the frequency spacing.  Beyond the last frequency ωₙ the default
-tail is B(ω) = B(ωₙ)(ωₙ/ω)², the decay that makes K̂ strictly proper of relative degree one
-(Perez & Fossen 2008, property 2); its transform is closed-form in the sine integral.  tail=None
-truncates at ωₙ instead (WEC-Sim's choice).
+tail is B(ω) = B(ωₙ)(ωₙ/ω)³, the high-frequency decay of the damping of a surface-piercing wall
+(the 2-D wavemaker's B = ρg²/(2ω³) per unit length; the surge damping of a floating cylinder
+computed to ω = 9 rad/s decays as ω^−2.6…−3); tail 'omega^-2' is the decay of a kernel with
+K'(0) ≠ 0 (relative degree one, Perez & Fossen 2008) and tail None truncates at ωₙ (WEC-Sim's
+choice).  Both tails are closed-form in the sine and cosine integrals.
 
-The state-space fit is Kung's Hankel-SVD realization (Kung 1978; the method of WEC-Sim's
-BEMIO, radiationIRFSS) of each nonzero entry K_ij(t) sampled at dt: the order is raised until
-the relative L2 error of the impulse response is below the tolerance; the realization's poles
-are mapped to continuous time (μ = ln λ / dt), any in the right half plane reflected into the
-left (stability), and the residues then refitted by least squares to the samples.  Each entry
-becomes a block of 1×1 (real pole) and 2×2 (complex pair) modal blocks; the entries' blocks are
+The state-space fit: the poles of each nonzero entry K_ij come from Kung's Hankel-SVD
+realization (Kung 1978; the method of WEC-Sim's BEMIO, radiationIRFSS) of K_ij(t) sampled at
+dt, mapped to continuous time (μ = ln λ / dt) with any pole in the right half plane reflected
+into the left (stability); the residues are then fitted by linear least squares — by default
+to the BEM transfer function B(ω) + iω(A(ω) − A∞) at the data frequencies (frequency-domain
+identification with fixed stable poles, in the spirit of Perez & Fossen 2009), optionally to
+the kernel samples — and the order is raised until the fit error is below the tolerance.  Each
+entry becomes 1×1 (real pole) and 2×2 (complex pair) modal blocks; the entries' blocks are
 stacked block-diagonally, entry (i, j) reading ν_j and writing force row i."""
 import math
 
@@ -46,7 +50,7 @@ def _p(s):
 
 def _cosine_weights(nodes, t, tail):
     """W (nt, n) with ∫₀^∞ B(ω) cos(ωt) dω = W @ B(nodes) for B piecewise linear through (0, 0)
-    and the nodes, with the (ωₙ/ω)² tail beyond the last node (tail 'omega^-2') or none."""
+    and the nodes, with the (ωₙ/ω)³ or (ωₙ/ω)² tail beyond the last node, or none (tail None)."""
     t = np.asarray(t, dtype=float)[:, None]
     w = np.concatenate(([0.0], nodes)) if nodes[0] > 0.0 else np.asarray(nodes, dtype=float)
     a, b = w[:-1], w[1:]
@@ -85,32 +89,52 @@ def kernel_samples(omega, damping, t, tail="omega^-3"):
     return (2.0 / math.pi) * (W @ damping.reshape(len(omega), n * n)).reshape(len(W), n, n)
 
 
-def _entry_scale(K0):
-    """sqrt(|K_ii(0) K_jj(0)|), the scale entry (i, j) is measured against; a dof whose
-    sqrt|K_ii(0)| is below 1e-6 of the largest among the dofs of its kind (translations or
-    rotations, of any body) radiates nothing (a body of revolution in yaw): its scale is ∞, so
-    its entries count as zero."""
-    d = np.sqrt(np.abs(np.diagonal(K0)))
-    kind = np.arange(len(d)) % 6 >= 3
-    for k in (False, True):
-        sel = kind == k
-        if np.any(sel):
-            top = np.max(d[sel])
-            d[sel & (d <= 1e-6 * top)] = np.inf
-    return np.outer(d, d)
+def dof_lengths(data):
+    """Per dof the length that makes rotational entries comparable with translational ones
+    (an angle θ moves the hull by about Lθ): 1 for translations, L_b for the rotations of body b,
+    L_b = sqrt(waterplane area) = sqrt(C33/(ρg)), else the displaced volume^(1/3), else 1 m."""
+    n = 6 * data.n_bodies
+    s = np.ones(n)
+    for b in range(data.n_bodies):
+        area = data.hydrostatic_stiffness[6 * b + 2, 6 * b + 2] / (data.rho * data.g)
+        if area > 0.0:
+            length = math.sqrt(area)
+        elif data.displaced_volume is not None and data.displaced_volume[b] > 0.0:
+            length = float(data.displaced_volume[b]) ** (1.0 / 3.0)
+        else:
+            length = 1.0
+        s[6 * b + 3:6 * b + 6] = length
+    return s
 
 
-def kernel_duration(omega, damping, tol=1e-3, tail="omega^-3"):
-    """The time after which every |K_ij(t)| stays below tol·sqrt(K_ii(0) K_jj(0)), searched up to
-    2π/min Δω (the longest time the frequency grid resolves; returned when K has not died out)."""
+def _entry_scale(K0, lengths=None):
+    """The scale entry (i, j) of the kernel is measured against, sqrt|K_ii(0) K_jj(0)|; a dof
+    radiates nothing — its entries get scale ∞ — when sqrt|K_ii(0)|/s_i is below 1e-3 of the
+    largest of its body's dofs (s from dof_lengths: rotations measured with the hull's length;
+    a body of revolution in yaw, a sphere turning about its centre)."""
+    n = K0.shape[0]
+    s = np.ones(n) if lengths is None else np.asarray(lengths, dtype=float)
+    root = np.sqrt(np.abs(np.diagonal(K0)))
+    d = root / s
+    quiet = np.zeros(n, dtype=bool)
+    for b in range(0, n, 6):
+        quiet[b:b + 6] = d[b:b + 6] <= 1e-3 * np.max(d[b:b + 6])
+    root = np.where(quiet, np.inf, root)
+    return np.outer(root, root)
+
+
+def kernel_duration(omega, damping, tol=1e-3, tail="omega^-3", lengths=None):
+    """The time after which every |K_ij(t)| stays below tol times its scale (`_entry_scale`),
+    searched up to 2π/min Δω (the longest time the frequency grid resolves; returned when K has
+    not died out)."""
     omega = np.asarray(omega, dtype=float)
     spacing = np.diff(np.concatenate(([0.0], omega)) if omega[0] > 0.0 else omega)
     t_cap = 2.0 * math.pi / float(np.min(spacing))
     dt = min(math.pi / (4.0 * omega[-1]), t_cap / 400.0)
     t = np.arange(0.0, t_cap + 0.5 * dt, dt)
     K = kernel_samples(omega, damping, t, tail)
-    scale = _entry_scale(K[0])
-    big = np.abs(K) > tol * np.where(scale > 0.0, scale, np.inf)[None]
+    scale = _entry_scale(K[0], lengths)
+    big = np.abs(K) > tol * scale[None]
     alive = np.nonzero(big.reshape(len(t), -1).any(axis=1))[0]
     if len(alive) == 0:
         return dt
@@ -124,7 +148,7 @@ def impulse_response(data, dt, t_end=None, tail="omega^-3", tol=1e-3):
     if not dt > 0.0:
         raise HydroDataError(f"{data.source or 'hydrodynamic data'}: the kernel time step must be positive, found {dt:g}")
     if t_end is None:
-        t_end = kernel_duration(data.omega, data.radiation_damping, tol, tail)
+        t_end = kernel_duration(data.omega, data.radiation_damping, tol, tail, dof_lengths(data))
     t = np.arange(0.0, float(t_end) + 0.5 * dt, dt)
     return RadiationKernel(dt=dt, K=kernel_samples(data.omega, data.radiation_damping, t, tail))
 
@@ -202,20 +226,23 @@ def _transfer_basis(poles, omega):
     return np.column_stack(cols)
 
 
-def _fit_entry(h, dt, tolerance, max_order, omega=None, H=None):
+def _fit_entry(h, dt, tolerance, max_order, omega=None, H=None, norm=None):
     """Kung's realization of the samples h_k = K(k dt) gives the poles at each order r; the
     residues are then fitted by linear least squares, to the BEM transfer function H(ω) =
     B + iω(A − A∞) when given (the relative L2 error over the frequencies is the fit error), else
     to the samples (relative L2 error of the impulse response).  The order is raised until the
     error is below the tolerance, else the best order up to max_order is kept.  Returns (poles,
-    coefficients, error)."""
+    coefficients, error); the error is relative to `norm` (default: the target's own L2 norm).
+    Fitted to H, an order is tried only while it has no more coefficients than frequencies (two
+    equations, Re and Im, per coefficient)."""
     t = dt * np.arange(len(h))
     m = min((len(h) - 1) // 2, 200)
     H0 = h[np.add.outer(np.arange(m), np.arange(m))]
     H1 = h[np.add.outer(np.arange(m), np.arange(m)) + 1]
     U, S, Vt = np.linalg.svd(H0)
     target = h if H is None else np.concatenate((H.real, H.imag))
-    norm = float(np.linalg.norm(target))
+    if norm is None:
+        norm = float(np.linalg.norm(target))
     best = None
     for r in range(1, min(max_order, m) + 1):
         if S[r - 1] <= S[0] * 1e-14:
@@ -229,6 +256,8 @@ def _fit_entry(h, dt, tolerance, max_order, omega=None, H=None):
             Phi = _basis(poles, t)
         else:
             G = _transfer_basis(poles, omega)
+            if G.shape[1] > len(omega):      # at least two equations (Re, Im) per coefficient
+                break
             Phi = np.concatenate((G.real, G.imag))
         coef = np.linalg.lstsq(Phi, target, rcond=None)[0]
         err = float(np.linalg.norm(Phi @ coef - target)) / norm
@@ -262,9 +291,13 @@ def fit_radiation_state_space(data, tolerance=0.01, max_order=12, couple_bodies=
                               zero_tol=1e-3, tail="omega^-3", residues="frequency"):
     """A stable realization of the radiation convolution of `data` (RadiationStateSpace).
 
-    Each entry K_ij with max|K_ij| > zero_tol·sqrt(K_ii(0) K_jj(0)) is realized with the smallest
+    Each entry with max|K_ij| > zero_tol·sqrt|K_ii(0) K_jj(0)| is realized (dofs that radiate
+    nothing, `_entry_scale`, have none) with the smallest
     order ≤ max_order whose fit error is ≤ tolerance (entry (j, i) reuses (i, j)'s fit: the data
-    are symmetric); the others are zero.  The poles come from Kung's realization of K(t)
+    are symmetric); the others are zero.  The error of an entry is its L2 misfit over the norm of
+    its data, for an off-diagonal entry over sqrt(‖data_ii‖ ‖data_jj‖) (a coupling is as accurate
+    as it needs to be next to the direct terms); an entry that cannot reach the tolerance keeps
+    its best order up to max_order (check fit_error).  The poles come from Kung's realization of K(t)
     sampled at dt (default: the larger of π/(4 ω_max) and t_end/1000) up to t_end (default
     kernel_duration); the residues from linear least squares on
       residues='frequency' (default): the BEM transfer function B(ω) + iω(A(ω) − A∞) at the data
@@ -278,7 +311,7 @@ def fit_radiation_state_space(data, tolerance=0.01, max_order=12, couple_bodies=
     if residues not in ("frequency", "impulse"):
         raise HydroDataError(f"unknown residues '{residues}' (known: frequency, impulse)")
     if t_end is None:
-        t_end = kernel_duration(omega, data.radiation_damping, tail=tail)
+        t_end = kernel_duration(omega, data.radiation_damping, tail=tail, lengths=dof_lengths(data))
     if dt is None:
         dt = max(math.pi / (4.0 * omega[-1]), t_end / 1000.0)
     t = np.arange(0.0, t_end + 0.5 * dt, dt)
@@ -286,10 +319,16 @@ def fit_radiation_state_space(data, tolerance=0.01, max_order=12, couple_bodies=
         raise HydroDataError(f"{data.source or 'hydrodynamic data'}: the kernel lasts {t_end:g} s, "
                              f"fewer than 8 samples at dt = {dt:g} s: give a smaller dt")
     K = kernel_samples(omega, data.radiation_damping, t, tail)
-    scale = _entry_scale(K[0])
+    scale = _entry_scale(K[0], dof_lengths(data))
     errors = np.zeros((n, n))
     orders = np.zeros((n, n), dtype=int)
     A_parts, B_cols, C_rows = [], [], []     # per block: matrix, (input j, vector), (output i, vector)
+
+    def target(i, j):
+        if residues == "frequency":
+            return data.radiation_damping[:, i, j] + 1j * omega * (data.added_mass[:, i, j] - data.added_mass_infinite[i, j])
+        return K[:, i, j]
+    own = np.array([float(np.linalg.norm(target(i, i))) for i in range(n)])
     for i in range(n):
         for j in range(i, n):
             if not couple_bodies and i // 6 != j // 6:
@@ -297,11 +336,11 @@ def fit_radiation_state_space(data, tolerance=0.01, max_order=12, couple_bodies=
             h = K[:, i, j]
             if not np.max(np.abs(h)) > zero_tol * scale[i, j]:
                 continue
+            norm = None if i == j else math.sqrt(own[i] * own[j])
             if residues == "frequency":
-                H = data.radiation_damping[:, i, j] + 1j * omega * (data.added_mass[:, i, j] - data.added_mass_infinite[i, j])
-                poles, coef, err = _fit_entry(h, dt, tolerance, max_order, omega, H)
+                poles, coef, err = _fit_entry(h, dt, tolerance, max_order, omega, target(i, j), norm)
             else:
-                poles, coef, err = _fit_entry(h, dt, tolerance, max_order)
+                poles, coef, err = _fit_entry(h, dt, tolerance, max_order, norm=norm)
             Ab, Bb, Cb = _blocks(poles, coef)
             for (row, col) in ((i, j), (j, i)) if i != j else ((i, j),):
                 A_parts += Ab

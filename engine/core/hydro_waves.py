@@ -75,7 +75,7 @@ def wave_number(omega, water_depth=math.inf, g=9.81):
 
 # ---------------------------------------------------------------------------- spectra
 def pierson_moskowitz(omega, hs, tp):
-    """Pierson–Moskowitz in Bretschneider's two-parameter form (ITTC, DNV-RP-C205 eq. 3.5.5.1):
+    """Pierson–Moskowitz in Bretschneider's two-parameter form (ITTC; DNV-RP-C205 §3.5.5):
     S(ω) = (5/16) Hs² ωp⁴ ω⁻⁵ exp(−5/4 (ωp/ω)⁴), ωp = 2π/Tp; ∫₀^∞ S dω = Hs²/16 exactly."""
     hs, tp = _positive("significant wave height Hs", hs), _positive("peak period Tp", tp)
     omega = np.asarray(omega, dtype=float)
@@ -107,7 +107,7 @@ def jonswap_normalization(gamma, sigma_a=0.07, sigma_b=0.09):
 
 
 def jonswap(omega, hs, tp, gamma=3.3, sigma_a=0.07, sigma_b=0.09):
-    """JONSWAP (Hasselmann et al. 1973; DNV-RP-C205 eq. 3.5.5.2): S(ω) = A_γ S_PM(ω) γ^r,
+    """JONSWAP (Hasselmann et al. 1973; DNV-RP-C205 §3.5.5): S(ω) = A_γ S_PM(ω) γ^r,
     r = exp(−(ω − ωp)² / (2σ²ωp²)), σ = σ_a for ω ≤ ωp else σ_b; A_γ normalizes ∫S dω to Hs²/16
     exactly (`jonswap_normalization`).  γ = 1 gives Pierson–Moskowitz."""
     gamma = float(gamma)

@@ -25,12 +25,12 @@ import math
 import numpy as np
 import pytest
 
-from mbdae import Model, run, read_deck, DeckError
+from mbdae import Model, run, read_deck, DeckError, SimulationFailed
 from mbdae.engine.system import System
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.constitutive import LinearElastic1D, LinearViscous1D, LinearViscoelastic1D, LinearLaw3D
-from mbdae.engine.core.drives import SineDrive
+from mbdae.engine.core.drives import SineDrive, ExpressionDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from samples import SAMPLES, randomize_state, rigid_motion
 
@@ -191,6 +191,22 @@ def test_optimum_damping_is_the_intrinsic_impedance_modulus():
     assert np.argmax(measured) == 2
     a2, a1, _ = np.polyfit(s, measured, 2)
     assert abs(-a1 / (2 * a2)) < 0.005
+
+
+def test_a_failed_run_still_reports_what_was_absorbed(tmp_path):
+    """A force drive that leaves its domain after t = 0.1 (sqrt of a negative number) stops
+    the run; the .out still ends on the PTO line, over the steps that converged (t = 0.1),
+    with E equal to the last .pto row's."""
+    model, _ = forced_oscillator(10.0, 1000.0, 40.0, 100.0, 8.0)
+    model.forces[0].value = VectorDrive.single([1.0, 0.0, 0.0], ExpressionDrive("100*sqrt(0.1 - Time)"))
+    prefix = str(tmp_path / "fail")
+    with pytest.raises(SimulationFailed):
+        run(model, final_time=1.0, time_step=0.01, method="crank nicolson", output_prefix=prefix)
+    E = pto_rows(prefix, 1)[-1, 4]
+    with open(prefix + ".out") as f:
+        last = f.read().splitlines()[-1]
+    assert last == f"# power take-off 1 (rod 4): absorbed energy {E:.6e} over 0.1 s, mean absorbed power {E / 0.1:.6e}"
+    assert E > 0
 
 
 # =========================================================================== energy balance

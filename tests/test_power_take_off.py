@@ -6,7 +6,7 @@
   does not change under a superimposed rigid motion;
 - a mass on a spring driven by a harmonic force, with a PTO damper c: the steady-state
   stroke, rate, force and power against X = F/(k - mω² + iωc), the mean absorbed power
-  ½ c ω² |X|²;
+  ½ c ω² |X|²; a run that fails still ends its .out on what was absorbed;
 - the optimum damping of a 1-dof oscillator with intrinsic impedance Z_i = b + i(ωm - k/ω):
   a sweep of c finds the maximum absorbed power at c = |Z_i| (P(c) = ½|F|² c / |Z_i + c|²);
 - energy balance of a rigid body on springs with a damper and a force actuator (a rod whose

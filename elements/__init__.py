@@ -13,7 +13,7 @@ family, not families.  Neither check applies to the rest: the viscous body and t
 matrix, taut and catenary lines) act between one node and the ground; spring supports, cross
 spring supports, abstract forces and clamp genels act on scalar dofs
 against the ground (along a fixed global axis when the dof is a structural position);
-inertia elements write no equations; abstract, hydraulic
+inertia elements and power take-offs write no equations; abstract, hydraulic
 and parameter nodes carry no structural loads; the driven and regularization families only switch or scale the
 rows of the families they wrap."""
 from mbdae.elements.registry import family_classes

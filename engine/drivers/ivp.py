@@ -475,6 +475,7 @@ class InitialValueProblem:
             self._stopped(e)
             raise
         finally:
+            self._end_of_run()
             for obs in self.observers:
                 obs.finish()
         wall = _time.perf_counter() - wall0
@@ -485,11 +486,27 @@ class InitialValueProblem:
                      unconverged_steps=self.newton.accepted_unconverged)
         if self.newton.matrix_free is not None:
             stats["krylov_iterations"] = self.newton.matrix_free.linear_iterations
+        stats.update(self.summaries)
         self.stats = stats
         if self.results is not None:
             self.results.stats = stats
             return self.results.finalize()
         return stats
+
+    def _end_of_run(self):
+        """The families' end-of-run summaries (`run_summary(ctx)` -> (lines, values), e.g. the
+        power take-offs' mean absorbed power) at the last committed state, also after a failed
+        or stopped run: the lines to the log (.out), the values for the statistics."""
+        self.summaries = {}
+        if self.state is None or self.distributed:
+            return
+        ctx = self.system.context(self.state)
+        for fam in self.system.families:
+            if hasattr(fam, "run_summary"):
+                lines, values = fam.run_summary(ctx)
+                for line in lines:
+                    self.log("# " + line)
+                self.summaries.update(values)
 
     def _stopped(self, stop):
         """Note a stop on a signal in the log and on the exception: the last whole step."""

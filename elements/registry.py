@@ -19,7 +19,7 @@ from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
-                            membrane, shell, shell_mass, modal)
+                            membrane, shell, shell_mass, modal, hydro_body)
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ ENTRIES = (
     Entry("membrane", membrane),
     Entry("joints", joints),
     Entry("modal", modal),
+    Entry("hydro_body", hydro_body),
     Entry("angular_velocity", angular_velocity),
     Entry("rigid_body_displacement", rigid_body_displacement),
     Entry("regularization", regularization),

@@ -267,6 +267,23 @@ def check_radiation(radiation, data, where):
                      f"('damping', B) or ('frequency', ω), not {radiation!r}")
 
 
+def check_waves(data, waves, where):
+    """WaveComponents that fit the data: equal lengths, the data's water depth, frequencies
+    and heading inside the data's (HydroDataError naming the data's source otherwise);
+    returns (ω, a, φ) as arrays and X(β, ω_k) (nk, 6N)."""
+    om, a, ph = (np.asarray(v, float) for v in (waves.omega, waves.amplitude, waves.phase))
+    if not (om.shape == a.shape == ph.shape) or om.ndim != 1:
+        raise ValueError(f"{where}: wave components of unequal lengths")
+    if math.isinf(waves.water_depth) or math.isinf(data.water_depth):
+        same = math.isinf(waves.water_depth) and math.isinf(data.water_depth)
+    else:
+        same = abs(waves.water_depth - data.water_depth) <= 1e-9 * data.water_depth
+    if not same:
+        raise ValueError(f"{where}: the waves' water depth {waves.water_depth} differs from the hydrodynamic "
+                         f"data's {data.water_depth} ({_where(data)})")
+    return om, a, ph, excitation_at(data, float(waves.heading), om)
+
+
 # ---------------------------------------------------------------------- Model builder method
 def hydro_bodies(model, first_label, nodes, data, waves=None, radiation="off", drag=None, interaction=True,
                  equilibrium=None, buoyancy=True, output=True):
@@ -295,7 +312,12 @@ def hydro_bodies(model, first_label, nodes, data, waves=None, radiation="off", d
     for k in range(N):
         if first_label + k in labels:
             raise ValueError(f"hydrodynamic body {first_label + k} is already defined")
-    spec = HydroGroupSpec(int(first_label), nodes, data, waves, check_radiation(radiation, data, where),
+    radiation = check_radiation(radiation, data, where)
+    if isinstance(radiation, tuple) and radiation[0] == "frequency":
+        at_frequency(data, data.added_mass, radiation[1], "added mass")
+    if waves is not None:
+        check_waves(data, waves, where)
+    spec = HydroGroupSpec(int(first_label), nodes, data, waves, radiation,
                           drag_arrays(drag, N, where), bool(interaction),
                           None if equilibrium is None else list(equilibrium), bool(buoyancy), bool(output))
     model.hydro_body_groups.append(spec)
@@ -496,16 +518,7 @@ class HydroBodies(ElementFamily):
     def _waves(self, g, k, b, label):
         """Body b's wave kinematics and excitation arrays from the group's WaveComponents."""
         data, wv = g.data, g.waves
-        om = np.asarray(wv.omega, float)
-        a = np.asarray(wv.amplitude, float)
-        ph = np.asarray(wv.phase, float)
-        if not (om.shape == a.shape == ph.shape) or om.ndim != 1:
-            raise ValueError(f"hydrodynamic body {label}: wave components of unequal lengths")
-        same = (math.isinf(wv.water_depth) and math.isinf(data.water_depth)) or \
-            abs(wv.water_depth - data.water_depth) <= 1e-9 * max(abs(data.water_depth), 1.0)
-        if not same:
-            raise ValueError(f"hydrodynamic body {label}: the waves' water depth {wv.water_depth} differs from the "
-                             f"hydrodynamic data's {data.water_depth} ({_where(data)})")
+        om, a, ph, X = check_waves(data, wv, f"hydrodynamic body {label}")
         n = len(om)
         self.wnk[b] = n
         self.wa[b, :n], self.ww[b, :n], self.wph[b, :n] = a, om, ph
@@ -513,8 +526,7 @@ class HydroBodies(ElementFamily):
         self.wdir[b] = np.cos(wv.heading), np.sin(wv.heading)
         self.wdepth[b] = wv.water_depth
         if n:
-            X = excitation_at(data, float(wv.heading), om)[:, 6 * k:6 * k + 6]
-            c = a[:, None] * X * np.exp(1j * ph)[:, None]
+            c = a[:, None] * X[:, 6 * k:6 * k + 6] * np.exp(1j * ph)[:, None]
             self.exr[b, :n], self.exi[b, :n] = c.real, c.imag
 
     def _pad(self, coupling):

@@ -69,6 +69,10 @@ try:
     from mbdae.engine.core.hydro_radiation import impulse_response, fit_radiation_state_space
 except ImportError:
     impulse_response = fit_radiation_state_space = None
+try:
+    from mbdae.engine.core.hydro_waves import irregular_sea
+except ImportError:
+    irregular_sea = None
 
 DRAG_KEYS = ("cd", "area", "linear")
 COMPONENTS = ("restoring", "radiation", "excitation", "drag", "added mass")
@@ -522,7 +526,8 @@ class HydroBodies(ElementFamily):
         n = len(om)
         self.wnk[b] = n
         self.wa[b, :n], self.ww[b, :n], self.wph[b, :n] = a, om, ph
-        self.wkn[b, :n] = wave_numbers(om, wv.water_depth, wv.g)
+        given = getattr(wv, "wavenumber", None)          # hydro_waves stores them; else solved here
+        self.wkn[b, :n] = wave_numbers(om, wv.water_depth, wv.g) if given is None else np.asarray(given, float)
         self.wdir[b] = np.cos(wv.heading), np.sin(wv.heading)
         self.wdepth[b] = wv.water_depth
         if n:
@@ -853,12 +858,17 @@ def read_hydrodynamic_body(reader, model, args, label, word):
     """`hydrodynamic body: <first label>, "<hydrodynamic data file>",
         <node 1> [, equilibrium position, <Vec3>] [, equilibrium orientation, <orientation>], …, <node N>
         [, interaction, {yes | no}] [, buoyancy, {yes | no}]
-        [, radiation, {off | state space | convolution, <dt> | frequency, <ω> }]
-        [, waves, {regular, amplitude, <a>, frequency, <ω> [, phase, <φ>]
-                   | components, <n>, <ω₁>, <a₁>, <φ₁>, …} [, heading, <β>]]
+        [, radiation, {off | frequency, <ω>
+                      | state space [, tolerance, <tol>] [, max order, <n>]
+                      | convolution, <dt> [, duration, <t>]}]
+        [, waves, <sea state> [, heading, <β>]]
         [, viscous drag, [body, <k>,] <C_d: 6>, <areas: 6>] [, linear damping, [body, <k>,] <b: 6>]
         [, output, {yes | no}] ;`
-    N is the number of bodies in the file; the bodies are labelled first label … + N − 1."""
+    with <sea state>: `regular, {amplitude, <a> | height, <H>}, {frequency, <ω> | period, <T>}
+    [, phase, <φ>]`, `components, <n>, <ω₁>, <a₁>, <φ₁>, …` or `{jonswap | pierson moskowitz},
+    <Hs>, <Tp> [, gamma, <γ>] [, components, <n>] [, frequency range, <ω₀>, <ω₁>] [, seed, <s>]`.
+    N is the number of bodies in the file (read by engine/core/hydro_files.read_hydro_data,
+    relative to the deck's folder); the bodies are labelled first label … first label + N − 1."""
     fw = args.peek()
     path = args.string("the hydrodynamic data file name")
     full = path if os.path.isabs(path) else os.path.join(fw.source.directory, path)
@@ -881,7 +891,8 @@ def read_hydrodynamic_body(reader, model, args, label, word):
         nodes.append(n.label)
         equilibrium.append(None if xe is None and Re is None else
                            (n.frame.x if xe is None else xe, n.frame.R if Re is None else Re))
-    kw_args = dict(interaction=True, buoyancy=True, radiation="off", waves=None, output="forces" in reader.default_output)
+    options = dict(interaction=True, buoyancy=True, waves=None, output="forces" in reader.default_output)
+    radiation = ("off", None, {})
     drag = {key: np.zeros((N, 6)) for key in DRAG_KEYS}
     while args.more():
         w = args.peek()
@@ -890,13 +901,13 @@ def read_hydrodynamic_body(reader, model, args, label, word):
             raise w.error(f"HydroBody({label}): unknown option '{w.text}' (expected one of "
                           f"{', '.join(OPTIONS)} or ';')")
         if kw in ("interaction", "buoyancy"):
-            kw_args[kw] = args.boolean()
+            options[kw] = args.boolean()
         elif kw == "output":
-            kw_args["output"] = reader.read_output_flag(args, "forces")
+            options["output"] = reader.read_output_flag(args, "forces")
         elif kw == "radiation":
-            kw_args["radiation"] = _read_radiation(args, label, data)
+            radiation = _read_radiation(args, label)
         elif kw == "waves":
-            kw_args["waves"] = _read_waves(args, label, data)
+            options["waves"] = _read_waves(reader, args, label, data)
         else:
             sel = list(range(N))
             if args.is_keyword("body"):
@@ -910,63 +921,116 @@ def read_hydrodynamic_body(reader, model, args, label, word):
                 drag["cd"][sel], drag["area"][sel] = cd, area
             else:
                 drag["linear"][sel] = reader.read_vec6(args)
-    for k in range(N):
-        if model.__dict__.get("origins") is not None:
-            model.origins[("hydrodynamic body", label + k)] = f"{word.source.name}:{word.where()[0]}"
+    kind, rw, ropts = radiation
     try:
-        model.hydro_bodies(label, nodes, data, drag=drag, equilibrium=equilibrium, **kw_args)
+        if kind == "statespace":      # fitted once every option is read (interaction: the coupled entries)
+            rad = fit_radiation_state_space(data, couple_bodies=options["interaction"], **ropts)
+        elif kind == "convolution":
+            rad = impulse_response(data, **ropts)
+        else:
+            rad = ropts.get("value", "off")
+    except ValueError as e:
+        raise rw.error(f"HydroBody({label}): {e}") from None
+    for k in range(N):
+        model.origins[("hydrodynamic body", label + k)] = f"{word.source.name}:{word.where()[0]}"
+    try:
+        model.hydro_bodies(label, nodes, data, radiation=rad, drag=drag, equilibrium=equilibrium, **options)
     except ValueError as e:
         raise word.error(f"HydroBody({label}): {e}") from None
 
 
-def _read_radiation(args, label, data):
-    """`off | state space | convolution, <dt> | frequency, <ω>`."""
+def _read_radiation(args, label):
+    """(kind, word, options): `off | frequency, <ω> | state space [, tolerance, <tol>]
+    [, max order, <n>] | convolution, <dt> [, duration, <t>]` (the realization and the
+    kernel are computed from the data by engine/core/hydro_radiation once the card is read)."""
     w = args.peek()
     kind = args.expect_keyword("off", "state space", "convolution", "frequency", what="a radiation model "
                                "('off', 'state space', 'convolution' or 'frequency')")
     if kind == "off":
-        return "off"
+        return kind, w, {}
     if kind == "frequency":
-        return ("frequency", args.real("the frequency of the added mass and damping (rad/s)"))
-    if kind == "convolution":
-        dw = args.peek()
-        dt = args.real("the kernel's time step")
-        if not dt > 0:
-            raise dw.error(f"HydroBody({label}): the kernel's time step must be positive, found {dt:g}")
-        if impulse_response is None:
-            raise w.error(f"HydroBody({label}): the radiation convolution needs mbdae.engine.core.hydro_radiation "
-                          f"(not part of this build)")
-        return impulse_response(data, dt)
-    if fit_radiation_state_space is None:
-        raise w.error(f"HydroBody({label}): the radiation state space needs mbdae.engine.core.hydro_radiation "
+        return kind, w, {"value": ("frequency", args.real("the frequency of the added mass and damping (rad/s)"))}
+    if (kind == "statespace" and fit_radiation_state_space is None) or \
+            (kind == "convolution" and impulse_response is None):
+        raise w.error(f"HydroBody({label}): the radiation {w.text.strip()} needs mbdae.engine.core.hydro_radiation "
                       f"(not part of this build)")
-    return fit_radiation_state_space(data)
+    opts = {}
+    if kind == "convolution":
+        opts["dt"] = _positive(args, label, "the kernel's time step")
+        if args.is_keyword("duration"):
+            opts["t_end"] = _positive(args, label, "the kernel's duration")
+        return kind, w, opts
+    while True:
+        o = args.is_keyword("tolerance", "max order")
+        if o is None:
+            return kind, w, opts
+        if o == "tolerance":
+            opts["tolerance"] = _positive(args, label, "the fit tolerance")
+        else:
+            ow = args.peek()
+            opts["max_order"] = args.integer("the largest order of an entry")
+            if opts["max_order"] < 1:
+                raise ow.error(f"HydroBody({label}): the order must be at least 1, found {opts['max_order']}")
 
 
-def _read_waves(args, label, data):
-    """`regular, amplitude, <a>, frequency, <ω> [, phase, <φ>] | components, <n>, (ω, a, φ) …`
-    [, heading, <β>]: WaveComponents at the data's water depth and gravity."""
-    kind = args.expect_keyword("regular", "components", what="a wave kind ('regular' or 'components')")
+def _positive(args, label, what):
+    w = args.peek()
+    value = args.real(what)
+    if not value > 0:
+        raise w.error(f"HydroBody({label}): {what} must be positive, found {value:g}")
+    return value
+
+
+def _read_waves(reader, args, label, data):
+    """<sea state> [, heading, <β>] (read_hydrodynamic_body): WaveComponents at the data's water
+    depth and gravity; the irregular seas by engine/core/hydro_waves.irregular_sea."""
+    w = args.peek()
+    kind = args.expect_keyword("regular", "components", "jonswap", "pierson moskowitz",
+                               what="a sea state ('regular', 'components', 'jonswap' or 'pierson moskowitz')")
     if kind == "regular":
-        args.expect_keyword("amplitude")
-        a = args.real("the wave amplitude")
-        args.expect_keyword("frequency")
-        fw = args.peek()
-        om = args.real("the wave frequency (rad/s)")
-        if not om > 0:
-            raise fw.error(f"HydroBody({label}): the wave frequency must be positive, found {om:g}")
+        a = 0.5 * _positive(args, label, "the wave height") if args.expect_keyword("amplitude", "height") == "height" \
+            else args.real("the wave amplitude")
+        if args.expect_keyword("frequency", "period") == "period":
+            om = 2 * math.pi / _positive(args, label, "the wave period")
+        else:
+            om = _positive(args, label, "the wave frequency")
         ph = args.real("the wave phase") if args.is_keyword("phase") else 0.0
         om, a, ph = np.array([om]), np.array([a]), np.array([ph])
-    else:
+    elif kind == "components":
         nw = args.peek()
         n = args.integer("the number of wave components")
         if n < 1:
             raise nw.error(f"HydroBody({label}): at least one wave component expected, found {n}")
-        vals = np.array([[args.real("a component's frequency"), args.real("a component's amplitude"),
-                          args.real("a component's phase")] for _ in range(n)])
-        if np.any(vals[:, 0] <= 0):
-            raise nw.error(f"HydroBody({label}): wave frequencies must be positive")
-        om, a, ph = vals[:, 0], vals[:, 1], vals[:, 2]
+        om, a, ph = np.empty(n), np.empty(n), np.empty(n)
+        for k in range(n):
+            om[k] = _positive(args, label, "a component's frequency")
+            a[k], ph[k] = args.real("a component's amplitude"), args.real("a component's phase")
+    else:
+        if irregular_sea is None:
+            raise w.error(f"HydroBody({label}): an irregular sea needs mbdae.engine.core.hydro_waves "
+                          f"(not part of this build)")
+        hs = _positive(args, label, "the significant wave height")
+        tp = _positive(args, label, "the peak period")
+        sea = {}
+        while True:
+            o = args.is_keyword("gamma", "components", "frequency range", "seed")
+            if o is None:
+                break
+            if o == "gamma":
+                sea["gamma"] = _positive(args, label, "the peak enhancement factor")
+            elif o == "components":
+                sea["n_components"] = int(_positive(args, label, "the number of components"))
+            elif o == "seed":
+                sea["seed"] = args.integer("the seed of the random phases")
+            else:
+                sea["omega_min"] = _positive(args, label, "the lowest frequency")
+                sea["omega_max"] = _positive(args, label, "the highest frequency")
+        heading = args.real("the wave heading (rad)") if args.is_keyword("heading") else 0.0
+        try:
+            return irregular_sea("jonswap" if kind == "jonswap" else "pierson-moskowitz", hs, tp, heading=heading,
+                                 water_depth=data.water_depth, g=data.g, **sea)
+        except ValueError as e:
+            raise w.error(f"HydroBody({label}): {e}") from None
     heading = args.real("the wave heading (rad)") if args.is_keyword("heading") else 0.0
     return WaveComponents(om, a, ph, heading, data.water_depth, data.g)
 

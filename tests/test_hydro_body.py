@@ -628,8 +628,9 @@ def test_deck_card_builds_the_same_model_as_the_api(tmp_path, data_file):
 @pytest.mark.parametrize("options,needle,message", [
     ("radiaton, off", "radiaton", "unknown option 'radiaton'"),
     ("radiation, convolutio, 0.1", "convolutio", "a radiation model"),
-    ("waves, irregular, 3", "irregular", "a wave kind"),
+    ("waves, irregular, 3", "irregular", "a sea state"),
     ("waves, regular, amplitude, 1., frequency, 0., heading, 0.", "0., heading", "wave frequency must be positive"),
+    ("waves, regular, amplitude, 1., perod, 3.", "perod", "'frequency', 'period'"),
     ("linear damping, body, 2, 0., 0., 1., 0., 0., 0.", "2, 0.", "body 2 is not one of 1 … 1"),
     ("waves, regular, amplitude, 1., frequency, 9.", "hydrodynamic body: 100", "outside the data's frequencies"),
 ])
@@ -652,6 +653,52 @@ def test_deck_card_data_file_errors(tmp_path, data_file, monkeypatch):
     monkeypatch.setattr(hydro_body, "read_hydro_data", None)
     with pytest.raises(DeckError, match=r"hydro.mbd:22:.*needs mbdae.engine.core.hydro_files"):
         read_deck(str(path), echo=lambda *a: None)
+
+
+def test_deck_card_radiation_and_seas_from_the_data_layer(tmp_path, data_file, monkeypatch):
+    """`radiation, state space | convolution` and the irregular seas are computed by the data
+    layer's functions (engine/core/hydro_radiation, hydro_waves) with the card's options, the
+    fit once `interaction` is known (after it on the card); without that layer, the word says
+    so.  A regular wave by height and period."""
+    calls = []
+    ss = second_order_realization()
+
+    def fit(data, **kw):
+        calls.append(("fit", kw))
+        return ss
+
+    def irf(data, **kw):
+        calls.append(("irf", kw))
+        return exact_kernel(ss, kw["dt"], 1.0)
+
+    def sea(*a, **kw):
+        calls.append(("sea", a, kw))
+        return WaveComponents(np.array([1.0]), np.array([0.1]), np.array([0.0]))
+    monkeypatch.setattr(hydro_body, "fit_radiation_state_space", fit)
+    monkeypatch.setattr(hydro_body, "impulse_response", irf)
+    monkeypatch.setattr(hydro_body, "irregular_sea", sea)
+    deck = read_deck(str(write_deck(tmp_path, "radiation, state space, tolerance, 0.02, max order, 6, "
+                                               "interaction, no")), echo=lambda *a: None)
+    assert calls == [("fit", {"couple_bodies": False, "tolerance": 0.02, "max_order": 6})]
+    assert deck.model.hydro_body_groups[0].radiation is ss
+    calls.clear()
+    deck = read_deck(str(write_deck(tmp_path, "radiation, convolution, 0.05, duration, 20., waves, jonswap, 2., 8., "
+                                              "gamma, 2., components, 50, frequency range, 0.3, 3., seed, 7, "
+                                              "heading, 0.1")), echo=lambda *a: None)
+    assert calls == [("sea", ("jonswap", 2.0, 8.0), dict(heading=0.1, water_depth=math.inf, g=G, gamma=2.0,
+                                                         n_components=50, omega_min=0.3, omega_max=3.0, seed=7)),
+                     ("irf", {"dt": 0.05, "t_end": 20.0})]
+    with pytest.raises(DeckError, match=r"hydro.mbd:23:44: HydroBody\(100\): the order must be at least 1, found 0"):
+        read_deck(str(write_deck(tmp_path, "radiation, state space, max order, 0")), echo=lambda *a: None)
+    g = read_deck(str(write_deck(tmp_path, "waves, regular, height, 0.6, period, 5., heading, 0.")),
+                  echo=lambda *a: None).model.hydro_body_groups[0]
+    assert g.waves.amplitude.tolist() == [0.3] and g.waves.omega[0] == pytest.approx(2 * math.pi / 5)
+    for name, options, layer in (("fit_radiation_state_space", "radiation, state space", "hydro_radiation"),
+                                 ("impulse_response", "radiation, convolution, 0.1", "hydro_radiation"),
+                                 ("irregular_sea", "waves, pierson moskowitz, 2., 8.", "hydro_waves")):
+        monkeypatch.setattr(hydro_body, name, None)
+        with pytest.raises(DeckError, match=f"hydro.mbd:23:.*needs mbdae.engine.core.{layer}"):
+            read_deck(str(write_deck(tmp_path, options)), echo=lambda *a: None)
 
 
 # ---------------------------------------------------------------- bad input

@@ -708,21 +708,19 @@ class HydroBodies(ElementFamily):
         th = np.array([rot.log_rotvec(Ri @ Re.T) for Ri, Re in zip(R, self.Req)]).reshape(-1, 3)
         return np.concatenate([kin.x[self.node] + self.offsets(kin) - self.xP0, th], axis=1)
 
-    def _pairs(self):
-        """(group, k, l, body k, body l) over the coupling groups' body pairs."""
-        for gi in range(len(self.gn)):
-            n = self.gn[gi]
-            for k in range(n):
-                for l in range(n):
-                    yield gi, k, l, self.gb[gi, k], self.gb[gi, l]
+    def _group_sum(self, M, values):
+        """Σ_c M_bc values_c (nb, 6) over each body's coupling group (M: (ng, NB, NB, 6, 6),
+        values: (nb, 6))."""
+        valid = self.gb >= 0
+        safe = np.where(valid, self.gb, 0)
+        out = np.zeros((self.ne, 6))
+        per = np.einsum("gklpq,glq->gkp", M, np.where(valid[..., None], values[safe], 0.0))
+        out[self.gb[valid]] = per[valid]
+        return out
 
     def added_momenta(self, kin):
         """(p_A; h_A) = Σ_c A_bc ν_c (nb, 6) about the reference points."""
-        nu = self.velocities(kin)
-        out = np.zeros((self.ne, 6))
-        for gi, k, l, b, c in self._pairs():
-            out[b] += self.Ainf[gi, k, l] @ nu[c]
-        return out
+        return self._group_sum(self.Ainf, self.velocities(kin))
 
     def node_momenta(self, kin):
         """The added mass's share of the nodes' momenta (consistent initial β, γ): p_A and
@@ -745,11 +743,8 @@ class HydroBodies(ElementFamily):
         """½ ηᵀ C_lin η − Σ ρgV z_B (the potential of the restoring and the buoyancy; with the
         bodies' gravity potential, the whole hydrostatic potential)."""
         eta = self.displacements(kin)
-        E = 0.0
-        for gi, k, l, b, c in self._pairs():
-            E += 0.5 * eta[b] @ self.Clin[gi, k, l] @ eta[c]
         zB = kin.x[self.node, 2] + rot.matvec(kin.R[self.node], self.oB)[:, 2]
-        return float(E - np.sum(self.FB * zB))
+        return float(0.5 * np.sum(eta * self._group_sum(self.Clin, eta)) - np.sum(self.FB * zB))
 
     def components(self, ctx):
         """(nb, 5, 6): η and the loads (F, M about P, global) of restoring with buoyancy,
@@ -762,54 +757,59 @@ class HydroBodies(ElementFamily):
 
     def accelerations(self, kin, yp):
         """(a, ω̇) (nb, 3) of the bodies' nodes and ν̇ (nb, 6) from the nodes' momentum rates:
-        per coupling group, the linear system of the rigid bodies' inertia about the nodes
-        (the `node_inertia` of the family that has it) and the added mass,
+        per coupling group (all groups in one batched solve), the linear system of the rigid
+        bodies' inertia about the nodes (the `node_inertia` of the family that has it) and the
+        added mass,
             [β̇; γ̇] = M_n [a; ω̇] + q + T Σ_c A (N_c [a_c; ω̇_c] + [ω_c×(ω_c×r_c); 0]) + [0; (ω×r)×p_A],
-        T = [I 0; r× I], N = [I −r×; 0 I] (module docstring: β, γ with the added momenta).
-        NaN for groups with a node that is not inertial."""
-        nb = self.ne
+        T = [I 0; r× I], N = [I −r×; 0 I] (module docstring: β, γ with the added momenta),
+        q = [ω×(ω×s); (ω×s)×ẋ + ω×(Jω)].  NaN for the groups with a node that is not inertial."""
         nd = self.nodes
         node = self.node
-        acc = np.full((nb, 6), np.nan)
-        nudot = np.full((nb, 6), np.nan)
+        nb = self.ne
         if self.inertia is not None:
             m, S, J = self.inertia.node_inertia(kin)
+            m, S, J = m[node], S[node], J[node]
         else:
-            m, S, J = np.zeros(nd.n), np.zeros((nd.n, 3)), np.zeros((nd.n, 3, 3))
+            m, S, J = np.zeros(nb), np.zeros((nb, 3)), np.zeros((nb, 3, 3))
         r = self.offsets(kin)
         w, v = kin.w[node], kin.v[node]
         P = self.added_momenta(kin)
-        for gi in range(len(self.gn)):
-            n = self.gn[gi]
-            bs = self.gb[gi, :n]
-            if not self.inertial[bs].all():
-                continue
-            M = np.zeros((6 * n, 6 * n))
-            rhs = np.zeros(6 * n)
-            for k, b in enumerate(bs):
-                i = node[b]
-                s = S[i]
-                ws = np.cross(w[b], s)
-                M[6 * k:6 * k + 3, 6 * k:6 * k + 3] += m[i] * np.eye(3)
-                M[6 * k:6 * k + 3, 6 * k + 3:6 * k + 6] -= rot.skew(s)
-                M[6 * k + 3:6 * k + 6, 6 * k:6 * k + 3] += rot.skew(s)
-                M[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6] += J[i]
-                rhs[6 * k:6 * k + 3] = yp[nd.ib[i]] - np.cross(w[b], ws)
-                rhs[6 * k + 3:6 * k + 6] = (yp[nd.ic[i]] - np.cross(ws, v[b]) - np.cross(w[b], J[i] @ w[b])
-                                            - np.cross(np.cross(w[b], r[b]), P[b, :3]))
-                T = np.eye(6)
-                T[3:, :3] = rot.skew(r[b])
-                for l, c in enumerate(bs):
-                    Nc = np.eye(6)
-                    Nc[:3, 3:] = -rot.skew(r[c])
-                    TA = T @ self.Ainf[gi, k, l]
-                    M[6 * k:6 * k + 6, 6 * l:6 * l + 6] += TA @ Nc
-                    rhs[6 * k:6 * k + 6] -= TA @ np.concatenate([np.cross(w[c], np.cross(w[c], r[c])), np.zeros(3)])
-            u = np.linalg.solve(M, rhs).reshape(n, 6)
-            acc[bs] = u
-            for k, b in enumerate(bs):
-                nudot[b] = np.concatenate([u[k, :3] + np.cross(u[k, 3:], r[b]) + np.cross(w[b], np.cross(w[b], r[b])),
-                                           u[k, 3:]])
+        E = np.eye(3)
+        Mn = np.zeros((nb, 6, 6))
+        Mn[:, :3, :3] = m[:, None, None] * E
+        Mn[:, :3, 3:] = -rot.skew(S)
+        Mn[:, 3:, :3] = rot.skew(S)
+        Mn[:, 3:, 3:] = J
+        T = np.broadcast_to(np.eye(6), (nb, 6, 6)).copy()
+        T[:, 3:, :3] = rot.skew(r)
+        N = np.broadcast_to(np.eye(6), (nb, 6, 6)).copy()
+        N[:, :3, 3:] = -rot.skew(r)
+        cv = np.concatenate([rot.cross(w, rot.cross(w, r)), np.zeros((nb, 3))], axis=1)
+        ws = rot.cross(w, S)
+        inertial = self.inertial
+        rates = np.zeros((nb, 6))
+        rates[inertial, :3] = yp[nd.ib[node[inertial]]]
+        rates[inertial, 3:] = yp[nd.ic[node[inertial]]]
+        q = np.concatenate([rates[:, :3] - rot.cross(w, ws),
+                            rates[:, 3:] - rot.cross(ws, v) - rot.cross(w, rot.matvec(J, w))
+                            - rot.cross(rot.cross(w, r), P[:, :3])], axis=1)
+        gb = self.gb
+        ng, NB = gb.shape
+        valid = gb >= 0
+        safe = np.where(valid, gb, 0)
+        TA = np.einsum("gkpq,gklqs->gklps", T[safe], self.Ainf)
+        blocks_ = np.einsum("gklps,glsq->gklpq", TA, N[safe])
+        k = np.arange(NB)
+        blocks_[:, k, k] += np.where(valid[..., None, None], Mn[safe], np.eye(6))
+        rhs = np.where(valid[..., None], q[safe], 0.0) - np.einsum("gklps,gls->gkp", TA, cv[safe])
+        Mg = blocks_.transpose(0, 1, 3, 2, 4).reshape(ng, 6 * NB, 6 * NB)
+        ok = np.array([inertial[gb[g, :self.gn[g]]].all() for g in range(ng)], bool)
+        u = np.full((ng, NB, 6), np.nan)
+        if ok.any():
+            u[ok] = np.linalg.solve(Mg[ok], rhs.reshape(ng, 6 * NB)[ok][..., None])[..., 0].reshape(-1, NB, 6)
+        acc = np.full((nb, 6), np.nan)
+        acc[gb[valid]] = u[valid]
+        nudot = np.concatenate([acc[:, :3] + rot.cross(acc[:, 3:], r) + cv[:, :3], acc[:, 3:]], axis=1)
         return acc[:, :3], acc[:, 3:], nudot
 
     def correct_node_accelerations(self, kin, yp, a, wd):
@@ -821,12 +821,10 @@ class HydroBodies(ElementFamily):
         wd[self.node[ok]] = wdn[ok]
 
     def added_mass_loads(self, kin, yp):
-        """−A ν̇ (nb, 6) at the reference points (NaN where the accelerations are unknown)."""
+        """−A ν̇ (nb, 6) at the reference points (NaN where the accelerations are unknown,
+        zero on bodies without inertia)."""
         _, _, nudot = self.accelerations(kin, yp)
-        out = np.zeros((self.ne, 6))
-        for gi, k, l, b, c in self._pairs():
-            out[b] -= self.Ainf[gi, k, l] @ nudot[c]
-        return np.where(self.inertial[:, None], out, 0.0)
+        return np.where(self.inertial[:, None], -self._group_sum(self.Ainf, nudot), 0.0)
 
     def wave_elevation(self, t):
         """The incident wave elevation (nb,) at the equilibrium reference points."""

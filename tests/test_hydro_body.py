@@ -22,12 +22,12 @@ import os
 import numpy as np
 import pytest
 from scipy.linalg import expm, eigh
+from scipy.optimize import brentq
 
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.state import Context
 from mbdae.engine.core.hydro_data import (HydroData, HydroDataError, WaveComponents, RadiationStateSpace,
                                           RadiationKernel)
 from mbdae.engine.checks import jacobian_mismatch
@@ -381,7 +381,6 @@ def airy_velocity(a, w, phase, beta, depth, p, t):
         k = w * w / G
         fz, gz = math.exp(k * p[2]), math.exp(k * p[2])
     else:
-        from scipy.optimize import brentq
         k = brentq(lambda k: G * k * math.tanh(k * depth) - w * w, 1e-9, 100.0)
         fz = math.cosh(k * (p[2] + depth)) / math.sinh(k * depth)
         gz = math.sinh(k * (p[2] + depth)) / math.sinh(k * depth)

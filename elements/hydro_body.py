@@ -23,7 +23,8 @@ K₄₆ = −ρgV x_b, K₅₆ = −ρgV y_b, K₆₆ = 0); the linear restoring
 waterplane terms), and the body element with gravity gives the weight and its −m g z_G
 terms.  Small motions of a floating body then have C_total = ρg(I_wp + V z_B) − m g z_G.
 With buoyancy=False the whole C is applied as −C η and no constant force (for bodies whose
-weight is balanced otherwise).  The restoring moment is Γ⁻ᵀ(η_r) times the rotational part
+weight is balanced otherwise); hydrostatics=False applies neither (for a nonlinear hull
+buoyancy of another family).  The restoring moment is Γ⁻ᵀ(η_r) times the rotational part
 of −C η, the exact work-conjugate of η (elements/hydro_body_kernel.py).
 
 Added mass A∞ (6N×6N; A(ω₀) with radiation=("frequency", ω₀)) enters the nodes' momentum
@@ -91,6 +92,7 @@ class HydroGroupSpec:
     equilibrium: list = None                         # per body (position, orientation) or None
     buoyancy: bool = True
     output: bool = True
+    hydrostatics: bool = True                        # False: neither C nor the buoyancy (another family's)
 
 
 @dataclass
@@ -290,13 +292,14 @@ def check_waves(data, waves, where):
 
 # ---------------------------------------------------------------------- Model builder method
 def hydro_bodies(model, first_label, nodes, data, waves=None, radiation="off", drag=None, interaction=True,
-                 equilibrium=None, buoyancy=True, output=True):
+                 equilibrium=None, buoyancy=True, output=True, hydrostatics=True):
     """Hydrodynamic bodies (module docstring): body k of `data` (a HydroData) on structural
     node nodes[k], labels first_label + k.  waves: WaveComponents or None; radiation: "off",
     RadiationStateSpace, RadiationKernel, ("damping", B 6N×6N) or ("frequency", ω₀); drag:
     {"cd", "area", "linear"} per dof (a number, 6 values or (N, 6)); equilibrium: per body
     None or (position, orientation) of the node at equilibrium (default: its initial pose);
-    buoyancy: apply ρgV ẑ at the centre of buoyancy and C minus its stiffness."""
+    buoyancy: apply ρgV ẑ at the centre of buoyancy and C minus its stiffness (False: C whole);
+    hydrostatics=False: no hydrostatic load at all (e.g. a nonlinear hull buoyancy instead)."""
     where = f"hydrodynamic body {first_label}"
     if not isinstance(data, HydroData):
         raise ValueError(f"{where}: data must be a HydroData (engine/core/hydro_data.py), not {type(data).__name__}")
@@ -307,7 +310,7 @@ def hydro_bodies(model, first_label, nodes, data, waves=None, radiation="off", d
         raise ValueError(f"{where}: {len(nodes)} nodes for the {N} bodies of {_where(data)}")
     if waves is not None and not isinstance(waves, WaveComponents):
         raise ValueError(f"{where}: waves must be WaveComponents (engine/core/hydro_data.py) or None")
-    if buoyancy and (data.displaced_volume is None or data.centre_of_buoyancy is None):
+    if hydrostatics and buoyancy and (data.displaced_volume is None or data.centre_of_buoyancy is None):
         raise HydroDataError(f"{_where(data)}: the displaced volume and the centre of buoyancy are needed for the "
                              f"equilibrium buoyancy of {where} (or buoyancy=False)")
     if equilibrium is not None and len(equilibrium) != N:
@@ -323,7 +326,8 @@ def hydro_bodies(model, first_label, nodes, data, waves=None, radiation="off", d
         check_waves(data, waves, where)
     spec = HydroGroupSpec(int(first_label), nodes, data, waves, radiation,
                           drag_arrays(drag, N, where), bool(interaction),
-                          None if equilibrium is None else list(equilibrium), bool(buoyancy), bool(output))
+                          None if equilibrium is None else list(equilibrium), bool(buoyancy), bool(output),
+                          bool(hydrostatics))
     model.hydro_body_groups.append(spec)
     return first_label
 
@@ -481,7 +485,7 @@ class HydroBodies(ElementFamily):
             ss = rad
             if rad.D is not None:
                 Bb = Bb + blocks(rad.D, N)
-        Cl = Cb.copy()
+        Cl = Cb.copy() if g.hydrostatics else np.zeros_like(Cb)
         for k in range(N):
             b = b0 + k
             label = g.first_label + k
@@ -495,7 +499,7 @@ class HydroBodies(ElementFamily):
             self.xP0[b] = ref
             self.Req[b] = Re
             self.o_loc[b] = Re.T @ (ref - xe)
-            if g.buoyancy:
+            if g.hydrostatics and g.buoyancy:
                 V = float(data.displaced_volume[k])
                 cb = np.asarray(data.centre_of_buoyancy[k], float)
                 self.FB[b] = rho * grav * V
@@ -849,13 +853,14 @@ class HydroBodies(ElementFamily):
 # family cards: read(reader, model, args, label, word) once its label is read; the reader
 # and the Model are used duck-typed (no engine.io import here).
 
-OPTIONS = ("interaction", "buoyancy", "radiation", "waves", "viscous drag", "linear damping", "output")
+OPTIONS = ("interaction", "hydrostatics", "buoyancy", "radiation", "waves", "viscous drag", "linear damping",
+           "output")
 
 
 def read_hydrodynamic_body(reader, model, args, label, word):
     """`hydrodynamic body: <first label>, "<hydrodynamic data file>",
         <node 1> [, equilibrium position, <Vec3>] [, equilibrium orientation, <orientation>], …, <node N>
-        [, interaction, {yes | no}] [, buoyancy, {yes | no}]
+        [, interaction, {yes | no}] [, hydrostatics, {yes | no}] [, buoyancy, {yes | no}]
         [, radiation, {off | frequency, <ω>
                       | state space [, tolerance, <tol>] [, max order, <n>]
                       | convolution, <dt> [, duration, <t>]}]
@@ -889,7 +894,8 @@ def read_hydrodynamic_body(reader, model, args, label, word):
         nodes.append(n.label)
         equilibrium.append(None if xe is None and Re is None else
                            (n.frame.x if xe is None else xe, n.frame.R if Re is None else Re))
-    options = dict(interaction=True, buoyancy=True, waves=None, output="forces" in reader.default_output)
+    options = dict(interaction=True, hydrostatics=True, buoyancy=True, waves=None,
+                   output="forces" in reader.default_output)
     radiation = ("off", None, {})
     drag = {key: np.zeros((N, 6)) for key in DRAG_KEYS}
     while args.more():
@@ -898,7 +904,7 @@ def read_hydrodynamic_body(reader, model, args, label, word):
         if kw is None:
             raise w.error(f"HydroBody({label}): unknown option '{w.text}' (expected one of "
                           f"{', '.join(OPTIONS)} or ';')")
-        if kw in ("interaction", "buoyancy"):
+        if kw in ("interaction", "hydrostatics", "buoyancy"):
             options[kw] = args.boolean()
         elif kw == "output":
             options["output"] = reader.read_output_flag(args, "forces")

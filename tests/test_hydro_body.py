@@ -393,7 +393,8 @@ def airy_velocity(a, w, phase, beta, depth, p, t):
 def test_drag_in_waves_and_the_output_components(depth):
     """A body at rest below the surface in a two-component sea: the drag component is
     −½ρC_dA|ν − u|(ν − u) with the Airy velocity u at P, the excitation Σ a Re[X e^{i(ωt+φ)}],
-    the elevation Σ a cos(ωt − k·x + φ), the restoring −C η + buoyancy."""
+    the elevation Σ a cos(ωt − k·x + φ), the restoring −C η + buoyancy (none with
+    hydrostatics=False, the rest unchanged)."""
     w, a, ph, beta = np.array([0.9, 1.6]), np.array([0.5, 0.2]), np.array([0.3, -1.0]), 0.4
     X = np.zeros((len(OMEGA), 6), complex)
     X[:] = (1.0 + 0.2j) * OMEGA[:, None] * np.arange(1, 7) * 1e3
@@ -422,6 +423,9 @@ def test_drag_in_waves_and_the_output_components(depth):
     F_rest = -cylinder_C() @ eta
     assert np.allclose(comp[0], eta, atol=1e-14)
     assert np.allclose(comp[1, :3], F_rest[:3] + [0, 0, RHO * G * V], rtol=1e-12)
+    m.hydro_body_groups[0].hydrostatics = False        # no hydrostatic load at all
+    off = System(m).families[-1].components(system.context(st))[0]
+    assert np.abs(off[1]).max() == 0.0 and np.allclose(off[2:], comp[2:], rtol=1e-14, atol=0.0)
     ks = [airy_velocity(a[k], w[k], ph[k], beta, depth, P, t)[1] for k in range(2)]
     elevation = sum(a[k] * math.cos(w[k] * t - ks[k] * (1.0 * math.cos(beta) - 2.0 * math.sin(beta)) + ph[k])
                     for k in range(2))
@@ -698,6 +702,9 @@ def test_deck_card_radiation_and_seas_from_the_data_layer(tmp_path, data_file, m
     g = read_deck(str(write_deck(tmp_path, "waves, regular, height, 0.6, period, 5., heading, 0.")),
                   echo=lambda *a: None).model.hydro_body_groups[0]
     assert g.waves.amplitude.tolist() == [0.3] and g.waves.omega[0] == pytest.approx(2 * math.pi / 5)
+    g = read_deck(str(write_deck(tmp_path, "hydrostatics, no, buoyancy, no, interaction, yes, output, no")),
+                  echo=lambda *a: None).model.hydro_body_groups[0]
+    assert (g.hydrostatics, g.buoyancy, g.interaction, g.output) == (False, False, True, False)
     for name, options, layer in (("fit_radiation_state_space", "radiation, state space", "hydro_radiation"),
                                  ("impulse_response", "radiation, convolution, 0.1", "hydro_radiation"),
                                  ("irregular_sea", "waves, pierson moskowitz, 2., 8.", "hydro_waves")):
@@ -724,6 +731,7 @@ def test_bad_input_is_named():
     with pytest.raises(HydroDataError, match="bare.h5: the displaced volume and the centre of buoyancy"):
         m.hydro_bodies(1, [1], no_volume)
     m.hydro_bodies(1, [1], no_volume, buoyancy=False)
+    m.hydro_bodies(3, [1], no_volume, hydrostatics=False)
     with pytest.raises(ValueError, match="hydrodynamic body 1 is already defined"):
         m.hydro_bodies(1, [1], data)
     cases = [

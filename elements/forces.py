@@ -18,6 +18,7 @@ from mbdae.engine.core.compiled import (kernel, set_row3, set_block, vload, mloa
 from mbdae.engine.core.privdata import state_sources
 from mbdae.engine.core.tpldrive import VectorDriveArray
 from mbdae.elements.modal import read_modal_force
+from mbdae.elements.hull_buoyancy import read_hull_buoyancy
 from mbdae.elements.base import ElementFamily, two_node_columns, vec, vector_drive, random_nodes
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.drives import SineDrive
@@ -258,6 +259,8 @@ def read_force(reader, model, args, label, word, couple=False):
         return read_modal_force(reader, model, args, label)
     if not couple and args.is_keyword("absolute displacement"):
         return read_displacement_force(reader, model, args, label)
+    if not couple and args.is_keyword("hull buoyancy"):
+        return read_hull_buoyancy(reader, model, args, label)
     frame, internal = force_type(reader, args.take("a force type"), couple)
     kind = "abs direction" if frame == "absolute" else "rel direction"
     n1 = reader.structural_node(args)

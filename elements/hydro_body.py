@@ -62,18 +62,9 @@ from mbdae.engine.core.hydro_data import (HydroData, HydroDataError, WaveCompone
 from mbdae.elements.base import ElementFamily, random_rotation
 from mbdae.elements.hydro_body_kernel import hydro_equations, history_commit
 
-try:        # the data layer's file readers and radiation fits (issue 19; engine/core/hydro_files.py,
-    from mbdae.engine.core.hydro_files import read_hydro_data          # hydro_radiation.py)
-except ImportError:
-    read_hydro_data = None
-try:
-    from mbdae.engine.core.hydro_radiation import impulse_response, fit_radiation_state_space
-except ImportError:
-    impulse_response = fit_radiation_state_space = None
-try:
-    from mbdae.engine.core.hydro_waves import irregular_sea
-except ImportError:
-    irregular_sea = None
+from mbdae.engine.core.hydro_files import read_hydro_data
+from mbdae.engine.core.hydro_radiation import impulse_response, fit_radiation_state_space
+from mbdae.engine.core.hydro_waves import irregular_sea, wavenumbers
 
 DRAG_KEYS = ("cd", "area", "linear")
 COMPONENTS = ("restoring", "radiation", "excitation", "drag", "added mass")
@@ -152,24 +143,6 @@ def excitation_at(data, heading, omega):
         f = min(max((beta - hs[k]) / (hs[k + 1] - hs[k]), 0.0), 1.0)
         Xb = X[k] * (1.0 - f) + X[k + 1] * f
     return at_frequency(data, Xb, omega, "excitation")
-
-
-def wave_numbers(omega, depth, g):
-    """k of the linear dispersion relation ω² = g k tanh(k h) (k = ω²/g in deep water)."""
-    omega = np.asarray(omega, float)
-    k = omega ** 2 / g
-    if math.isinf(depth):
-        return k
-    k = np.where(k > 0, k / np.sqrt(np.tanh(np.maximum(k * depth, 1e-300))), 0.0)
-    for _ in range(60):
-        th = np.tanh(k * depth)
-        f = g * k * th - omega ** 2
-        df = g * th + g * k * depth * (1.0 - th * th)
-        step = np.where(df > 0, f / np.where(df > 0, df, 1.0), 0.0)
-        k = k - step
-        if np.all(np.abs(step) <= 1e-14 * np.maximum(k, 1e-300)):
-            break
-    return k
 
 
 def blocks(M, N):
@@ -530,8 +503,7 @@ class HydroBodies(ElementFamily):
         n = len(om)
         self.wnk[b] = n
         self.wa[b, :n], self.ww[b, :n], self.wph[b, :n] = a, om, ph
-        given = getattr(wv, "wavenumber", None)          # hydro_waves stores them; else solved here
-        self.wkn[b, :n] = wave_numbers(om, wv.water_depth, wv.g) if given is None else np.asarray(given, float)
+        self.wkn[b, :n] = wavenumbers(wv)
         self.wdir[b] = np.cos(wv.heading), np.sin(wv.heading)
         self.wdepth[b] = wv.water_depth
         if n:
@@ -875,9 +847,6 @@ def read_hydrodynamic_body(reader, model, args, label, word):
     fw = args.peek()
     path = args.string("the hydrodynamic data file name")
     full = path if os.path.isabs(path) else os.path.join(fw.source.directory, path)
-    if read_hydro_data is None:
-        raise fw.error(f"HydroBody({label}): reading hydrodynamic data files needs "
-                       f"mbdae.engine.core.hydro_files (not part of this build)")
     try:
         data = read_hydro_data(full)
     except (OSError, ValueError) as e:
@@ -954,10 +923,6 @@ def _read_radiation(args, label):
         return kind, w, {}
     if kind == "frequency":
         return kind, w, {"value": ("frequency", args.real("the frequency of the added mass and damping (rad/s)"))}
-    if (kind == "statespace" and fit_radiation_state_space is None) or \
-            (kind == "convolution" and impulse_response is None):
-        raise w.error(f"HydroBody({label}): the radiation {w.text.strip()} needs mbdae.engine.core.hydro_radiation "
-                      f"(not part of this build)")
     opts = {}
     if kind == "convolution":
         opts["dt"] = _positive(args, label, "the kernel's time step")
@@ -1010,9 +975,6 @@ def _read_waves(reader, args, label, data):
             om[k] = _positive(args, label, "a component's frequency")
             a[k], ph[k] = args.real("a component's amplitude"), args.real("a component's phase")
     else:
-        if irregular_sea is None:
-            raise w.error(f"HydroBody({label}): an irregular sea needs mbdae.engine.core.hydro_waves "
-                          f"(not part of this build)")
         hs = _positive(args, label, "the significant wave height")
         tp = _positive(args, label, "the peak period")
         sea = {}

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from mbdae.elements.base import ElementFamily
-from mbdae.elements import (body, forces, userforce, rod, deformable, viscous_body, beam, hbeam,
+from mbdae.elements import (body, forces, hull_buoyancy, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
-                            membrane, shell, shell_mass, modal, hydro_body)
+                            membrane, shell, shell_mass, modal, mooring, hydro_body)
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,12 @@ class Entry:
 ENTRIES = (
     Entry("body", body),
     Entry("forces", forces),
+    Entry("hull_buoyancy", hull_buoyancy),
     Entry("userforce", userforce),
     Entry("rod", rod),
     Entry("deformable", deformable),
     Entry("viscous_body", viscous_body),
+    Entry("mooring", mooring),
     Entry("beam", beam),
     Entry("hbeam", hbeam),
     Entry("solid", solid),

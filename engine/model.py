@@ -19,7 +19,8 @@ DECK_FAMILY = {"structural node": "structural nodes", "joint": "joints", "rod": 
                "beam3": "beams", "beam2": "beams", "hbeam": "beams", "force": "forces", "shell": "plates",
                "membrane": "plates", "abstract node": "abstract nodes", "hydraulic node": "hydraulic nodes",
                "spring support": "genels", "cross spring support": "genels", "genel clamp": "genels",
-               "abstract force": "forces", "joint regularization": "joint regularizations"}
+               "abstract force": "forces", "joint regularization": "joint regularizations",
+               "hull buoyancy": "forces"}
 
 
 class Model:

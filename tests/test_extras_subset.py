@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-HIDDEN = ("kvxopt", "matplotlib", "meshio", "sksparse", "petsc4py", "mpi4py")
+HIDDEN = ("kvxopt", "matplotlib", "meshio", "sksparse", "petsc4py", "mpi4py", "capytaine")
 TOUCHING_EXTRAS = ["tests/test_benchmarks.py", "tests/test_plot.py", "tests/test_readme.py",
                    "tests/test_linear_solver_choice.py", "tests/test_linear_solvers.py", "tests/test_cli_vtu.py",
-                   "tests/test_petsc.py"]
+                   "tests/test_petsc.py", "tests/test_hydro_files.py", "tests/test_hydro_radiation.py",
+                   "tests/test_hydro_waves.py"]
 
 SITECUSTOMIZE = f"""\
 import sys

@@ -33,7 +33,10 @@ from mbdae.engine.core.hydro_data import (HydroData, HydroDataError, WaveCompone
 from mbdae.engine.checks import jacobian_mismatch
 from mbdae.engine.io.mbdyn.deck import read_deck, DeckError
 from mbdae.elements import hydro_body
-from mbdae.elements.hydro_body import split_state_space, wave_numbers
+from mbdae.elements.hydro_body import split_state_space
+from mbdae.engine.core.hydro_waves import wave_number
+from mbdae.engine.core.hydro_files import write_hydro_data
+from mbdae.engine.core.hydro_radiation import impulse_response, added_mass_from_kernel
 from samples import SAMPLES, randomize_state
 
 RHO, G = 1025.0, 9.81
@@ -430,7 +433,7 @@ def test_drag_in_waves_and_the_output_components(depth):
     elevation = sum(a[k] * math.cos(w[k] * t - ks[k] * (1.0 * math.cos(beta) - 2.0 * math.sin(beta)) + ph[k])
                     for k in range(2))
     assert fam.wave_elevation(t)[0] == pytest.approx(elevation, rel=1e-10)
-    assert np.allclose(wave_numbers(w, depth, G), ks, rtol=1e-12)
+    assert np.allclose(wave_number(w, depth, G), ks, rtol=1e-12)
 
 
 # ---------------------------------------------------------------- energy
@@ -594,26 +597,16 @@ def write_deck(tmp_path, options=OPTIONS):
 
 
 @pytest.fixture
-def data_file(monkeypatch):
-    """read_hydro_data (the data layer's reader) replaced by one returning deck_data() for
-    the file the deck names: the card's path handling and syntax without a NetCDF file."""
-    seen = []
-
-    def reader(path):
-        seen.append(path)
-        if os.path.basename(path) != "cylinder.nc":
-            raise OSError(f"{path}: no such file")
-        return deck_data()
-    monkeypatch.setattr(hydro_body, "read_hydro_data", reader)
-    return seen
+def data_file(tmp_path):
+    """deck_data() in mbdae's NetCDF file beside the deck (engine/core/hydro_files)."""
+    return write_hydro_data(deck_data(), tmp_path / "cylinder.nc")
 
 
 def test_deck_card_builds_the_same_model_as_the_api(tmp_path, data_file):
-    """`hydrodynamic body:` with every option: the data file is looked up beside the deck and
+    """`hydrodynamic body:` with every option: the NetCDF data file is read beside the deck and
     a run equals the run of the model built through Model.hydro_bodies."""
     path = write_deck(tmp_path)
     deck = read_deck(str(path), echo=lambda *a: None)
-    assert data_file == [str(tmp_path / "cylinder.nc")]
     (g,) = deck.model.hydro_body_groups
     assert g.radiation == ("frequency", 1.2) and g.interaction and g.buoyancy and g.output
     assert np.allclose(g.drag["cd"], [[1, 1, 1, 0, 0, 0]]) and np.allclose(g.drag["linear"], [[0, 0, 100, 0, 0, 0]])
@@ -653,22 +646,19 @@ def test_deck_card_errors_name_the_word(tmp_path, data_file, options, needle, me
     assert f"{path.name}:{line}:" in str(e.value) and message in str(e.value), str(e.value)
 
 
-def test_deck_card_data_file_errors(tmp_path, data_file, monkeypatch):
-    """A file the reader cannot read, or no reader at all, stop at the file name's word."""
+def test_deck_card_data_file_errors(tmp_path, data_file):
+    """A file the reader cannot read stops at the file name's word, naming the file."""
     path = tmp_path / "hydro.mbd"
     path.write_text(write_deck(tmp_path).read_text().replace("cylinder.nc", "missing.nc"))
-    with pytest.raises(DeckError, match=r"hydro.mbd:22:.*missing.nc: no such file"):
-        read_deck(str(path), echo=lambda *a: None)
-    monkeypatch.setattr(hydro_body, "read_hydro_data", None)
-    with pytest.raises(DeckError, match=r"hydro.mbd:22:.*needs mbdae.engine.core.hydro_files"):
+    with pytest.raises(DeckError, match=r"hydro.mbd:22:29: HydroBody\(100\): .*missing.nc: no such file"):
         read_deck(str(path), echo=lambda *a: None)
 
 
 def test_deck_card_radiation_and_seas_from_the_data_layer(tmp_path, data_file, monkeypatch):
     """`radiation, state space | convolution` and the irregular seas are computed by the data
-    layer's functions (engine/core/hydro_radiation, hydro_waves) with the card's options, the
-    fit once `interaction` is known (after it on the card); without that layer, the word says
-    so.  A regular wave by height and period."""
+    layer's functions (engine/core/hydro_radiation, hydro_waves; replaced here by recorders)
+    with the card's options, the fit once `interaction` is known (after it on the card).  A
+    regular wave by height and period; the on/off options."""
     calls = []
     ss = second_order_realization()
 
@@ -705,12 +695,38 @@ def test_deck_card_radiation_and_seas_from_the_data_layer(tmp_path, data_file, m
     g = read_deck(str(write_deck(tmp_path, "hydrostatics, no, buoyancy, no, interaction, yes, output, no")),
                   echo=lambda *a: None).model.hydro_body_groups[0]
     assert (g.hydrostatics, g.buoyancy, g.interaction, g.output) == (False, False, True, False)
-    for name, options, layer in (("fit_radiation_state_space", "radiation, state space", "hydro_radiation"),
-                                 ("impulse_response", "radiation, convolution, 0.1", "hydro_radiation"),
-                                 ("irregular_sea", "waves, pierson moskowitz, 2., 8.", "hydro_waves")):
-        monkeypatch.setattr(hydro_body, name, None)
-        with pytest.raises(DeckError, match=f"hydro.mbd:23:.*needs mbdae.engine.core.{layer}"):
-            read_deck(str(write_deck(tmp_path, options)), echo=lambda *a: None)
+
+
+def test_deck_card_with_the_data_layer_state_space_and_convolution_agree(tmp_path):
+    """End to end with the data layer: a NetCDF file of consistent coefficients (B₃₃(ω) given,
+    A₃₃(ω) from Ogilvie's relation), the deck's `radiation, state space` (the fitted
+    realization) and `radiation, convolution` (the sampled kernel) in a JONSWAP sea: the heave
+    histories agree within 0.5 % of their range over 30 s at h = 0.05."""
+    om = np.linspace(0.05, 6.0, 120)
+    B = np.zeros((len(om), 6, 6))
+    B[:, 2, 2] = 4e4 * om ** 2 * np.exp(-0.6 * om ** 2)
+    X = np.zeros((len(om), 6), complex)
+    X[:, 2] = C33 * (1 + 0.2j) * np.exp(-0.1 * om)
+    d = hydro_data(cylinder_C(), A_DIAG, X=X)
+    d = HydroData(om, np.repeat(A_DIAG[None], len(om), 0), B, A_DIAG, d.hydrostatic_stiffness, d.headings,
+                  X[None], d.reference_points, displaced_volume=d.displaced_volume,
+                  centre_of_buoyancy=d.centre_of_buoyancy, rho=RHO, g=G)
+    A = d.added_mass.copy()
+    A[:, 2, 2] += added_mass_from_kernel(impulse_response(d, 0.02), om)[:, 2, 2]
+    write_hydro_data(HydroData(om, A, B, A_DIAG, d.hydrostatic_stiffness, d.headings, d.excitation,
+                               d.reference_points, displaced_volume=d.displaced_volume,
+                               centre_of_buoyancy=d.centre_of_buoyancy, rho=RHO, g=G), tmp_path / "cylinder.nc")
+    z = []
+    for radiation in ("state space", "convolution, 0.05"):
+        path = write_deck(tmp_path, f"radiation, {radiation}, waves, jonswap, 0.5, 8., components, 30, "
+                                    f"frequency range, 0.3, 3., seed, 1")
+        deck = read_deck(str(path), echo=lambda *a: None)
+        rad = deck.model.hydro_body_groups[0].radiation
+        assert isinstance(rad, (RadiationStateSpace, RadiationKernel))
+        r = deck.problem(final_time=30.0, time_step=0.05).run()
+        z.append(r.x[:, 0, 2])
+    assert np.ptp(z[0]) > 0.5
+    assert np.abs(z[0] - z[1]).max() < 5e-3 * np.ptp(z[0])
 
 
 # ---------------------------------------------------------------- bad input

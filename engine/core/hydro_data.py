@@ -88,6 +88,7 @@ class WaveComponents:
     heading: float = 0.0     # rad, direction the waves travel to, from the global x axis
     water_depth: float = math.inf
     g: float = 9.81
+    wavenumber: np.ndarray = None  # (nk,) rad/m from the dispersion relation (hydro_waves.wave_number); None: not given
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class RadiationStateSpace:
     B: np.ndarray            # (ns, 6N)
     C: np.ndarray            # (6N, ns)
     D: np.ndarray = field(default=None)   # (6N, 6N) or None (zero)
+    fit_error: np.ndarray = None   # (6N, 6N) relative L2 error of each entry's impulse response (0 where K_ij = 0), or None
+    orders: np.ndarray = None      # (6N, 6N) int, the states of each entry's realization (0 where K_ij = 0), or None
 
 
 @dataclass(frozen=True)

@@ -60,14 +60,12 @@ from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, DIM, kernel_jacobi
 from mbdae.engine.core.hydro_data import (HydroData, HydroDataError, WaveComponents, RadiationStateSpace,
                                           RadiationKernel)
 from mbdae.elements.base import ElementFamily, random_rotation
-from mbdae.elements.hydro_body_kernel import hydro_equations, history_commit
-
 from mbdae.engine.core.hydro_files import read_hydro_data
 from mbdae.engine.core.hydro_radiation import impulse_response, fit_radiation_state_space
 from mbdae.engine.core.hydro_waves import irregular_sea, wavenumbers
+from mbdae.elements.hydro_body_kernel import hydro_equations, history_commit
 
 DRAG_KEYS = ("cd", "area", "linear")
-COMPONENTS = ("restoring", "radiation", "excitation", "drag", "added mass")
 
 
 @dataclass

@@ -10,7 +10,9 @@ a closed surface), and in tests/test_element_checks.py for the rigid body displa
 rows turn with the system).  solid_shapes.py (shapes and rules) and solid_meshes.py (structured
 meshes: blocks, boxes, Cook's membrane, a quarter ring) are set-up helpers of the solid
 family, not families.  Neither check applies to the rest: the viscous body and the moorings (mooring
-matrix, taut and catenary lines) act between one node and the ground; spring supports, cross
+matrix, taut and catenary lines) act between one node and the ground; the hydrodynamic bodies
+between their nodes and the water at rest (loads in the fixed frame of the still water, like
+gravity: not objective, no reaction on another node); spring supports, cross
 spring supports, abstract forces and clamp genels act on scalar dofs
 against the ground (along a fixed global axis when the dof is a structural position);
 inertia elements and power take-offs write no equations; abstract, hydraulic

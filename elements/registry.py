@@ -19,7 +19,7 @@ from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, hull_buoyancy, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
-                            membrane, shell, shell_mass, modal, mooring, power_take_off)
+                            membrane, shell, shell_mass, modal, mooring, hydro_body, power_take_off)
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,7 @@ ENTRIES = (
     Entry("membrane", membrane),
     Entry("joints", joints),
     Entry("modal", modal),
+    Entry("hydro_body", hydro_body),
     Entry("angular_velocity", angular_velocity),
     Entry("rigid_body_displacement", rigid_body_displacement),
     Entry("regularization", regularization),

@@ -268,6 +268,9 @@ class System:
             betad[d] = yp[nodes.ib[d]]
             gammad[dr] = yp[nodes.ic[dr]]
             a, wd = bodies.node_accelerations(kin, betad, gammad)
+        for fam in self.families:      # nodes whose momenta carry more than the bodies' (added mass)
+            if hasattr(fam, "correct_node_accelerations"):
+                fam.correct_node_accelerations(kin, yp, a, wd)
         vf = nodes.velocity_form
         a[vf] = yp[nodes.ib[vf]]
         wd[vf] = yp[nodes.ic[vf]]

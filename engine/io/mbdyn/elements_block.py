@@ -50,6 +50,7 @@ ELEMENT_HEADS = table([
     ("hbeam", ("a beam label", True, "beams")), ("genel", ("a genel label", True, "genels")),
     ("joint regularization", ("a joint label", False, "joint regularizations")),
     ("driven", ("a driven element label", False, None)),
+    ("hydrodynamic body", ("a hydrodynamic body label", False, None)),
     ("membrane4eas", ("a plate label", True, "plates")),
     ("shell4eas", ("a plate label", True, "plates")), ("shell4easans", ("a plate label", True, "plates")),
 ] + [(shape, ("a solid label", True, "solids")) for shape in SOLID_SHAPES]

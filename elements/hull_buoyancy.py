@@ -55,6 +55,7 @@ import numpy as np
 
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
 from mbdae.engine.core.hydro_data import WaveComponents
+from mbdae.engine.core.hydro_waves import wavenumbers
 from mbdae.engine.mesh import load_meshio
 from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
 from mbdae.elements.hull_buoyancy_kernel import hull_equations, hull_loads
@@ -241,24 +242,6 @@ def read_hull(path, scale=1.0):
 
 
 # ---------------------------------------------------------------------- waves
-def wavenumbers(omega, depth, g):
-    """k of ω² = g k tanh(k D) (Airy's dispersion relation; D = ∞: k = ω²/g), by Newton from
-    the deep-water value."""
-    omega = np.asarray(omega, float)
-    k = omega ** 2 / g
-    if np.isinf(depth):
-        return k
-    k = np.maximum(k, omega / np.sqrt(g * depth))          # the shallow-water value bounds it below
-    for _ in range(100):
-        t = np.tanh(k * depth)
-        f = g * k * t - omega ** 2
-        dk = f / (g * t + g * k * depth * (1 - t * t))
-        k = k - dk
-        if np.all(np.abs(dk) <= 1e-15 * k):
-            break
-    return k
-
-
 def ramp_factors(t, ramps):
     """½ (1 - cos(π t/T_r)) for 0 <= t < T_r, 0 before, 1 after, per ramp time T_r (0: no ramp)."""
     ramps = np.asarray(ramps, float)
@@ -412,7 +395,7 @@ class HullBuoyancies(ElementFamily):
         self.wamp = components(lambda w: w.amplitude)
         self.wphi = components(lambda w: w.phase)
         self.wdepth = components(lambda w: w.water_depth)
-        self.wk = components(lambda w: wavenumbers(w.omega, w.water_depth, w.g))
+        self.wk = components(wavenumbers)
         self.wkx = self.wk * components(lambda w: np.cos(w.heading))
         self.wky = self.wk * components(lambda w: np.sin(w.heading))
         self.wramp = np.repeat(np.array([s.wave_ramp for s in S], float), count)

@@ -26,8 +26,8 @@ from mbdae.engine.core import constitutive as cl
 from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.io.mbdyn.deck import DeckError, parse_deck
 from mbdae.engine.core.hydro_data import WaveComponents
-from mbdae.elements.hull_buoyancy import (Hull, box_hull, cylinder_hull, sphere_hull, hull_from_mesh, read_hull,
-                                          wavenumbers)
+from mbdae.engine.core.hydro_waves import wave_number
+from mbdae.elements.hull_buoyancy import Hull, box_hull, cylinder_hull, sphere_hull, hull_from_mesh, read_hull
 
 RHO, G = 1025.0, 9.81
 EZ = np.array([0.0, 0.0, 1.0])
@@ -357,16 +357,6 @@ def regular(a, omega, heading=0.0, phase=0.0, depth=np.inf):
                           heading=heading, water_depth=depth, g=G)
 
 
-def test_dispersion_relation():
-    """k of ω² = g k tanh(kD): deep water ω²/g, shallow water ω/√(gD), and the relation itself."""
-    omega = np.array([0.2, 0.8, 2.0, 6.0])
-    assert np.allclose(wavenumbers(omega, np.inf, G), omega ** 2 / G, rtol=1e-15)
-    for D in (0.5, 10.0, 200.0):
-        k = wavenumbers(omega, D, G)
-        assert np.allclose(G * k * np.tanh(k * D), omega ** 2, rtol=1e-13)
-    assert abs(wavenumbers(np.array([1e-3]), 2.0, G)[0] / (1e-3 / np.sqrt(G * 2.0)) - 1) < 1e-6
-
-
 @pytest.mark.parametrize("depth", [np.inf, 5.0])
 def test_submerged_sphere_froude_krylov_mean_value(depth):
     """A sphere fully under a regular wave: the incident pressure f(z) cos θ is harmonic, so by
@@ -377,7 +367,7 @@ def test_submerged_sphere_froude_krylov_mean_value(depth):
     R0, a, omega, beta, phi, t = 1.0, 0.3, 3.0, 0.4, 0.7, 0.9
     c = np.array([0.3, -0.2, -2.2])
     wave = regular(a, omega, beta, phi, depth)
-    k = wavenumbers(np.array([omega]), depth, G)[0]
+    k = wave_number(np.array([omega]), depth, G)[0]
     f, fp = airy_profile(k, depth)
     th = omega * t + phi - k * (c[0] * np.cos(beta) + c[1] * np.sin(beta))
     grad = np.array([f(c[2]) * np.sin(th) * k * np.cos(beta), f(c[2]) * np.sin(th) * k * np.sin(beta),
@@ -421,7 +411,7 @@ def test_floating_cylinder_froude_krylov_heave_and_surge():
     from scipy.special import j1
     R0, T, H, omega, phi = 1.0, 2.0, 4.0, 2.2, 0.4
     for depth in (np.inf, 6.0):
-        k = wavenumbers(np.array([omega]), depth, G)[0]
+        k = wave_number(np.array([omega]), depth, G)[0]
         f, _ = airy_profile(k, depth)
         A = np.pi * R0 ** 2
         errs = []

@@ -3,6 +3,7 @@
     python -m mbdae run DECK [-o PREFIX] [--final-time T]   # like `mbdyn -f DECK -o PREFIX`
     python -m mbdae check DECK                              # read only: model summary
     python -m mbdae plot PREFIX --node N --what x|v|w|euler # PNG of a node's motion
+    python -m mbdae plot PREFIX --hydro L | --rao L         # a floating body's loads, its RAOs
     python -m mbdae conformance DIR [--budget S] [-o PREFIX] [--ref REF] # every deck: table
     python -m mbdae compare TARGET --steps H... [--methods M[:RHO]...]  # integrator bench
     python -m mbdae reduce MESH -o BODY.fem --young E --poisson NU --density RHO ...  # modal body
@@ -45,7 +46,7 @@ SUBCOMMAND_MODULES = {"conformance": "mbdae.cmd_conformance", "plot": "mbdae.cmd
                       "compare": "mbdae.cmd_compare", "reduce": "mbdae.cmd_reduce"}
 SUBCOMMAND_HELP = {
     "conformance": "read and run every deck under DIR; Markdown and CSV table",
-    "plot": "plot a node's motion from PREFIX.mov to a PNG",
+    "plot": "plot a node's motion, a floating body's loads or its RAOs to a PNG",
     "compare": "compare integrators on a deck or Python case",
     "reduce": "a modal body (MBDyn FEM data file) from a solid or shell mesh",
 }

@@ -210,6 +210,16 @@ def two_node_columns(nodes, n1, n2):
     return np.concatenate([ix1, ig1, ix2, ig2], axis=1), np.concatenate([ig1, ig2], axis=1)
 
 
+def one_node_pattern(nodes, n):
+    """Pattern of one-node elements whose 6 load rows depend on all 6 node unknowns."""
+    ix, ig = node_columns(nodes, n)
+    rows = np.concatenate([ix, ig], axis=1)
+    p = Pattern()
+    p.add_res(rows)
+    p.add_jac(rows, rows)
+    return p
+
+
 def two_node_pattern(nodes, n1, n2):
     """Pattern of two-node elements whose 12 load rows depend on all 12 node unknowns."""
     rows, _ = two_node_columns(nodes, n1, n2)

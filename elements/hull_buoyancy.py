@@ -53,11 +53,11 @@ import os
 
 import numpy as np
 
-from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.assembly import kernel_jacobian_views
 from mbdae.engine.core.hydro_data import WaveComponents
 from mbdae.engine.core.hydro_waves import wavenumbers
 from mbdae.engine.mesh import load_meshio
-from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
+from mbdae.elements.base import ElementFamily, one_node_pattern, vec, mat, random_rotation, random_nodes
 from mbdae.elements.hull_buoyancy_kernel import hull_equations, hull_loads
 
 DEFAULT_DENSITY = 1025.0          # sea water, kg/m³
@@ -406,12 +406,8 @@ class HullBuoyancies(ElementFamily):
         return self.wamp * ramp_factors(t, self.wramp), self.womega * t + self.wphi
 
     def build_pattern(self):
-        p = self.pattern = Pattern()
-        ix, ig = node_columns(self.nodes, self.n)
-        rows = np.concatenate([ix, ig], axis=1)
-        p.add_res(rows)
-        p.add_jac(rows, rows)
-        return p
+        self.pattern = one_node_pattern(self.nodes, self.n)
+        return self.pattern
 
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call (hull_equations) over all hulls and their panels."""

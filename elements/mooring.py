@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.assembly import kernel_jacobian_views
 from mbdae.engine.core.state import InvalidConfiguration
-from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
+from mbdae.elements.base import ElementFamily, one_node_pattern, vec, mat, random_rotation, random_nodes
 from mbdae.elements.mooring_kernel import (matrix_equations, matrix_outputs, taut_equations, taut_outputs,
                                            catenary_equations, catenary_lines, OK, BELOW_SEABED, OUT_OF_REACH,
                                            NO_CONVERGENCE, ABOVE_ANCHOR)
@@ -248,12 +248,8 @@ class _NodeLoads(ElementFamily):
                 raise ValueError(f"{self.name} {s.label}{_where(s)}: a structural node is required")
 
     def build_pattern(self):
-        p = self.pattern = Pattern()
-        ix, ig = node_columns(self.nodes, self.n)
-        rows = np.concatenate([ix, ig], axis=1)
-        p.add_res(rows)
-        p.add_jac(rows, rows)
-        return p
+        self.pattern = one_node_pattern(self.nodes, self.n)
+        return self.pattern
 
     def _selected(self):
         return np.array([s.output for s in self.specs], bool)

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mbdae.engine.core import constitutive as cl
-from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.assembly import kernel_jacobian_views
 from mbdae.engine.core.compiled import (kernel, get_block, set_block, vload, mload, vadd, vcross, skew, mvec,
                                         mtvec, mmul, mtrans, madd, msub, mscale)
 from mbdae.engine.core.constitutive import law_into
-from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_rotation, random_nodes
+from mbdae.elements.base import ElementFamily, one_node_pattern, vec, mat, random_rotation, random_nodes
 from mbdae.engine.core.drives import LinearDrive
 
 
@@ -86,12 +86,8 @@ class ViscousBodies(ElementFamily):
         self.laws = cl.Laws([s.law for s in S])
 
     def build_pattern(self):
-        p = self.pattern = Pattern()
-        ix, ig = node_columns(self.nodes, self.n)
-        rows = np.concatenate([ix, ig], axis=1)
-        p.add_res(rows)
-        p.add_jac(rows, rows)
-        return p
+        self.pattern = one_node_pattern(self.nodes, self.n)
+        return self.pattern
 
     def _law_inputs(self, t):
         """The laws' constant arrays and their time values at t, in `law_into`'s order."""

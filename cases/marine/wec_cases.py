@@ -26,6 +26,7 @@ coefficients.
     python cases/marine/wec_cases.py t1 [--height 6] [--time 200] [--hydro capytaine]
 """
 import argparse
+import dataclasses
 import math
 import os
 import sys
@@ -270,7 +271,9 @@ def capytaine_hydro(hulls, omegas, headings=(0.0,), rho=RHO, g=G, panel=1.0, cac
     `compute_hydro_data` (engine/core/hydro_files.py, NetCDF cache): the hulls meshed with panels
     of about `panel` m, all bodies in one problem (interaction included), deep water, each
     reference point at the hull's centre in the still water plane; the excitation conjugated
-    to HydroData's e^{iωt} and the hydrostatics (buoyancy and waterplane terms) by the data layer."""
+    to HydroData's e^{iωt} by the data layer.  The hydrostatics, displaced volumes and centres
+    of buoyancy are replaced by the exact ones of `hydrostatics` (the mesh's polygonal
+    waterline gives a volume 0.3 % short for T2's cylinder, which the masses do not balance)."""
     specs = []
     for h in hulls:
         if h["shape"] == "box":
@@ -279,8 +282,15 @@ def capytaine_hydro(hulls, omegas, headings=(0.0,), rho=RHO, g=G, panel=1.0, cac
             spec = {"shape": "cylinder", "radius": h["radius"], "draft": h["draft"]}
         spec.update(position=tuple(h["centre"][:2]), panel_size=panel, name=h["name"])
         specs.append(spec)
-    return compute_hydro_data(specs, omegas, headings=headings, rho=rho, g=g, cache=cache, lid=lid,
+    data = compute_hydro_data(specs, omegas, headings=headings, rho=rho, g=g, cache=cache, lid=lid,
                               reference_points=[h["reference_point"] for h in hulls])
+    n6 = 6 * len(hulls)
+    C = np.zeros((n6, n6))
+    vol = np.zeros(len(hulls))
+    for b, h in enumerate(hulls):
+        C[6 * b:6 * b + 6, 6 * b:6 * b + 6], vol[b] = hydrostatics(h, rho, g)
+    cob = np.array([[h["centre"][0], h["centre"][1], -h["draft"] / 2] for h in hulls])
+    return dataclasses.replace(data, hydrostatic_stiffness=C, displaced_volume=vol, centre_of_buoyancy=cob).check()
 
 
 def frequency_grid(omega=WAVE_OMEGA, lo=0.2, hi=2.5, step=0.1):

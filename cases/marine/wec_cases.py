@@ -26,6 +26,7 @@ coefficients.
     python cases/marine/wec_cases.py t1 [--height 6] [--time 200] [--hydro capytaine]
 """
 import argparse
+import dataclasses
 import math
 import os
 import sys
@@ -33,6 +34,7 @@ import sys
 import numpy as np
 
 from mbdae.engine.core.hydro_data import HydroData
+from mbdae.engine.core.hydro_files import compute_hydro_data
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mbs4wec as mb  # noqa: E402
@@ -264,54 +266,31 @@ def approximate_hydro(hulls, omegas, headings=(0.0,), rho=RHO, g=G, n_beta=72):
                      source="wec_cases.approximate_hydro (Froude-Krylov + Haskind + strip added mass)").check()
 
 
-def capytaine_hydro(hulls, omegas, headings=(0.0,), rho=RHO, g=G, panel=1.0):
-    """The same HydroData from Capytaine (optional extra `capytaine`; a few seconds per
-    frequency for T1): the hulls meshed with panels of about `panel` m, clipped at z = 0,
-    rigid-body dofs about each reference point, all bodies in one problem (interaction
-    included); deep water.  Capytaine's e^{−iωt} excitation is conjugated to HydroData's
-    e^{iωt}; the hydrostatics are the exact ones of `hydrostatics`.  (Stands in until the
-    cached computation of engine/core/hydro_files takes these hull descriptions.)"""
-    import capytaine as cpt
-    cpt.set_logging("WARNING")
-    bodies = []
+def capytaine_hydro(hulls, omegas, headings=(0.0,), rho=RHO, g=G, panel=1.0, cache=True, lid=False):
+    """The same HydroData from Capytaine (optional extra mbdae[hydro]) through the data layer's
+    `compute_hydro_data` (engine/core/hydro_files.py, NetCDF cache): the hulls meshed with panels
+    of about `panel` m, all bodies in one problem (interaction included), deep water, each
+    reference point at the hull's centre in the still water plane; the excitation conjugated
+    to HydroData's e^{iωt} by the data layer.  The hydrostatics, displaced volumes and centres
+    of buoyancy are replaced by the exact ones of `hydrostatics` (the mesh's polygonal
+    waterline gives a volume 0.3 % short for T2's cylinder, which the masses do not balance)."""
+    specs = []
     for h in hulls:
-        cx, cy, _ = h["centre"]
-        H, T = h["height"], h["draft"]
         if h["shape"] == "box":
-            L, B = h["length"], h["beam"]
-            res = tuple(max(2, int(math.ceil(d / panel))) for d in (L, B, H))
-            mesh = cpt.mesh_parallelepiped(size=(L, B, H), center=(cx, cy, H / 2 - T), resolution=res)
+            spec = {"shape": "box", "length": h["length"], "width": h["beam"], "draft": h["draft"]}
         else:
-            a = h["radius"]
-            res = (max(2, int(math.ceil(a / panel))), max(8, int(math.ceil(2 * math.pi * a / panel))),
-                   max(2, int(math.ceil(H / panel))))
-            mesh = cpt.mesh_vertical_cylinder(length=H, radius=a, center=(cx, cy, H / 2 - T), resolution=res)
-        bodies.append(cpt.FloatingBody(mesh=mesh.immersed_part(), name=h["name"],
-                                       dofs=cpt.rigid_body_dofs(rotation_center=h["reference_point"])))
-    body = bodies[0] if len(bodies) == 1 else cpt.Multibody(bodies)
-    problems = [cpt.RadiationProblem(body=body, radiating_dof=d, omega=w, rho=rho, g=g)
-                for w in omegas for d in body.dofs]
-    problems += [cpt.DiffractionProblem(body=body, wave_direction=b, omega=w, rho=rho, g=g)
-                 for w in omegas for b in headings]
-    ds = cpt.assemble_dataset(cpt.BEMSolver().solve_all(problems), hydrostatics=False)
-    names = [f"{h['name']}__{d}" if len(hulls) > 1 else d for h in hulls
-             for d in ("Surge", "Sway", "Heave", "Roll", "Pitch", "Yaw")]
-    A = ds["added_mass"].sel(radiating_dof=names, influenced_dof=names).transpose("omega", "influenced_dof", "radiating_dof")
-    B = ds["radiation_damping"].sel(radiating_dof=names, influenced_dof=names).transpose("omega", "influenced_dof",
-                                                                                          "radiating_dof")
-    X = ds["excitation_force"].sel(influenced_dof=names).transpose("wave_direction", "omega", "influenced_dof")
+            spec = {"shape": "cylinder", "radius": h["radius"], "draft": h["draft"]}
+        spec.update(position=tuple(h["centre"][:2]), panel_size=panel, name=h["name"])
+        specs.append(spec)
+    data = compute_hydro_data(specs, omegas, headings=headings, rho=rho, g=g, cache=cache, lid=lid,
+                              reference_points=[h["reference_point"] for h in hulls])
     n6 = 6 * len(hulls)
     C = np.zeros((n6, n6))
     vol = np.zeros(len(hulls))
     for b, h in enumerate(hulls):
         C[6 * b:6 * b + 6, 6 * b:6 * b + 6], vol[b] = hydrostatics(h, rho, g)
-    return HydroData(omega=np.asarray(omegas, dtype=float), added_mass=A.values, radiation_damping=B.values,
-                     added_mass_infinite=A.values[-1], hydrostatic_stiffness=C,
-                     headings=np.asarray(headings, dtype=float), excitation=np.conj(X.values),
-                     reference_points=np.array([h["reference_point"] for h in hulls], dtype=float),
-                     body_names=tuple(h["name"] for h in hulls), displaced_volume=vol,
-                     centre_of_buoyancy=np.array([[h["centre"][0], h["centre"][1], -h["draft"] / 2] for h in hulls]),
-                     rho=rho, g=g, source="wec_cases.capytaine_hydro (Capytaine %s)" % cpt.__version__).check()
+    cob = np.array([[h["centre"][0], h["centre"][1], -h["draft"] / 2] for h in hulls])
+    return dataclasses.replace(data, hydrostatic_stiffness=C, displaced_volume=vol, centre_of_buoyancy=cob).check()
 
 
 def frequency_grid(omega=WAVE_OMEGA, lo=0.2, hi=2.5, step=0.1):

@@ -31,6 +31,7 @@ from scipy.linalg import block_diag
 
 from mbdae import Model, run
 from mbdae.engine.core.hydro_data import HydroData, RadiationStateSpace
+from mbdae.engine.core.hydro_files import compute_hydro_data
 from mbdae.engine.core.hydro_waves import irregular_sea, wave_number
 from mbdae.engine.core.hydro_radiation import fit_radiation_state_space, impulse_response
 
@@ -88,7 +89,6 @@ def timed(model, final_time, method="crank nicolson"):
 
 def barge_data():
     hulls = wc.T1["hulls"]
-    from mbdae.engine.core.hydro_files import compute_hydro_data
     return compute_hydro_data([{"shape": "box", "length": h["length"], "width": h["beam"], "draft": h["draft"],
                                 "position": (h["centre"][0], h["centre"][1]), "panel_size": 1.25, "name": h["name"]}
                                for h in hulls], omegas=np.round(np.arange(1, 31) * 0.1, 10), headings=[0.0],

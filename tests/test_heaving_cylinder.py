@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cases", "marine"))
 import heaving_cylinder as hc  # noqa: E402
+from mbdae.engine.core.hydro_files import compute_hydro_data  # noqa: E402
 
 AMPLITUDE = 0.05        # m: heave ≤ 0.23 m, pitch ≤ 1 deg (linear regime)
 STEP, DURATION = 0.05, 200.0
@@ -108,7 +109,6 @@ def _compare(fresh, data, index):
 @pytest.mark.skipif(not HAVE_CAPYTAINE, reason="Capytaine (mbdae[hydro]) is not installed")
 def test_capytaine_reproduces_shipped_data_at_some_frequencies(data):
     """Capytaine on the same mesh at 3 of the file's frequencies gives its coefficients to 1e-6."""
-    from mbdae.engine.core.hydro_files import compute_hydro_data
     index = np.array([8, 17, 29])
     fresh = compute_hydro_data([{"shape": "cylinder", "radius": hc.RADIUS, "draft": hc.DRAFT, "panel_size": hc.PANEL,
                                  "name": "cylinder"}], omegas=hc.OMEGAS[index], headings=[0.0], rho=hc.RHO,

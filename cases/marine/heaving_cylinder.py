@@ -32,7 +32,7 @@ import numpy as np
 
 from mbdae import Model, run
 from mbdae.engine.core.hydro_data import WaveComponents
-from mbdae.engine.core.hydro_files import read_hydro_data, write_hydro_data
+from mbdae.engine.core.hydro_files import compute_hydro_data, read_hydro_data, write_hydro_data
 from mbdae.engine.core.hydro_radiation import fit_radiation_state_space, impulse_response
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,7 +47,6 @@ NODE = 1
 
 def make_data(path=DATA_FILE):
     """Compute the BEM data with Capytaine (mbdae[hydro]) and write them to `path`."""
-    from mbdae.engine.core.hydro_files import compute_hydro_data
     data = compute_hydro_data([{"shape": "cylinder", "radius": RADIUS, "draft": DRAFT, "panel_size": PANEL,
                                 "name": "cylinder"}], omegas=OMEGAS, headings=[0.0], rho=RHO, g=G, cache=False)
     os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -28,3 +28,12 @@ def test_chain_benchmark_short_form():
     assert "steps    10" in line
     tip_y = float(line.split("tip x,y =")[1].split(",")[1])
     assert tip_y < 0.0
+
+
+def test_marine_benchmark_short_form():
+    """Farms of 1 and 4 floating cylinders for 5 s: two rows, each with a positive wall time per
+    simulated second."""
+    out = _run("benchmarks/marine.py", "--quick")
+    rows = [line.split() for line in out.splitlines() if line.split() and line.split()[0] in ("1", "4")]
+    assert [r[0] for r in rows] == ["1", "4"]
+    assert all(float(r[1]) > 0.0 for r in rows)

@@ -24,7 +24,7 @@ from mbdae.engine.core.state import Context
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import constitutive as cl
 from mbdae.engine.drivers.ivp import InitialValueProblem
-from mbdae.engine.io.mbdyn.deck import DeckError, parse_deck
+from mbdae.engine.io.mbdyn.deck import DeckError, parse_deck, read_deck
 from mbdae.engine.core.hydro_data import WaveComponents
 from mbdae.engine.core.hydro_waves import wave_number
 from mbdae.elements.hull_buoyancy import Hull, box_hull, cylinder_hull, sphere_hull, hull_from_mesh, read_hull
@@ -549,7 +549,6 @@ def test_deck_card_reads_every_hull_and_runs(tmp_path):
 """
     text = DECK.format(elements=elements, count=6)
     (tmp_path / "deck.mbd").write_text(text)
-    from mbdae.engine.io.mbdyn.deck import read_deck
     deck = read_deck(str(tmp_path / "deck.mbd"), echo=lambda *a: None)
     s = deck.model.hull_buoyancies
     assert [x.label for x in s] == [1, 2, 3, 4, 5, 6]

@@ -17,7 +17,6 @@ cylinder (hydrostatics from its geometry; added mass, damping, excitation chosen
 - the `.hyd` output against the formulas of each component, the nodes' accelerations with
   the added mass, the deck card and bad input named."""
 import math
-import os
 
 import numpy as np
 import pytest
@@ -32,6 +31,7 @@ from mbdae.engine.core.hydro_data import (HydroData, HydroDataError, WaveCompone
                                           RadiationKernel)
 from mbdae.engine.checks import jacobian_mismatch
 from mbdae.engine.io.mbdyn.deck import read_deck, DeckError
+from mbdae.api import run as run_model
 from mbdae.elements import hydro_body
 from mbdae.elements.hydro_body import split_state_space
 from mbdae.engine.core.hydro_waves import wave_number
@@ -514,7 +514,6 @@ def test_hyd_output_and_node_accelerations(tmp_path):
     −B₃₃ż, excitation Re[aX e^{i(ωt+φ)}], added mass A₃₃ω²z (−A ν̇), elevation a cos(ωt + φ);
     Newton's law m z̈ = Σ components − m g holds row by row; the nodes' accelerations
     (Results.a, corrected for the added mass) equal −ω² z."""
-    from mbdae.api import run as run_model
     w, a, phase = 1.3, 0.3, 0.4
     B = damping(0.1)
     zhat = a * heave_excitation(w) / (-w * w * M33 + 1j * w * B[2, 2] + C33) * np.exp(1j * phase)

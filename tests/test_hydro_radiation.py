@@ -2,13 +2,13 @@
 form, Ogilvie's relation (Kramers–Kronig) back to A(ω) − A∞, the state-space realization's
 poles, frequency response, impulse response and stability — on a kernel known in closed form
 and on Capytaine's coefficients of a floating vertical cylinder (skipped without Capytaine)."""
-import math
 
 import numpy as np
 import pytest
 
 from mbdae.engine.core import hydro_radiation as hr
 from mbdae.engine.core.hydro_data import HydroData
+from mbdae.engine.core.hydro_files import compute_hydro_data
 
 # A kernel known in closed form: K(t) = Σ 2Re(c e^{pt}) over two pole pairs plus one real pole,
 # the real residue chosen so that ∫K dt = K̂(0) = 0 (B(0) = 0, as for a 3-D body).
@@ -129,7 +129,6 @@ def test_noisy_data_still_give_a_stable_realization(closed):
 @pytest.fixture(scope="module")
 def cylinder(tmp_path_factory):
     pytest.importorskip("capytaine")
-    from mbdae.engine.core.hydro_files import compute_hydro_data
     return compute_hydro_data([{"shape": "cylinder", "radius": 1.0, "draft": 2.0, "panel_size": 0.4}],
                               np.linspace(0.2, 5.0, 21), headings=[0.0], rho=1025.0, g=9.81,
                               cache=tmp_path_factory.mktemp("hydro-cache"))

@@ -33,6 +33,7 @@ where B_b and K_b are the body-level damping and stiffness of every element (rad
 spring–damper, with the load stiffness of preloads on moment arms), K_geo = −∂(P)/∂q · τ₀ the
 geometric stiffness of the joint screws under the static loads, and B_q, K_q the joint PTO terms.
 """
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 import math
 
@@ -704,7 +705,7 @@ def first_harmonic(t, x, omega):
 
 
 # ---------------------------------------------------------------------- force elements
-class Element:
+class Element(ABC):
     """A force element: adds its loads to τ (and possibly mass or joint-space forces),
     reports power channels, and its linearization."""
     power_labels = ()
@@ -713,11 +714,14 @@ class Element:
     def bind(self, model):
         self.model = model
 
+    @abstractmethod
     def add_loads(self, ctx, tau, Madd, Qq, excitation):
-        raise NotImplementedError
+        """Add the element's loads at the state `ctx` to τ (and mass to Madd, joint-space forces to Qq)."""
 
+    @abstractmethod
     def add_linear(self, omega, R, r, parts):
-        raise NotImplementedError
+        """Add the element's linearization at frequency ω about the pose (R, r) to `parts`
+        (body-coordinate matrices "M", "B", "K" and the complex force amplitude "F")."""
 
     def linear_dampers(self, lin):
         """Reduced damping matrix of each dissipative channel (for the power balance)."""

@@ -291,7 +291,7 @@ def command_check(args):
             print("diagnosis: not done for inverse dynamics (its subproblems have their own matrices)")
             return 0
         if "kinematic_analysis" in deck.settings:      # check_report printed its rank diagnosis
-            return 0
+            return 0 if kinematic_diagnosis(deck)[1] else 1
         found = diagnose(deck)
         print("\n".join(found.lines()))
         return 1 if found.singular else 0
@@ -353,17 +353,20 @@ def check_report(deck):
     return lines
 
 
-def kinematic_report(deck):
-    """The problem line of a kinematic analysis and its rank diagnosis at the initial
+def kinematic_diagnosis(deck):
+    """(text, fully driven) of the rank diagnosis of a kinematic analysis deck at its initial
     configuration (engine/drivers/kinematic.py), without running anything."""
-    s = deck.settings
     try:
-        k = deck.kinematic_problem()
-        found = k.diagnosis.summary()
+        return deck.kinematic_problem().diagnosis.summary(), True
     except (NotFullyDriven, OverConstrained) as e:
-        found = str(e)
+        return str(e), False
+
+
+def kinematic_report(deck):
+    """The problem line of a kinematic analysis deck and its rank diagnosis."""
+    s = deck.settings
     return [f"problem: kinematic analysis, t = {s.get('initial_time', 0.0):g} .. {s.get('final_time', 0.0):g}, "
-            f"time step {s.get('time_step', 1e-3):g}", f"diagnosis: {found}"]
+            f"time step {s.get('time_step', 1e-3):g}", f"diagnosis: {kinematic_diagnosis(deck)[0]}"]
 
 
 def _breakdown(counter):

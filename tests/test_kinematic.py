@@ -15,6 +15,7 @@ from mbdae.cli import main
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.drives import LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.drivers import kinematic
 from mbdae.engine.drivers.kinematic import SingularConstraints
 from mbdae.engine.io.mbdyn.deck import DeckError, parse_deck
 from mbdae.engine.model import Model
@@ -236,6 +237,28 @@ def test_both_at_once():
     rows = found.group(2).split(", ")
     assert sorted(r[-1] for r in rows) == ["x", "y", "z"]
     assert all(re.fullmatch(r"joint (1|9) \(spherical pin\) position [xyz]", r) for r in rows), rows
+
+
+def test_large_blocks_take_the_sparse_lu_first(monkeypatch):
+    """With the dense limit below the model's size: the fully driven E2 passes on the sparse
+    LU alone (no QR); the singular one still gets its names from the dense QR; and past the
+    entry limit the analysis stops saying the block is too large, naming nothing."""
+    calls = []
+    monkeypatch.setattr(kinematic, "DENSE_LIMIT", 10)
+    monkeypatch.setattr(kinematic, "pivoted_rank", lambda *a: calls.append(1) or pivoted_rank(*a))
+    assert KinematicAnalysis(sc.kinematic_model(), final_time=0.01, time_step=0.01).diagnosis.fully_driven
+    assert not calls
+    m = sc.kinematic_model()
+    m.total_pin_joint(7, sc.SLIDER, orientation_status=("inactive", "inactive", "active"))
+    with pytest.raises(OverConstrained, match="1 redundant constraint: joint 7 \\(total pin joint\\) rotation z$"):
+        KinematicAnalysis(m)
+    assert calls
+    monkeypatch.setattr(kinematic, "DENSE_ENTRIES", 100)
+    with pytest.raises(ValueError, match="a block of 24 coordinates and 25 rows that is not square: too large"):
+        KinematicAnalysis(m)
+
+
+pivoted_rank = kinematic.pivoted_rank
 
 
 # ---------------------------------------------------------------- reactions

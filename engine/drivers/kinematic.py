@@ -22,9 +22,11 @@ the diagonal entries |R_kk| > rtol·|R_00| (rtol = RANK_RTOL).  n - r > 0 non-pi
 the free coordinates (a valid choice of independent coordinates, as MBDM's partition of TN §5
 picks them by pivoting; it depends on units and scale, digest E7); m - r > 0 non-pivot rows
 of Aᵀ are redundant constraints.  The QR runs per connected block of A (joints and nodes that
-share no row or column decouple), dense; a block of more than DENSE_LIMIT coordinates is
-checked by a sparse LU when square (nonsingular: fully driven, no redundancy) and by its
-counts otherwise, and its coordinates are not named."""
+share no row or column decouple), dense.  A block of more than DENSE_LIMIT coordinates is
+first factorized by the sparse LU (SuperLU, partial pivoting): square with no pivot below
+rtol times the largest, it is taken as full rank without the dense QR; otherwise the dense
+QR names what is wrong, unless the block has more than DENSE_ENTRIES entries (then the
+analysis stops with the block's size and counts, naming nothing)."""
 from copy import copy
 from dataclasses import dataclass, field
 
@@ -41,7 +43,8 @@ from mbdae.engine.drivers.inverse import (ELEMENT_LISTS, InverseDynamicsFailed, 
                                           InverseDynamicsResults)
 
 RANK_RTOL = 1e-10       # relative rank tolerance of the pivoted QR (see KinematicAnalysis)
-DENSE_LIMIT = 4000      # coordinates of one block above which the dense QR is not attempted
+DENSE_LIMIT = 4000      # coordinates of one block above which a sparse LU is tried first
+DENSE_ENTRIES = 10 ** 8     # a block's m·n above which the dense QR is refused (800 MB)
 AXES = "xyz"
 # element lists that constrain structural nodes outside the joints family: their rows would be
 # missing from Φ, so a model holding them is refused rather than analysed without them
@@ -74,7 +77,6 @@ class KinematicDiagnosis:
     redundant: list = field(default_factory=list)    # names of the redundant rows
     free_columns: np.ndarray = None                  # their column indices (6·node + k)
     redundant_rows: np.ndarray = None                # their row indices in the position rows
-    unnamed: str = ""                                # blocks too large to name (DENSE_LIMIT)
 
     @property
     def fully_driven(self):
@@ -93,7 +95,7 @@ class KinematicDiagnosis:
                          + (f": {', '.join(self.redundant)}" if self.redundant else ""))
         if not parts:
             return None
-        return "kinematic analysis: " + "; and ".join(parts) + self.unnamed
+        return "kinematic analysis: " + "; and ".join(parts)
 
     def summary(self):
         if self.fully_driven:
@@ -149,39 +151,37 @@ def diagnose_jacobian(A, column_names, row_names, t=0.0, rtol=RANK_RTOL):
     """KinematicDiagnosis of a sparse position-level Jacobian A (m × n) block by block."""
     m, n = A.shape
     A = sp.csr_matrix(A)
-    rank, free, redundant, unnamed = 0, [], [], []
+    rank, free, redundant = 0, [], []
     for rows, cols in _blocks(A):
-        if len(cols) > DENSE_LIMIT:
-            r = _large_block_rank(A[rows][:, cols])
-            rank += r
-            unnamed.append(f"{len(cols)} coordinates, {len(rows)} rows, rank {r}")
+        B = A[rows][:, cols]
+        if len(cols) > DENSE_LIMIT and _sparse_full_rank(B, rtol):
+            rank += len(cols)
             continue
-        r, cp, rp = pivoted_rank(A[rows][:, cols].toarray(), rtol)
+        if len(cols) * len(rows) > DENSE_ENTRIES:
+            raise ValueError(f"kinematic analysis: Φ_q has a block of {len(cols)} coordinates and {len(rows)} rows "
+                             f"that is {'singular' if len(rows) == len(cols) else 'not square'}: too large "
+                             f"for the dense rank-revealing QR (more than {DENSE_ENTRIES:.0e} entries), so "
+                             f"its free coordinates and redundant rows are not named")
+        r, cp, rp = pivoted_rank(B.toarray(), rtol)
         rank += r
         free += list(cols[cp[r:]])
         redundant += list(rows[rp[r:]])
     free, redundant = np.sort(np.array(free, np.int64)), np.sort(np.array(redundant, np.int64))
-    note = ""
-    if unnamed:
-        note = (f" (not named in blocks of more than {DENSE_LIMIT} coordinates, checked by sparse LU "
-                f"or counts: {'; '.join(unnamed)})")
     return KinematicDiagnosis(float(t), m, n, rank, [column_names[c] for c in free],
-                              [row_names[r] for r in redundant], free, redundant, note)
+                              [row_names[r] for r in redundant], free, redundant)
 
 
-def _large_block_rank(B):
-    """Rank of a block too large for the dense QR: full when square and the sparse LU
-    succeeds, else bounded by the counts (min(m, n) - 1 for a singular square block)."""
-    m, n = B.shape
-    if m == n:
-        try:
-            lu = spla.splu(sp.csc_matrix(B))
-            if np.all(np.isfinite(lu.U.diagonal())) and np.all(lu.U.diagonal() != 0):
-                return n
-        except RuntimeError:
-            pass
-        return n - 1
-    return min(m, n)
+def _sparse_full_rank(B, rtol):
+    """Whether a large square block factorizes by the sparse LU with every pivot above rtol
+    times the largest (partial pivoting is not rank-revealing: a failure here only sends the
+    block to the dense QR)."""
+    if B.shape[0] != B.shape[1]:
+        return False
+    try:
+        d = np.abs(spla.splu(sp.csc_matrix(B)).U.diagonal())
+    except RuntimeError:            # exactly singular
+        return False
+    return bool(np.all(np.isfinite(d)) and d.min() > rtol * d.max())
 
 
 def coordinate_names(labels):

@@ -13,7 +13,7 @@ import mbdae
 from mbdae import InverseDynamicsProblem, KinematicAnalysis, NotFullyDriven, OverConstrained, initial_value_problem
 from mbdae.cli import main
 from mbdae.engine.core import rotations as rot
-from mbdae.engine.core.drives import LinearDrive
+from mbdae.engine.core.drives import ExpressionDrive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.drivers import kinematic
 from mbdae.engine.drivers.kinematic import SingularConstraints
@@ -239,6 +239,32 @@ def test_both_at_once():
     assert all(re.fullmatch(r"joint (1|9) \(spherical pin\) position [xyz]", r) for r in rows), rows
 
 
+def test_driven_joints_switching_are_diagnosed_again():
+    """Driven joints (manual §8.20.2): the crank drive hinge (6) until T1, an identical one
+    (7) after: the partition changes at T1, is diagnosed again, and the motion is still the
+    closed form; without joint 7 the switch leaves the crank free and the analysis stops at
+    the first instant after T1, naming it."""
+    T1 = 0.3
+    m = sc.kinematic_model()
+    m.drive_hinge(7, sc.GROUND, sc.CRANK, VectorDrive.single([0, 0, 1], LinearDrive(0.0, 2 * np.pi)),
+                  orientation2=sc.Rz(np.pi / 4).T)
+    m.driven(6, ExpressionDrive(f"Time <= {T1}"))
+    m.driven(7, ExpressionDrive(f"Time > {T1}"))
+    r = KinematicAnalysis(m, final_time=0.6, time_step=1e-2).run()
+    x, xd, xdd = sc.slider_closed_form(r.t)
+    i = r.index(sc.SLIDER)
+    assert np.abs(r.x[:, i, 0] - x).max() < 1e-9 * np.abs(x).max()
+    assert np.abs(r.a[:, i, 0] - xdd).max() < 1e-9 * np.abs(xdd).max()
+    Mz6, Mz7 = r.joint(6)[1][:, 2], r.joint(7)[1][:, 2]
+    assert np.all(Mz6[r.t > T1] == 0) and np.all(Mz7[r.t <= T1] == 0)
+    _, dT = kinetic_energy_and_rate(r)       # the drive that is on does all the work
+    assert np.abs((Mz6 + Mz7) * 2 * np.pi - dT).max() < 1e-9 * np.abs(dT).max()
+    m.joints = [j for j in m.joints if j.label != 7]
+    with pytest.raises(NotFullyDriven, match=r"^kinematic analysis at time 0\.31 \(active driven joints \[\]\): "
+                                             r"the system is not fully driven: 3 free coordinates"):
+        KinematicAnalysis(m, final_time=0.6, time_step=1e-2).run()
+
+
 def test_large_blocks_take_the_sparse_lu_first(monkeypatch):
     """With the dense limit below the model's size: the fully driven E2 passes on the sparse
     LU alone (no QR); the singular one still gets its names from the dense QR; and past the
@@ -278,22 +304,28 @@ def test_driving_torque_equals_inverse_dynamics(reactions):
     assert np.abs(Mk[:, 2]).max() > 1e3
 
 
-def test_driving_power_is_the_rate_of_kinetic_energy(reactions):
-    """No gravity, no other load, and the only joint that moves a loaded point is the drive:
-    τ·ω_crank = dT/dt, T = Σ ½(m v² + ωᵀ J ω) (centres of mass on the nodes).  Exactly,
-    dT/dt = Σ m v·a + ωᵀ J ω̇ (J R-rotated, ω·(ω × Jω) = 0); and by central differences of T
-    (error O(h²): (2π h)² ≈ 1e-3 relative at h = 5 ms, checked at 2e-3)."""
-    r, _ = reactions
-    _, M = r.joint(6)
-    power = np.einsum("ti,ti->t", M, r.w[:, r.index(sc.CRANK)])
+def kinetic_energy_and_rate(r):
+    """T = Σ ½(m v² + J ω²) of the E2 bodies (isotropic inertias, centres on the nodes) and
+    dT/dt = Σ (m v·a + J ω·ω̇) from the kinematic velocities and accelerations."""
     masses = {sc.CRANK: (200.0, 450.0), sc.ROD: (35.0, 35.0), sc.SLIDER: (25.0, 0.02)}
-    T = 0.0
-    dT = 0.0
+    T = dT = 0.0
     for node, (mass, J) in masses.items():
         i = r.index(node)
         v, w, a, wd = r.v[:, i], r.w[:, i], r.a[:, i], r.wd[:, i]
         T = T + 0.5 * mass * np.einsum("ti,ti->t", v, v) + 0.5 * J * np.einsum("ti,ti->t", w, w)
         dT = dT + mass * np.einsum("ti,ti->t", v, a) + J * np.einsum("ti,ti->t", w, wd)
+    return T, dT
+
+
+def test_driving_power_is_the_rate_of_kinetic_energy(reactions):
+    """No gravity, no other load, and the only joint that moves a loaded point is the drive:
+    τ·ω_crank = dT/dt, T = Σ ½(m v² + ωᵀ J ω) (centres of mass on the nodes).  Exactly,
+    dT/dt = Σ m v·a + ωᵀ J ω̇ (isotropic J: ω·(ω × Jω) = 0); and by central differences of T
+    (error O(h²): (2π h)² ≈ 1e-3 relative at h = 5 ms, checked at 2e-3)."""
+    r, _ = reactions
+    _, M = r.joint(6)
+    power = np.einsum("ti,ti->t", M, r.w[:, r.index(sc.CRANK)])
+    T, dT = kinetic_energy_and_rate(r)
     scale = np.abs(power).max()
     assert scale > 1e4
     assert np.abs(power - dT).max() < 1e-9 * scale

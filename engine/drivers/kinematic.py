@@ -82,8 +82,9 @@ class KinematicDiagnosis:
     def fully_driven(self):
         return self.rank == self.coordinates == self.rows
 
-    def message(self):
-        """One line naming what is wrong, or None when the system is fully driven."""
+    def message(self, where=""):
+        """One line naming what is wrong, or None when the system is fully driven; `where`
+        follows "kinematic analysis" (e.g. the instant of a switch of driven joints)."""
         parts = []
         nf, nr = self.coordinates - self.rank, self.rows - self.rank
         if nf > 0:
@@ -95,7 +96,7 @@ class KinematicDiagnosis:
                          + (f": {', '.join(self.redundant)}" if self.redundant else ""))
         if not parts:
             return None
-        return "kinematic analysis: " + "; and ".join(parts)
+        return f"kinematic analysis{where}: " + "; and ".join(parts)
 
     def summary(self):
         if self.fully_driven:
@@ -103,8 +104,8 @@ class KinematicDiagnosis:
                     f"= {self.rows} rows (pivoted QR)")
         return self.message()
 
-    def raise_if_not_driven(self):
-        msg = self.message()
+    def raise_if_not_driven(self, where=""):
+        msg = self.message(where)
         if msg is None:
             return
         nf, nr = self.coordinates - self.rank, self.rows - self.rank
@@ -307,7 +308,8 @@ class KinematicAnalysis(InverseDynamicsProblem):
 
     def position(self, t, x, R, prev):
         if not self._diagnosed:       # a driven joint switched: diagnose at the prediction
-            self.diagnose(t, x, R).raise_if_not_driven()
+            active = self.joints.labels[self.driven_inst[self.activity[self.driven_inst]]].tolist()
+            self.diagnose(t, x, R).raise_if_not_driven(f" at time {t:g} (active driven joints {active})")
             self._diagnosed = True
         return super().position(t, x, R, prev)
 

@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
 from mbdae.engine.drivers.ivp import SimulationFailed
+from mbdae.engine.drivers.kinematic import NotFullyDriven, OverConstrained
 from mbdae.engine.drivers.time_span import InvalidTimeSettings, check_time_span
 from mbdae.engine.system import System
 from mbdae.engine.errors import InputError
@@ -289,6 +290,8 @@ def command_check(args):
         if "inverse_dynamics" in deck.settings:
             print("diagnosis: not done for inverse dynamics (its subproblems have their own matrices)")
             return 0
+        if "kinematic_analysis" in deck.settings:      # check_report printed its rank diagnosis
+            return 0
         found = diagnose(deck)
         print("\n".join(found.lines()))
         return 1 if found.singular else 0
@@ -330,6 +333,9 @@ def check_report(deck):
         lines.append(f"problem: inverse dynamics ({inv.problem_type}), {len(inv.times)} instants, "
                      f"t = {inv.times[0]:g} .. {inv.times[-1]:g}")
         return lines
+    if "kinematic_analysis" in s:
+        lines += kinematic_report(deck)
+        return lines
     system = System(m)
     lines.append("element families (instances, own unknowns):")
     for fam in system.families:
@@ -345,6 +351,19 @@ def check_report(deck):
     lines.append(f"problem: initial value, t = {s.get('initial_time', 0.0):g} .. {s.get('final_time', 0.0):g}, "
                  f"time step {s.get('time_step', 1e-3):g}{step}, method {method}{rho}")
     return lines
+
+
+def kinematic_report(deck):
+    """The problem line of a kinematic analysis and its rank diagnosis at the initial
+    configuration (engine/drivers/kinematic.py), without running anything."""
+    s = deck.settings
+    try:
+        k = deck.kinematic_problem()
+        found = k.diagnosis.summary()
+    except (NotFullyDriven, OverConstrained) as e:
+        found = str(e)
+    return [f"problem: kinematic analysis, t = {s.get('initial_time', 0.0):g} .. {s.get('final_time', 0.0):g}, "
+            f"time step {s.get('time_step', 1e-3):g}", f"diagnosis: {found}"]
 
 
 def _breakdown(counter):

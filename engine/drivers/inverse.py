@@ -550,6 +550,11 @@ class InverseDynamicsProblem:
         return Acc, lam
 
     # ------------------------------------------------------------------ driver
+    def log_header(self):
+        """The first lines the observers log (the .out header) before the instants."""
+        note = replicated_note("inverse dynamics")
+        return [f"# mbdae inverse dynamics, problem type: {self.problem_type}"] + ([note] if note else [])
+
     def run(self):
         wall0 = _time.perf_counter()
         nodes = self.system.nodes
@@ -561,9 +566,8 @@ class InverseDynamicsProblem:
         res = {k: [] for k in ("position", "velocity", "acceleration", "iterations")}
         for obs in self.observers:
             obs.start(self.system, self.model)
-            obs.log(f"# mbdae inverse dynamics, problem type: {self.problem_type}")
-            if replicated_note("inverse dynamics"):
-                obs.log(replicated_note("inverse dynamics"))
+            for line in self.log_header():
+                obs.log(line)
             obs.log("# Step Time TStep NIter ResErr SolErr SolConv Out")
         t_prev = None
         total_it = 0

@@ -168,8 +168,9 @@ class ControlCards:
         `closest next, t_start, {forever | t_end}, Δ` (manual, "Closest next drive") is read
         here, as the meter it is (engine/drivers/output_meter.py).  It replaces an `output
         frequency` (as MBDyn's meter does)."""
-        if self.problem_name == "inversedynamics":
-            raise card.name.error(not_supported("output meter in an inverse dynamics problem"))
+        if self.problem_name in ("inversedynamics", "kinematicanalysis"):
+            what = "an inverse dynamics" if self.problem_name == "inversedynamics" else "a kinematic analysis"
+            raise card.name.error(not_supported(f"output meter in {what} problem"))
         if args.is_keyword("closest next"):
             start = args.real("the initial time")
             end = None if args.is_keyword("forever") else args.real("the final time")
@@ -239,6 +240,8 @@ class ControlCards:
         n = args.integer("the output frequency")
         if n < 1:
             raise w.error("the output frequency must be at least 1")
+        if n > 1 and self.problem_name == "kinematicanalysis":
+            raise w.error(not_supported("output frequency in a kinematic analysis (every instant is written)"))
         self.settings["output_frequency"] = n
         self.settings.pop("output_meter", None)       # the later of the two cards counts
 

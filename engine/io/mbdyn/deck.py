@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from mbdae.engine.core.drives import PostponedDrive, constant_value
 from mbdae.engine.core.mathparser import MathParser
 from mbdae.engine.drivers.inverse import InverseDynamicsProblem
+from mbdae.engine.drivers.kinematic import KinematicAnalysis
 from mbdae.engine.drivers.ivp import InitialValueProblem, Settings
 from mbdae.engine.io.mbdyn.output import writers_for
 from mbdae.engine.drivers.static import static_model
@@ -49,7 +50,7 @@ from mbdae.engine.io.mbdyn.geometry import Frame, Geometry
 from mbdae.engine.io.mbdyn.laws import Laws
 from mbdae.engine.io.mbdyn.lexer import DeckError, DeckStop, Source, normalize, not_supported, scan_cards, shown
 from mbdae.engine.io.mbdyn.nodes import NodeCards
-from mbdae.engine.io.mbdyn.problem import UNSUPPORTED_PROBLEM_CARDS, ProblemCards
+from mbdae.engine.io.mbdyn.problem import UNSUPPORTED_KINEMATIC_CARDS, UNSUPPORTED_PROBLEM_CARDS, ProblemCards
 from mbdae.engine.model import Model
 from mbdae.solvers.linear import add_solver_statistics, choose_linear_solver
 from mbdae.solvers.petsc import mpi_rank
@@ -58,7 +59,8 @@ __all__ = ["DeckError", "DeckStop", "Deck", "DeckReader", "read_deck", "parse_de
            "scan_cards", "Source", "Frame"]
 
 BLOCK_ORDER = ("data", "problem", "controldata", "nodes", "drivers", "elements")
-UNSUPPORTED_CARDS = {"initial value": UNSUPPORTED_PROBLEM_CARDS, "control data": UNSUPPORTED_CONTROL_CARDS}
+UNSUPPORTED_CARDS = {"initial value": UNSUPPORTED_PROBLEM_CARDS, "control data": UNSUPPORTED_CONTROL_CARDS,
+                     "kinematic analysis": UNSUPPORTED_KINEMATIC_CARDS}
 
 
 @dataclass
@@ -82,6 +84,9 @@ class Deck:
         if "inverse_dynamics" in self.settings:
             overrides.pop("mpi_evaluation", None)      # inverse dynamics evaluates replicated under MPI
             return self.inverse_problem(output_prefix, observers, **overrides)
+        if "kinematic_analysis" in self.settings:
+            overrides.pop("mpi_evaluation", None)      # so does the kinematic analysis
+            return self.kinematic_problem(output_prefix, observers, **overrides)
         s = dict(self.settings)
         s.update(overrides)
         if output_prefix is not None:
@@ -107,6 +112,11 @@ class Deck:
         if "inverse_dynamics" in self.settings:
             results = self.inverse_problem(output_prefix, observers, **overrides).run()   # stats name the solver
             self.append_log(output_prefix)
+            return results
+        if "kinematic_analysis" in self.settings:
+            problem = self.kinematic_problem(output_prefix, observers, **overrides)
+            results = problem.run()
+            self.append_log(output_prefix or self.settings.get("output_prefix"), problem.log_lines)
             return results
         if kind == "regularstep":
             s = {**self.settings, **overrides}
@@ -139,10 +149,26 @@ class Deck:
                                   self.linear_solver_choice(overrides)) + list(observers),
             **s["inverse_dynamics"])
 
-    def append_log(self, prefix):
-        if prefix and self.log_lines and mpi_rank() == 0:
+    def kinematic_problem(self, output_prefix=None, observers=(), **overrides):
+        """A KinematicAnalysis (`problem: kinematic analysis`, an mbdae extension: MBDM's
+        kinematic mode, engine/drivers/kinematic.py) with the deck's times, tolerance, max
+        iterations, linear solver and `reactions` card.  Raises NotFullyDriven /
+        OverConstrained when the joints do not determine every coordinate."""
+        s = {**self.settings, **overrides}
+        return KinematicAnalysis(
+            self.model, initial_time=s.get("initial_time", 0.0), final_time=s["final_time"],
+            time_step=s["time_step"], tolerance=s.get("tolerance", 1e-10),
+            max_iterations=s.get("max_iterations", 20), linear_solver=s.get("linear_solver", "default"),
+            observers=writers_for(Settings(output_prefix=output_prefix or s.get("output_prefix"),
+                                           output_precision=s.get("output_precision", 6)),
+                                  self.linear_solver_choice(overrides)) + list(observers),
+            **s["kinematic_analysis"])
+
+    def append_log(self, prefix, more=()):
+        lines = list(self.log_lines) + list(more)
+        if prefix and lines and mpi_rank() == 0:
             with open(prefix + ".log", "a") as f:
-                f.writelines(line + "\n" for line in self.log_lines)
+                f.writelines(line + "\n" for line in lines)
 
 
 def read_deck(path, echo=print):
@@ -270,7 +296,7 @@ class DeckReader(Directives, ProblemCards, ControlCards, NodeCards, ElementCards
         args.expect_end()
         if name == "multistep":
             name = "initialvalue"
-        kind = "problem" if name in ("initialvalue", "inversedynamics") else name
+        kind = "problem" if name in ("initialvalue", "inversedynamics", "kinematicanalysis") else name
         if kind not in BLOCK_ORDER:
             raise word.error(f"syntax error: unknown block '{word.text}' (expected data, initial value, "
                              "control data, nodes, drivers or elements)")

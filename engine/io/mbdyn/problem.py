@@ -1,6 +1,7 @@
 """The problem cards of MBDyn decks: the `begin: data` block (manual §3.1), `initial value`
-(§4.1: times, method, tolerances, nonlinear and linear solvers, solver output, eigenanalysis)
-and `inverse dynamics` (§6.3): the reader's ``ProblemCards`` part and its card tables."""
+(§4.1: times, method, tolerances, nonlinear and linear solvers, solver output, eigenanalysis),
+`inverse dynamics` (§6.3) and `kinematic analysis` (an mbdae extension: MBDM's mode 0,
+engine/drivers/kinematic.py): the reader's ``ProblemCards`` part and its card tables."""
 from __future__ import annotations
 
 from mbdae.engine.core.drives import Drive, PostponedDrive, constant_value
@@ -24,17 +25,24 @@ class ProblemCards:
             self.problem_name = "initialvalue"
 
     def card_problem(self, card, args):
-        kind = args.expect_keyword("initial value", "multistep", "inverse dynamics")
+        kind = args.expect_keyword("initial value", "multistep", "inverse dynamics", "kinematic analysis")
         self.problem_name = "initialvalue"
         if kind == "inversedynamics":
             self.problem_name = "inversedynamics"
             self.settings["inverse_dynamics"] = dict(problem_type="fully actuated collocated")
+        elif kind == "kinematicanalysis":     # mbdae extension (MBDM's kinematic mode)
+            self.problem_name = "kinematicanalysis"
+            self.settings["kinematic_analysis"] = {}
 
     # -- initial value (manual §4.1)
     def read_problem_block(self, word):
         self.time_words = {}
         if self.problem_name == "inversedynamics":
             self.block_cards(word, "inversedynamics", INVERSE_CARDS, "inverse dynamics")
+            self.check_time_cards(word)
+            return
+        if self.problem_name == "kinematicanalysis":
+            self.block_cards(word, "kinematicanalysis", KINEMATIC_CARDS, "kinematic analysis")
             self.check_time_cards(word)
             return
         self.block_cards(word, self.problem_name, PROBLEM_CARDS, "initial value")
@@ -62,6 +70,19 @@ class ProblemCards:
         if name.startswith("underdetermined"):
             inv.update(unit_weights=(vals[0], vals[2], vals[4]), weights=(vals[1], vals[3], vals[5]),
                        acceleration_base=0.0)
+
+    # -- kinematic analysis (mbdae extension; engine/drivers/kinematic.py)
+    def ka_tolerance(self, card, args):
+        """`tolerance: r;` the position Newton's tolerance on the 2-norm of the constraints."""
+        w = args.peek()
+        tol = args.real("the tolerance")
+        if not tol > 0:
+            raise w.error("the kinematic analysis tolerance must be positive")
+        self.settings["tolerance"] = tol
+
+    def ka_reactions(self, card, args):
+        """`reactions: {yes | no};` whether the joint reactions are computed (default yes)."""
+        self.settings["kinematic_analysis"]["reactions"] = bool(args.boolean())
 
     def id_max_iterations(self, card, args):
         self.settings["max_iterations"] = max(args.integer("the maximum number of iterations"), 1)
@@ -680,6 +701,17 @@ INVERSE_CARDS = {**PROBLEM_CARDS, **table([
     ("problem type", R.id_problem_type), ("max iterations", R.id_max_iterations),
     ("modify residual test", R.card_accepted_note), ("full residual test", R.card_accepted_note),
 ])}
+KINEMATIC_CARDS = table([
+    ("initial time", R.iv_initial_time), ("final time", R.iv_final_time), ("time step", R.iv_time_step),
+    ("tolerance", R.ka_tolerance), ("max iterations", R.id_max_iterations),
+    ("linear solver", R.iv_linear_solver), ("solver", R.iv_linear_solver), ("threads", R.iv_threads),
+    ("output", R.iv_output), ("reactions", R.ka_reactions),
+])
+# initial-value cards that mean nothing in a kinematic analysis (it integrates nothing)
+UNSUPPORTED_KINEMATIC_CARDS = table([(k, "a kinematic analysis integrates nothing") for k in (
+    "method", "min time step", "max time step", "strategy", "derivatives tolerance",
+    "derivatives max iterations", "derivatives coefficient", "dummy steps number", "dummy steps ratio",
+    "eigenanalysis")] + [("nonlinear solver", "the positions are solved by full Newton-Raphson")])
 UNSUPPORTED_PROBLEM_CARDS = table([
     ("modify residual test", None),
     ("real time", None),

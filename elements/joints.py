@@ -150,6 +150,40 @@ def in_line(model, label, node1, line_position, line_orientation, node2, offset2
                        R1h=R, R1r=R, rows=(0, 1))
 
 
+def cylindrical_joint(model, label, node1, node2, offset1=None, orientation1=None, offset2=None,
+                      orientation2=None):
+    """Cylindrical joint (Haug's, MBDM's `C`, digest §1.3): the point x2 + R2 f2 on the line
+    through x1 + R1 f1 along axis 3 of R1 R1h (the in-line rows) and that axis parallel to
+    axis 3 of R2 R2h (the revolute hinge's orthogonality rows): 4 rows, sliding and turning
+    about the common axis are free."""
+    R1h, R2h = mat(orientation1), mat(orientation2)
+    return _joint(model, label, "cylindrical joint", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                  R1h=R1h, R1r=R1h, R2r=R2h, rows=(0, 1),
+                  dot_axes=((R1h[:, 2], R2h[:, 0]), (R1h[:, 2], R2h[:, 1])))
+
+
+def revolute_cylindrical_joint(model, label, node1, node2, offset1=None, orientation1=None,
+                               offset2=None, axis2=None):
+    """Revolute-cylindrical composite joint (Haug's, MBDM's `RC`, TN eq. 20): a coupler turning
+    on node 2 about `axis2` (node-2 frame) and sliding and turning along axis 3 of R1 R1h through
+    x1 + R1 f1: the point x2 + R2 f2 on that line (2 rows) and `axis2` orthogonal to it (1 row)."""
+    R1h = mat(orientation1)
+    a2 = vec(axis2) if axis2 is not None else np.array([0.0, 0.0, 1.0])
+    a2 = a2 / np.linalg.norm(a2)
+    return _joint(model, label, "revolute cylindrical joint", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                  R1h=R1h, R1r=R1h, rows=(0, 1), dot_axes=((R1h[:, 2], a2),))
+
+
+def translational_joint(model, label, node1, node2, offset1=None, orientation1=None, offset2=None,
+                        orientation2=None):
+    """Translational joint (Haug's, MBDM's `T`, TN eq. 21): the point x2 + R2 f2 on the line
+    through x1 + R1 f1 along axis 3 of R1 R1h, and the relative rotation locked (R1 R1h
+    parallel to R2 R2h, the prismatic rows): 5 rows, sliding along the axis is free."""
+    R1h, R2h = mat(orientation1), mat(orientation2)
+    return _joint(model, label, "translational joint", node1, node2, f1=vec(offset1), f2=vec(offset2),
+                  R1h=R1h, R1r=R1h, R2r=R2h, rows=(0, 1, 3, 4, 5))
+
+
 def in_plane(model, label, node1, plane_position, normal, node2, offset2=None):
     """In plane: x2 + R2 q in the plane through x1 + R1 p normal to R1 n."""
     R = frame_from_axis3(vec(normal))
@@ -289,7 +323,7 @@ def _total_rows(position_status, position_drive, orientation_status, orientation
 
 MODEL_FIELDS = {"joints": list}   # Model attributes: factory (None: None)
 MODEL_METHODS = (clamp, spherical_hinge, spherical_pin, revolute_hinge, revolute_pin, cardano_hinge, in_line, in_plane, prismatic, distance, drive_hinge, drive_displacement, drive_displacement_pin, axial_rotation, total_joint, total_equation, total_internal_reaction, total_pin_joint,
-                 offset_displacement_joint,)
+                 offset_displacement_joint, cylindrical_joint, revolute_cylindrical_joint, translational_joint)
 
 
 def build(model, nodes, built):
@@ -340,6 +374,10 @@ def joint_sample(model, rng):
                       orientation_drive=VectorDrive.single(v(), ConstDrive(0.2)))
     m.structural_node(7, "static displacement", position=v(), velocity=v())
     m.offset_displacement_joint(17, 3, 7, position=v())
+    # Haug's joints that MBDM's files use beyond MBDyn's set
+    m.cylindrical_joint(18, 1, 2, offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
+    m.revolute_cylindrical_joint(19, 2, 3, offset1=v(), orientation1=R(), offset2=v(), axis2=v())
+    m.translational_joint(20, 3, 4, offset1=v(), orientation1=R(), offset2=v(), orientation2=R())
     return m
 
 

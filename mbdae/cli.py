@@ -26,6 +26,8 @@ from importlib import metadata
 from dataclasses import replace
 
 from mbdae.engine.io.mbdyn.deck import DeckError, DeckStop, read_deck
+from mbdae.engine.io.mbdm.build import MbdmCase, read_mbdm_case
+from mbdae.engine.io.mbdm.reader import is_mbdm_file
 from mbdae.engine.drivers.ivp import SimulationFailed
 from mbdae.engine.drivers.kinematic import NotFullyDriven, OverConstrained
 from mbdae.engine.drivers.time_span import InvalidTimeSettings, check_time_span
@@ -225,11 +227,19 @@ def command_run(args):
         return EXIT_WRITE_ERROR
 
 
+def read_input(path, echo=print):
+    """An MBDyn deck, or an MBDM input file (recognized by its header's `Kinematic (0),
+    Dynamic (1):` line, engine/io/mbdm) with its `.expert.*` companions."""
+    if is_mbdm_file(path):
+        return read_mbdm_case(path)
+    return read_deck(path, echo=echo)
+
+
 def run_deck(args):
     if mpi_rank() > 0:                      # an MPI run: rank 0 prints and writes
         args.quiet = True
         args.vtu = None
-    deck = read_deck(args.deck, echo=print if mpi_rank() == 0 else (lambda *a, **k: None))
+    deck = read_input(args.deck, echo=print if mpi_rank() == 0 else (lambda *a, **k: None))
     if not args.quiet:
         print_notes(deck)
     if deck.abort_after and deck.abort_after[0] == "input":
@@ -282,7 +292,7 @@ def written_extensions(prefix, since):
 
 
 def command_check(args):
-    deck = read_deck(args.deck, echo=print)
+    deck = read_input(args.deck, echo=print)
     print_notes(deck)
     for line in check_report(deck):
         print(line)
@@ -300,6 +310,8 @@ def command_check(args):
 
 def check_report(deck):
     """What `check` prints: nodes, elements by family, unknowns and equations, problem."""
+    if isinstance(deck, MbdmCase):
+        return deck.report()
     m = deck.model
     kinds = Counter(s.kind for s in m.nodes)
     lines = [f"deck: {deck.path}"]

@@ -597,6 +597,7 @@ class InverseDynamicsProblem:
                 for k, v in zip(out, (x, R, V6[:, 0:3], V6[:, 3:6], A6[:, 0:3], A6[:, 3:6], F2, M2, lam)):
                     out[k].append(np.array(v, copy=True))
                 if self.observers:
+                    self.accelerations = A6         # the instant's (ẍ, ω̇), given with its StepEvent
                     self._publish(step, st, lam, it, err)
                 prev = dict(x=x.copy(), R=R.copy(), V=V.copy(), A=Acc.copy(), t=t)
                 t_prev = t
@@ -628,12 +629,19 @@ class InverseDynamicsProblem:
         _, F, M = self.joints.reactions(ctx)
         return F, M
 
+    def event_kinematics(self, st):
+        """The node kinematics of a StepEvent, with the instant's accelerations (kin.a, kin.wd)
+        from the acceleration subproblem."""
+        kin = self.system.kinematics(st)
+        kin.a, kin.wd = self.accelerations[:, 0:3], self.accelerations[:, 3:6]
+        return kin
+
     def _publish(self, step, st, lam, it, err):
         """A StepEvent to the observers: node poses, the joints with the multipliers as
         their reactions, and the deformable elements of the right-hand-side and ergonomy
         systems (an element in both is written once)."""
         h = self.times[1] - self.times[0] if len(self.times) > 1 else 0.0
-        kin = self.system.kinematics(st)
+        kin = self.event_kinematics(st)
         outputs = [([self.joints], self.system.context(self._multiplier_state(st, lam)))]
         for sysm in (self.rhs_system, self.ergo_system):      # deformable joints, rods, beams
             if sysm is not None:

@@ -343,7 +343,7 @@ class KinematicAnalysis(InverseDynamicsProblem):
         if self.with_reactions:
             return super()._publish(step, st, lam, it, err)
         h = self.times[1] - self.times[0] if len(self.times) > 1 else 0.0
-        event = StepEvent(step, st.t, h, it, err, True, True, st, self.system.kinematics(st), [])
+        event = StepEvent(step, st.t, h, it, err, True, True, st, self.event_kinematics(st), [])
         publish_step(self.observers, event)
 
 

@@ -25,29 +25,13 @@ from mbdae.engine.drivers.ivp import InitialValueProblem
 from mbdae.engine.core.drives import LinearDrive, ConstDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.core.rotations import euler123_to_R
+from mbdm.gas_force import gas_force        # cases/mbdm/gas_force.py: MBDM eq. (94), the code's sign
 
 CRANK, ROD, SLIDER, GROUND = 1, 2, 3, 4
 
 
 def Rz(a):
     return euler123_to_R([0.0, 0.0, a])
-
-
-def gas_force(t, x, v):
-    """MBDM eq. (94) with the code's sign, acting along x while the slider moves outward."""
-    xs = x[:, 0]
-    F = np.zeros_like(x)
-    dF = np.zeros(x.shape + (3,))
-    first = (xs >= 1.5) & (xs <= 5.0)
-    second = (xs > 5.0) & (xs <= 5.6)
-    f = np.where(first, -282857.0 / (6.0 - xs) + 62857.0,
-                 np.where(second, -1.1e5 * (1.0 - np.sin(2 * np.pi * (xs - 5.25))), 0.0))
-    df = np.where(first, -282857.0 / (6.0 - xs) ** 2,
-                  np.where(second, 1.1e5 * 2 * np.pi * np.cos(2 * np.pi * (xs - 5.25)), 0.0))
-    on = v[:, 0] > 0.0
-    F[:, 0] = np.where(on, f, 0.0)
-    dF[:, 0, 0] = np.where(on, df, 0.0)
-    return F, dF, np.zeros_like(dF)
 
 
 def _mechanism(m, crank_angle, rod_pos, rod_angle, slider_x, crank_w=0.0, rod_v=None, rod_w=0.0,

@@ -139,30 +139,29 @@ class Deck:
     def inverse_problem(self, output_prefix=None, observers=(), **overrides):
         """An InverseDynamicsProblem (`problem: inverse dynamics`, manual §6.3) with the deck's
         times, tolerance, problem type and weights."""
-        s = {**self.settings, **overrides}
-        return InverseDynamicsProblem(
-            self.model, initial_time=s.get("initial_time", 0.0), final_time=s["final_time"],
-            time_step=s["time_step"], tolerance=s.get("tolerance", 1e-6),
-            max_iterations=s.get("max_iterations", 20), linear_solver=s.get("linear_solver", "default"),
-            observers=writers_for(Settings(output_prefix=output_prefix or s.get("output_prefix"),
-                                           output_precision=s.get("output_precision", 6)),
-                                  self.linear_solver_choice(overrides)) + list(observers),
-            **s["inverse_dynamics"])
+        return self._instants_problem(InverseDynamicsProblem, "inverse_dynamics", 1e-6, output_prefix, observers,
+                                      overrides)
 
     def kinematic_problem(self, output_prefix=None, observers=(), **overrides):
         """A KinematicAnalysis (`problem: kinematic analysis`, an mbdae extension: MBDM's
         kinematic mode, engine/drivers/kinematic.py) with the deck's times, tolerance, max
         iterations, linear solver and `reactions` card.  Raises NotFullyDriven /
         OverConstrained when the joints do not determine every coordinate."""
+        return self._instants_problem(KinematicAnalysis, "kinematic_analysis", 1e-10, output_prefix, observers,
+                                      overrides)
+
+    def _instants_problem(self, cls, key, tolerance, output_prefix, observers, overrides):
+        """A driver solving instant by instant (inverse dynamics, kinematic analysis) with the
+        deck's times, Newton settings, linear solver and its own block's settings[key]."""
         s = {**self.settings, **overrides}
-        return KinematicAnalysis(
+        return cls(
             self.model, initial_time=s.get("initial_time", 0.0), final_time=s["final_time"],
-            time_step=s["time_step"], tolerance=s.get("tolerance", 1e-10),
+            time_step=s["time_step"], tolerance=s.get("tolerance", tolerance),
             max_iterations=s.get("max_iterations", 20), linear_solver=s.get("linear_solver", "default"),
             observers=writers_for(Settings(output_prefix=output_prefix or s.get("output_prefix"),
                                            output_precision=s.get("output_precision", 6)),
                                   self.linear_solver_choice(overrides)) + list(observers),
-            **s["kinematic_analysis"])
+            **s[key])
 
     def append_log(self, prefix, more=()):
         lines = list(self.log_lines) + list(more)

@@ -13,7 +13,7 @@ from mbdae.cli import main
 HERE = os.path.dirname(__file__)
 DECK = os.path.join(HERE, "..", "cases", "slider_crank_dynamic.mbd")
 sys.path.insert(0, HERE)
-from test_mbdm_slider_crank import E3_REFERENCE  # noqa: E402
+from test_mbdm_files import E3_REFERENCE  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -301,17 +301,13 @@ def _block(cur, label_word, keys, what):
         ln = cur.next(missing[0])
         n = _norm(ln.key) if ln.has_colon else None
         if n not in wanted:
-            raise ln.error(f"{what} {_block_name(first, found)}: '{ln.key}' is not one of its keys; missing: "
+            raise ln.error(f"{what} (from line {first.number}): '{ln.key}' is not one of its keys; missing: "
                            + ", ".join(f"'{k}:'" for k in missing), word=ln.key)
         if n in found:
-            raise ln.error(f"{what} {_block_name(first, found)}: '{ln.key}' given twice (also on line "
+            raise ln.error(f"{what} (from line {first.number}): '{ln.key}' given twice (also on line "
                            f"{found[n].number})", word=ln.key)
         found[n] = ln
     return found, first
-
-
-def _block_name(first, found):
-    return f"(from line {first.number})"
 
 
 BODY_KEYS = ("name", "angles (1-2-3 notation)", "r", "v", "omega", "mass", "I(1,1-3)", "I(2,1-3)", "I(3,1-3)")

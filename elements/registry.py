@@ -19,7 +19,8 @@ from mbdae.elements.base import ElementFamily
 from mbdae.elements import (body, forces, hull_buoyancy, userforce, rod, deformable, viscous_body, beam, hbeam,
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
-                            membrane, shell, shell_mass, modal, mooring, hydro_body, power_take_off)
+                            membrane, shell, shell_mass, modal, mooring, hydro_body, power_take_off,
+                            aerodynamic)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ ENTRIES = (
     Entry("inertia", inertia),
     Entry("driven", driven),
     Entry("power_take_off", power_take_off),     # reads the rods, deformable joints and driven ones
+    Entry("aerodynamic", aerodynamic),
 )
 
 

@@ -25,7 +25,7 @@ from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
 from mbdae.engine.core.drives import ConstDrive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_nodes, random_rotation
-from mbdae.elements.aerodynamic_kernel import aero_equations, N_OUTA
+from mbdae.elements.aerodynamic_kernel import aero_equations, section_points, N_OUTA
 
 KINDS = {"body": 1, "beam2": 2, "beam3": 3}
 SPAN_SPLIT = {1: [(-1.0, 1.0)], 2: [(-1.0, 0.0), (0.0, 1.0)],
@@ -113,11 +113,12 @@ class AeroSpec:
 
 def air_properties(model, density, velocity, sound_speed=None, std=None, temperature_deviation=None,
                    reference_altitude=0.0, p0=None, T0=None, a=None, R=None, g0=None, z1=None, z2=None,
-                   output=True):
+                   gusts=(), output=True):
     """The air (one per model): `density` a number or drive (ρ; the reference ρ0 of a custom
     standard atmosphere), `velocity` the free stream (3-vector or VectorDrive), and either
     `sound_speed` (explicit air) or `std="SI"|"British"` (MBDyn's standard atmosphere, with
-    an optional temperature deviation) or the constants p0, T0, a, R, g0, z1, z2."""
+    an optional temperature deviation) or the constants p0, T0, a, R, g0, z1, z2; `gusts`:
+    engine.core.air.Gust1D fronts."""
     vel = velocity if isinstance(velocity, VectorDrive) else VectorDrive.constant(vec(velocity))
     if std is not None or p0 is not None:
         if std is not None:
@@ -126,10 +127,12 @@ def air_properties(model, density, velocity, sound_speed=None, std=None, tempera
         else:
             consts = dict(p0=p0, T0=T0, a=a, R=R, g0=g0, z1=z1, z2=z2)
             rho = density if hasattr(density, "value") else ConstDrive(float(density))
-        model.air = airmod.AirSpec("std", rho, vel, std=consts, z0=float(reference_altitude), output=output)
+        model.air = airmod.AirSpec("std", rho, vel, std=consts, z0=float(reference_altitude), output=output,
+                                   gusts=list(gusts))
     else:
         rho = density if hasattr(density, "value") else ConstDrive(float(density))
-        model.air = airmod.AirSpec("explicit", rho, vel, sound_speed=float(sound_speed), output=output)
+        model.air = airmod.AirSpec("explicit", rho, vel, sound_speed=float(sound_speed), output=output,
+                                   gusts=list(gusts))
     return model.air
 
 
@@ -285,6 +288,8 @@ class AerodynamicElements(ElementFamily):
         self._ctrl = np.zeros(ne)
         self.outa = np.zeros((self.npts, N_OUTA))
         self.alpha = np.zeros(self.npts)
+        self.vgust = np.zeros((self.npts, 3))
+        self._xpts = np.zeros((self.npts, 3))
 
     @staticmethod
     def _table_key(a, xi):
@@ -323,10 +328,16 @@ class AerodynamicElements(ElementFamily):
     def _run(self, ctx, res, jac, want_jac):
         st = self.state_arrays(ctx)
         kin = ctx.kin
-        aero_equations(float(kin.dcoef), self.nn, self.ng, self.nodes_idx, self.f_loc, self.Ra, self.pstart,
-                       self.ds, self.wpre, self.sdata, self.mstart, self.unsteady, self._controls(ctx.t),
-                       airmod.air_arrays(self.air_spec, ctx.t), self.ai, self.af, float(ctx.t), st["hist_a"],
-                       st["hist_t"], st["n_upd"], kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, want_jac, res, jac,
+        air = airmod.air_arrays(self.air_spec, ctx.t)
+        ctrl = self._controls(ctx.t)
+        args = (self.nn, self.ng, self.nodes_idx, self.f_loc, self.Ra, self.pstart, self.ds, self.wpre, self.sdata,
+                self.mstart, self.unsteady, ctrl, air, self.vgust, self.ai, self.af, float(ctx.t), st["hist_a"],
+                st["hist_t"], st["n_upd"])
+        if self.air_spec.gusts:
+            # the gusts at the section points of this iterate (drives of the points' abscissae)
+            section_points(*args, kin.x, kin.R, kin.v, kin.w, self._xpts)
+            self.vgust[:] = airmod.gust_velocities(self.air_spec, self._xpts, ctx.t)
+        aero_equations(float(kin.dcoef), *args, kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, want_jac, res, jac,
                        self.outa, self.alpha)
 
     def evaluate(self, ctx, res_views, jac_views):
@@ -466,7 +477,11 @@ def read_airfoil(reader, model, args):
         return Airfoil()
     kw = args.is_keyword("naca0012", "rae9671", "c81", "theodorsen")
     if kw is None:
-        raise w.error(f"syntax error: unknown airfoil type '{w.text.strip()}' (naca0012, rae9671, c81, theodorsen)")
+        # MBDyn warns ("unknown airfoil type ...; using default (NACA0012)"), swallows the
+        # word and reads the NACA 0012's unsteady flag
+        args.take("an airfoil type")
+        reader.note(w, f"unknown airfoil type '{w.text.strip()}'; using default (NACA0012), as MBDyn")
+        return Airfoil("naca0012", unsteady=read_unsteady(reader, args))
     if kw == "theodorsen":
         raise w.error(reader.not_supported("theodorsen airfoil (internal-state unsteady aerodynamics)"))
     if kw in ("naca0012", "rae9671"):
@@ -518,7 +533,13 @@ def _read_common(reader, model, args, label, word, kind, nodes, offsets, orienta
     airfoil = read_airfoil(reader, model, args)
     jac = args.boolean() if args.is_keyword("jacobian") else False
     if args.is_keyword("custom output"):
-        raise args.words[args.i - 1].error(reader.not_supported("custom output of aerodynamic elements"))
+        cw = args.words[args.i - 1]
+        while args.is_keyword("position", "orientation", "velocity", "angular velocity", "configuration",
+                              "force", "moment", "forces", "all") is not None:
+            if args.words[args.i - 1].keyword == "orientation" and args.peek_keyword() in (
+                    "euler123", "euler313", "euler321", "orientationvector", "orientationmatrix"):
+                args.take("an orientation description")
+        reader.note(cw, "custom output of aerodynamic elements: MBDyn writes it to NetCDF only; ignored")
     output = "aerodynamic elements" in reader.default_output
     if args.is_keyword("output"):
         output = reader.read_output_flag(args, "aerodynamic elements")
@@ -631,8 +652,18 @@ def read_air_properties(reader, model, args, word, site):
             raise cw.error("illegal null or negative sound speed")
         velocity = reader.read_tpl_vec3(args, "abs direction", site)
         spec_args = dict(kind="explicit", density=rho, velocity=velocity, sound_speed=c)
-    if args.is_keyword("gust"):
-        raise args.words[args.i - 1].error(reader.not_supported("gust (air properties)"))
+    gusts = []
+    while args.is_keyword("gust"):
+        gw = args.peek()
+        kind = args.is_keyword("front 1D", "scalar function", "power law", "logarithmic")
+        if kind is None:
+            raise gw.error(f"unknown gust type '{gw.text.strip() if gw else ''}'")
+        if kind != "front1d":
+            raise gw.error(reader.not_supported(f"{gw.text.strip()} gust"))
+        front = reader.read_vec3(args, "abs direction", site)
+        direction = reader.read_vec3(args, "abs direction", site)
+        gusts.append(airmod.Gust1D(front, direction, args.real("the front velocity"), reader.read_drive(args)))
+    spec_args["gusts"] = gusts
     output = "air properties" in reader.default_output
     if args.is_keyword("output"):
         output = reader.read_output_flag(args, "air properties")

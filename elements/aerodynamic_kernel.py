@@ -47,10 +47,13 @@ def _mat(A, k):
 
 @kernel
 def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
-                  ctrl, air, ai, af, t, hist_a, hist_t, n_upd, out, write, outa, alpha_out, W, vam, TNG, OUTA):
+                  ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, out, write, outa, alpha_out, W, vam, TNG,
+                  OUTA):
     """Nodal loads (F, M per node slot, out (18,), the applied loads) of element e from the
-    local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write`, the airfoil's
-    outputs per point into outa and the angle of attack (rad) into alpha_out."""
+    local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write` = 1, the airfoil's
+    outputs per point into outa and the angle of attack (rad) into alpha_out; with `write` =
+    2 only the section points, into outa[p, :3] (the gusts' positions).  vgust (npts, 3): the
+    gust velocity at each point (held fixed in the Jacobian, as MBDyn's)."""
     for k in range(18):
         out[k] = 0.0
     n = nn[e]
@@ -119,7 +122,11 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                 dd = dX[0] * dX[0] + dX[1] * dX[1] + dX[2] * dX[2]
                 wgt = wpre[p] * (np.sqrt(dd) if dd > 2.220446049250313e-16 else 0.0)
                 arm = vsub(X, _row(xl, k))
-            Vr = vsub(V, vinf)
+            if write == 2:
+                for jj in range(3):
+                    outa[p, jj] = X[jj]
+                continue
+            Vr = vsub(vsub(V, vinf), vload(vgust, p))
             tw = sdata[p, 3] + ctrl[e]
             if tw != 0.0:
                 ct, st = np.cos(tw), np.sin(tw)
@@ -151,7 +158,7 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
             for j in range(3):
                 out[6 * k + j] += F[j]
                 out[6 * k + 3 + j] += M[j]
-            if write:
+            if write == 1:
                 for j in range(N_OUTA):
                     outa[p, j] = OUTA[j]
                 outa[p, 8] = alf1
@@ -179,8 +186,28 @@ def _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl):
 
 
 @kernel
+def section_points(nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, vgust, ai,
+                   af, t, hist_a, hist_t, n_upd, x, R, v, w, xpts):
+    """The global position of every section point into xpts (npts, ≥ 3)."""
+    xl = np.empty((3, 3))
+    vl = np.empty((3, 3))
+    wl = np.empty((3, 3))
+    Rl = np.empty((3, 3, 3))
+    out = np.empty(18)
+    W = np.empty(6)
+    vam = np.empty(6)
+    TNG = np.empty(6)
+    OUTA = np.empty(N_OUTA)
+    alpha_out = np.empty(1)
+    for e in range(len(nn)):
+        _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
+        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
+                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, out, 2, xpts, alpha_out, W, vam, TNG, OUTA)
+
+
+@kernel
 def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
-                   ai, af, t, hist_a, hist_t, n_upd, x, R, v, w, G, Tw, want_jac, r, j, outa, alpha_out):
+                   vgust, ai, af, t, hist_a, hist_t, n_upd, x, R, v, w, G, Tw, want_jac, r, j, outa, alpha_out):
     """Residual rows -(F, M) of every element on its nodes' (x, g) rows (ne, 18) and, with
     want_jac, the Jacobian blocks (ne, 18, 18) by central differences of the nodal loads over
     (δx, θ, δv, δω) of each node, chained to (Δẋ, Δġ): ∂/∂Δẋ = ∂/∂v + dCoef ∂/∂x,
@@ -201,7 +228,7 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
     for e in range(len(nn)):
         _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
-                      air, ai, af, t, hist_a, hist_t, n_upd, out, True, outa, alpha_out, W, vam, TNG, OUTA)
+                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, out, 1, outa, alpha_out, W, vam, TNG, OUTA)
         for k in range(18):
             r[e, k] = -out[k]
         if not want_jac:
@@ -230,7 +257,7 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                                     Rl[k, a, b] = Rp[a][b]
                         dst = op if sgn == 0 else om
                         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
-                                      unsteady, ctrl, air, ai, af, t, hist_a, hist_t, n_upd, dst, False, outa,
+                                      unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, dst, 0, outa,
                                       alpha_out, W, vam, TNG, OUTA)
                         # restore
                         if comp == 0:

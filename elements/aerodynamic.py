@@ -28,8 +28,9 @@ from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_no
 from mbdae.elements.aerodynamic_kernel import aero_equations, section_points, N_OUTA
 
 KINDS = {"body": 1, "beam2": 2, "beam3": 3}
-SPAN_SPLIT = {1: [(-1.0, 1.0)], 2: [(-1.0, 0.0), (0.0, 1.0)],
-              3: [(-1.0, -1.0 / 3.0), (-1.0 / 3.0, 1.0 / 3.0), (1.0 / 3.0, 1.0)]}
+# the part of the span abscissa s each node takes (aeroelem.cc pdsi/pdsf: beam3 splits at ±1/√3)
+_S3 = 1.0 / np.sqrt(3.0)
+SPAN_SPLIT = {1: [(-1.0, 1.0)], 2: [(-1.0, 0.0), (0.0, 1.0)], 3: [(-1.0, -_S3), (-_S3, _S3), (_S3, 1.0)]}
 OUTPUT_MODES = ("std", "gauss", "node")
 
 
@@ -109,6 +110,7 @@ class AeroSpec:
     passive: bool = False
     output_mode: str = "std"
     output: bool = True
+    beam: int = None                  # the beam label of an aerodynamic beam (`node` output)
 
 
 def air_properties(model, density, velocity, sound_speed=None, std=None, temperature_deviation=None,
@@ -370,9 +372,10 @@ class AerodynamicElements(ElementFamily):
 
     def output_groups(self, ctx):
         """.aer rows (MBDyn's AerodynamicBody/Beam::Output): `std`: per point α, γ, Mach, cl,
-        cd, cm, α̇, α̈ (airfoil outputs 1-6, 8, 9); `node`: the node label(s) then F, M per
-        node (beams: the first node's label); `gauss`: per point α = atan2(-W₂, W₁) (deg)
-        and the sectional force TNG₂, TNG₁, TNG₆."""
+        cd, cm, α̇, α̈ (airfoil outputs 1-6, 8, 9); `node`: the node (body) or beam label,
+        then F, M per node (global, moments about the node); `gauss`: per point
+        atan2(-W₂, W₁) (deg) and TNG₂ (tip loss applied), TNG₁, TNG₆ (the airfoil's outputs
+        14-17 are unused by MBDyn; the kernel keeps these there)."""
         res = np.zeros((self.ne, 18))
         self._run(ctx, res, self._scratch(), False)
         loads = -res.reshape(self.ne, 3, 6)
@@ -388,12 +391,19 @@ class AerodynamicElements(ElementFamily):
                     if mode == "std":
                         row = self.outa[p0:p0 + m][:, [1, 2, 3, 4, 5, 6, 8, 9]].ravel()
                     elif mode == "gauss":
-                        row = np.column_stack([self.outa[p0:p0 + m, 1], np.zeros((m, 3))]).ravel()
+                        row = self.outa[p0:p0 + m, 14:18].ravel()
                     else:
-                        row = np.concatenate([[self.specs[e].nodes[0]], loads[e, :n].ravel()])
+                        s = self.specs[e]
+                        owner = s.nodes[0] if s.beam is None else s.beam
+                        row = loads[e, :n].ravel()
+                        # the node's or beam's label as an integer column (MBDyn's setw(8))
+                        by_width.setdefault(("node", row.size), []).append((f"{self.labels[e]:8d} {owner:8d}", row))
+                        continue
                     by_width.setdefault(row.size, []).append((self.labels[e], row))
                 for rows in by_width.values():
-                    groups.append((np.array([r[0] for r in rows]), np.array([r[1] for r in rows])))
+                    labels = [r[0] for r in rows]
+                    groups.append((np.array(labels, dtype=object if isinstance(labels[0], str) else None),
+                                   np.array([r[1] for r in rows])))
         return groups
 
 
@@ -596,7 +606,7 @@ def _read_beam(reader, model, args, label, word, kind, n):
         offsets.append(reader.read_vec3(args, "rel position", site))
         orients.append(reader.read_orientation(args, "rel", site))
     spec = _read_common(reader, model, args, label, word, kind, tuple(info), offsets, orients)
-    spec.induced_velocity, spec.passive = iv, passive
+    spec.induced_velocity, spec.passive, spec.beam = iv, passive, beam
 
 
 def _beam_nodes(model, label):

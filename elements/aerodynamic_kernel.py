@@ -12,7 +12,7 @@ Section kinematics (13.4-13.6), as MBDyn passes them to AeroData::GetForces:
   or [0, 1], split into the element's Gauss points; weight |∂x/∂s| (ds/dξ) w_g with
   |∂x/∂s| = |x₂ - x₁|/2 (node positions); the moment about the node.
 - beam (3 nodes): quadratic N₁ = s(s - 1)/2, N₂ = 1 - s², N₃ = s(s + 1)/2, frame
-  RR₂ exp(N₁ g₁ + N₃ g₃), g_k = log(RR₂ᵀ RR_k); node k takes s ∈ [-1, -⅓], [-⅓, ⅓], [⅓, 1].
+  RR₂ exp(N₁ g₁ + N₃ g₃), g_k = log(RR₂ᵀ RR_k); node k takes s ∈ [-1, -1/√3], [-1/√3, 1/√3], [1/√3, 1].
 In every section the free stream is subtracted (V_r = V - V∞), the twist τ (shape + control
 drive) turns the frame, RRloc = RR [[cos τ, -sin τ, 0], [sin τ, cos τ, 0], [0, 0, 1]], and the
 airfoil gets W = [RRlocᵀ V_r; RRlocᵀ ω] and vam = (ρ, c, chord, force point, velocity point,
@@ -161,6 +161,11 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
             if write == 1:
                 for j in range(N_OUTA):
                     outa[p, j] = OUTA[j]
+                # MBDyn's `gauss` output: atan2(-W₂, W₁) (deg) and TNG₂ (tip loss applied), TNG₁, TNG₆
+                outa[p, 14] = np.degrees(np.arctan2(-Vl[1], Vl[0]))
+                outa[p, 15] = TNG[1] * tl
+                outa[p, 16] = TNG[0]
+                outa[p, 17] = TNG[5]
                 outa[p, 8] = alf1
                 outa[p, 9] = alf2
                 alpha_out[p] = alpha

@@ -21,9 +21,10 @@ import numpy as np
 
 from mbdae.engine.core import air as airmod
 from mbdae.engine.core import airfoil as af
-from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views, DIFFERENTIAL, DIM
 from mbdae.engine.core.drives import ConstDrive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.state import IA_POSITION, IA_VELOCITY
 from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_nodes, random_rotation
 from mbdae.elements.aerodynamic_kernel import aero_equations, section_points, N_OUTA
 
@@ -72,8 +73,8 @@ def shape(value):
 # ---------------------------------------------------------------------- specs
 @dataclass(frozen=True)
 class Airfoil:
-    """The airfoil of an element: kind "naca0012" (MBDyn's built-in, the default), "rae9671"
-    or "c81"; mode "single" (labels[0]), "multiple" (tables switched along the span at their
+    """The airfoil of an element: kind "naca0012" (MBDyn's built-in, the default), "rae9671",
+    "c81" or "theodorsen" (c81 tables under the two-state Wagner model, 13.7); mode "single" (labels[0]), "multiple" (tables switched along the span at their
     upper bounds) or "interpolated" (tables merged at their positions, `tolerance` as the
     card's); unsteady "steady" or "bielawa"."""
     kind: str = "naca0012"
@@ -224,6 +225,7 @@ class AerodynamicElements(ElementFamily):
     name = "aerodynamic element"
     output_file = "aer"
     has_state = True
+    in_initial_assembly = True        # only to keep its Theodorsen states' rows (evaluate)
 
     def __init__(self, specs, nodes, air, tables):
         super().__init__(specs, nodes)
@@ -283,6 +285,16 @@ class AerodynamicElements(ElementFamily):
                         keys[key] = len(models)
                         models.append(whole.at(xi[q]))
                     mindex[sl.start + q] = keys[key]
+        self.theo = np.zeros(self.npts, np.bool_)
+        for e, s in enumerate(S):
+            if s.airfoil.kind == "theodorsen":
+                self.theo[self.pstart[e]:self.pstart[e] + self.nn[e] * self.ng[e]] = True
+        # Theodorsen states: two differential unknowns per point of such elements (13.69-13.70)
+        self.n_internal = 2 * int(self.theo.sum())
+        self.soff = np.full(self.npts, -1, np.int64)
+        self.n_rows = 18 + 2 * int(max([(self.nn[e] * self.ng[e]) if self.theo[self.pstart[e]] else 0
+                                        for e in range(ne)] + [0]))
+        self.rates = np.zeros((self.npts, 4))
         self.ai, self.af, starts = af.pack_airfoils(models)
         self.mstart = np.asarray(starts, np.int64)[mindex]
         self.control = [s.control for s in S]
@@ -309,17 +321,50 @@ class AerodynamicElements(ElementFamily):
                 break
         return (a, cur)
 
+    def set_offset(self, start):
+        self.offset = start
+        sel = np.flatnonzero(self.theo)
+        self.soff[sel] = start + 2 * np.arange(len(sel))
+
+    def dof_info(self):
+        """Two differential unknowns (the Wagner states q₁, q₂) per point of the Theodorsen
+        elements."""
+        labels, what = [], []
+        for e, s in enumerate(self.specs):
+            if self.theo[self.pstart[e]]:
+                for q in range(self.nn[e] * self.ng[e]):
+                    labels += [s.label, s.label]
+                    what += [f"aerodynamic {s.kind} Theodorsen state {c + 1} at point {q}" for c in range(2)]
+        n = len(labels)
+        return (np.full(n, DIFFERENTIAL, np.int64), np.full(n, DIM["other"], np.int64),
+                np.array(labels, np.int64), what)
+
+    def kept_unknowns(self):
+        """The Theodorsen states: the derivatives phase keeps their values (as the nodes')."""
+        return self.soff[self.soff >= 0]
+
     def build_pattern(self):
         ix, ig = node_columns(self.nodes, self.nodes_idx)       # (ne, 3, 3) each
         rows = np.concatenate([ix, ig], axis=2).reshape(self.ne, 18)
+        if self.n_rows > 18:
+            extra = np.full((self.ne, self.n_rows - 18), -1, np.int64)
+            for e in range(self.ne):
+                p0, m = self.pstart[e], self.nn[e] * self.ng[e]
+                if self.theo[p0]:
+                    extra[e, :2 * m] = (self.soff[p0:p0 + m, None] + np.arange(2)[None, :]).ravel()
+            rows = np.concatenate([rows, extra], axis=1)
         p = self.pattern = Pattern()
         p.add_res(rows)
         p.add_jac(rows, rows)
         return p
 
     def initial_state(self):
+        # prev: (α_pivot, α̇, t) of the Theodorsen points at the last converged step (t NaN
+        # before the first: no backward differences, as MBDyn's first evaluation)
+        prev = np.zeros((self.npts, 3))
+        prev[:, 2] = np.nan
         return {"hist_a": np.zeros((self.npts, 2)), "hist_t": np.zeros((self.npts, 2)),
-                "n_upd": np.zeros(1, np.int64)}
+                "n_upd": np.zeros(1, np.int64), "prev": prev}
 
     def _controls(self, t):
         if self.has_control:
@@ -334,41 +379,52 @@ class AerodynamicElements(ElementFamily):
         ctrl = self._controls(ctx.t)
         args = (self.nn, self.ng, self.nodes_idx, self.f_loc, self.Ra, self.pstart, self.ds, self.wpre, self.sdata,
                 self.mstart, self.unsteady, ctrl, air, self.vgust, self.ai, self.af, float(ctx.t), st["hist_a"],
-                st["hist_t"], st["n_upd"])
+                st["hist_t"], st["n_upd"], self.theo, self.soff, st["prev"], self.rates)
         if self.air_spec.gusts:
             # the gusts at the section points of this iterate (drives of the points' abscissae)
             section_points(*args, kin.x, kin.R, kin.v, kin.w, self._xpts)
             self.vgust[:] = airmod.gust_velocities(self.air_spec, self._xpts, ctx.t)
-        aero_equations(float(kin.dcoef), *args, kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, want_jac, res, jac,
-                       self.outa, self.alpha)
+        aero_equations(float(kin.dcoef), *args, kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, ctx.y, ctx.yp, want_jac,
+                       res, jac, self.outa, self.alpha)
 
     def evaluate(self, ctx, res_views, jac_views):
-        """One compiled call (aero_equations) over all elements; drives evaluated here."""
+        """One compiled call (aero_equations) over all elements; drives evaluated here.  In
+        the initial assembly the elements take no part (as MBDyn's without `use: aerodynamic
+        elements, in assembly`); their Theodorsen states keep their values (unit rows)."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
+        if ctx.mode_code in (IA_POSITION, IA_VELOCITY):
+            res_views[0][...] = 0.0
+            if want_jac:
+                jac[0][...] = 0.0
+                for k in range(18, self.n_rows):
+                    jac[0][:, k, k] = 1.0
+            return
         self._run(ctx, res_views[0], jac[0], want_jac)
 
     def commit(self, ctx, arrays):
         """The angle-of-attack memory after a converged step: (t, α) of every point shifted in
         (MBDyn's AeroMemory::Update)."""
-        if not self.unsteady.any():
+        if not (self.unsteady.any() or self.theo.any()):
             return arrays
-        res = np.zeros((self.ne, 18))
+        res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
         ha = np.column_stack([arrays["hist_a"][:, 1], self.alpha])
         ht = np.column_stack([arrays["hist_t"][:, 1], np.full(self.npts, ctx.t)])
-        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1}
+        prev = np.where(self.theo[:, None], np.column_stack([self.rates[:, :2], np.full(self.npts, ctx.t)]),
+                        arrays["prev"])
+        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1, "prev": prev}
 
     def _scratch(self):
         s = self.__dict__.get("_jac_scratch")
         if s is None:
-            s = self._jac_scratch = np.zeros((self.ne, 18, 18))
+            s = self._jac_scratch = np.zeros((self.ne, self.n_rows, self.n_rows))
         return s
 
     def nodal_loads(self, ctx):
         """The applied nodal loads (ne, 3, 6): F, M of each node slot (tests)."""
-        res = np.zeros((self.ne, 18))
+        res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
-        return -res.reshape(self.ne, 3, 6)
+        return -res[:, :18].reshape(self.ne, 3, 6)
 
     def output_groups(self, ctx):
         """.aer rows (MBDyn's AerodynamicBody/Beam::Output): `std`: per point α, γ, Mach, cl,
@@ -376,9 +432,9 @@ class AerodynamicElements(ElementFamily):
         then F, M per node (global, moments about the node); `gauss`: per point
         atan2(-W₂, W₁) (deg) and TNG₂ (tip loss applied), TNG₁, TNG₆ (the airfoil's outputs
         14-17 are unused by MBDyn; the kernel keeps these there)."""
-        res = np.zeros((self.ne, 18))
+        res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
-        loads = -res.reshape(self.ne, 3, 6)
+        loads = -res[:, :18].reshape(self.ne, 3, 6)
         groups = []
         for mode in OUTPUT_MODES:
             for n in (1, 2, 3):
@@ -493,9 +549,17 @@ def read_airfoil(reader, model, args):
         reader.note(w, f"unknown airfoil type '{w.text.strip()}'; using default (NACA0012), as MBDyn")
         return Airfoil("naca0012", unsteady=read_unsteady(reader, args))
     if kw == "theodorsen":
-        raise w.error(reader.not_supported("theodorsen airfoil (internal-state unsteady aerodynamics)"))
+        if not args.is_keyword("c81"):
+            reader.note(w, "Theodorsen aerodata: assuming \"c81\" (as MBDyn)")
+        inner = _read_c81_choice(reader, model, args, w)
+        return Airfoil("theodorsen", inner.labels, inner.bounds, "steady", inner.mode, inner.tolerance)
     if kw in ("naca0012", "rae9671"):
         return Airfoil(kw, unsteady=read_unsteady(reader, args))
+    return _read_c81_choice(reader, model, args, w)
+
+
+def _read_c81_choice(reader, model, args, w):
+    """`<label> | multiple, … | interpolated, …` then the unsteady flag (a c81 airfoil)."""
     mode = args.is_keyword("multiple", "interpolated") or "single"
     if mode == "single":
         lw = args.peek()
@@ -542,6 +606,9 @@ def _read_common(reader, model, args, label, word, kind, nodes, offsets, orienta
     control = reader.read_drive(args) if args.is_keyword("control") else None
     airfoil = read_airfoil(reader, model, args)
     jac = args.boolean() if args.is_keyword("jacobian") else False
+    if airfoil.kind == "theodorsen" and not jac:
+        raise args.words[max(args.i - 1, 0)].error(
+            f"Aerodynamic{kind.capitalize()}({label}): aerodynamic model needs \"jacobian, yes\"")
     if args.is_keyword("custom output"):
         cw = args.words[args.i - 1]
         while args.is_keyword("position", "orientation", "velocity", "angular velocity", "configuration",

@@ -28,7 +28,7 @@ import numpy as np
 from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vcross, vnorm, mvec, mtvec,
                                         mmul, mtmul, exp_rotvec, log_rotvec, zero3)
 from mbdae.engine.core.air import air_state
-from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates
+from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates, theodorsen_section
 
 N_OUTA = 20
 FD_STEP = 1e-6
@@ -47,13 +47,16 @@ def _mat(A, k):
 
 @kernel
 def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
-                  ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, out, write, outa, alpha_out, W, vam, TNG,
-                  OUTA):
+                  ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gout, rates, out, write,
+                  outa, alpha_out, W, vam, TNG, OUTA):
     """Nodal loads (F, M per node slot, out (18,), the applied loads) of element e from the
     local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write` = 1, the airfoil's
     outputs per point into outa and the angle of attack (rad) into alpha_out; with `write` =
     2 only the section points, into outa[p, :3] (the gusts' positions).  vgust (npts, 3): the
-    gust velocity at each point (held fixed in the Jacobian, as MBDyn's)."""
+    gust velocity at each point (held fixed in the Jacobian, as MBDyn's).  Points with
+    `theo`: the Theodorsen model with states qv, rates qdv (npts, 2), its state residual into
+    gout (npts, 2) and its pivot angle and rates into rates (npts, 4); `prev` (npts, 3):
+    those committed at the last converged step (13.69-13.71)."""
     for k in range(18):
         out[k] = 0.0
     n = nn[e]
@@ -150,7 +153,11 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                 alf1, alf2 = predict_alpha_rates(alpha, t, hist_a[p], hist_t[p], n_upd[0])
             for j in range(N_OUTA):
                 OUTA[j] = 0.0
-            airfoil_loads(ai, af, mstart[p], W, vam, alf1, alf2, TNG, OUTA)
+            if theo[p]:
+                theodorsen_section(ai, af, mstart[p], W, vam, qv[p], qdv[p], t, prev[p], rates[p], TNG, OUTA,
+                                   gout[p])
+            else:
+                airfoil_loads(ai, af, mstart[p], W, vam, alf1, alf2, TNG, OUTA)
             tl = sdata[p, 4]
             Fl = (TNG[0], TNG[1] * tl, TNG[2])
             F = vscale(wgt, mvec(RR, Fl))
@@ -192,7 +199,7 @@ def _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl):
 
 @kernel
 def section_points(nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, vgust, ai,
-                   af, t, hist_a, hist_t, n_upd, x, R, v, w, xpts):
+                   af, t, hist_a, hist_t, n_upd, theo, soff, prev, rates, x, R, v, w, xpts):
     """The global position of every section point into xpts (npts, ≥ 3)."""
     xl = np.empty((3, 3))
     vl = np.empty((3, 3))
@@ -207,16 +214,22 @@ def section_points(nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, un
     for e in range(len(nn)):
         _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
-                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, out, 2, xpts, alpha_out, W, vam, TNG, OUTA)
+                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, prev, prev, prev, prev, rates, out, 2,
+                      xpts, alpha_out, W, vam, TNG, OUTA)
 
 
 @kernel
 def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
-                   vgust, ai, af, t, hist_a, hist_t, n_upd, x, R, v, w, G, Tw, want_jac, r, j, outa, alpha_out):
-    """Residual rows -(F, M) of every element on its nodes' (x, g) rows (ne, 18) and, with
-    want_jac, the Jacobian blocks (ne, 18, 18) by central differences of the nodal loads over
-    (δx, θ, δv, δω) of each node, chained to (Δẋ, Δġ): ∂/∂Δẋ = ∂/∂v + dCoef ∂/∂x,
-    ∂/∂Δġ = dCoef ∂/∂θ G + ∂/∂ω T_ω."""
+                   vgust, ai, af, t, hist_a, hist_t, n_upd, theo, soff, prev, rates, x, R, v, w, G, Tw, y, yp,
+                   want_jac, r, j, outa, alpha_out):
+    """Residual rows of every element: -(F, M) on its nodes' (x, g) rows (the first 18) and
+    the Theodorsen state rows g of its points (18 + 2k, 18 + 2k + 1, when it has states);
+    with want_jac, the Jacobian blocks by central differences of the element's loads and
+    state residuals over (δx, θ, δv, δω) of each node and over the states q, chained to the
+    increments: ∂/∂Δẋ = ∂/∂v + dCoef ∂/∂x, ∂/∂Δġ = dCoef ∂/∂θ G + ∂/∂ω T_ω,
+    ∂/∂Δq̇ = ∂/∂q̇ + dCoef ∂/∂q (∂g/∂q̇ = I)."""
+    nr = r.shape[1]
+    npmax = (nr - 18) // 2
     xl = np.empty((3, 3))
     vl = np.empty((3, 3))
     wl = np.empty((3, 3))
@@ -228,24 +241,45 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
     vam = np.empty(6)
     TNG = np.empty(6)
     OUTA = np.empty(N_OUTA)
-    dth = np.empty((18, 3))
-    dom = np.empty((18, 3))
+    dth = np.empty((nr, 3))
+    dom = np.empty((nr, 3))
+    npts = len(theo)
+    qv = np.zeros((npts, 2))
+    qdv = np.zeros((npts, 2))
+    gout = np.zeros((npts, 2))
+    gp = np.zeros((npts, 2))
+    gm = np.zeros((npts, 2))
+    rscr = np.zeros((npts, 4))
+    for p in range(npts):
+        if soff[p] >= 0:
+            for c in range(2):
+                qv[p, c] = y[soff[p] + c]
+                qdv[p, c] = yp[soff[p] + c]
     for e in range(len(nn)):
+        p0 = pstart[e]
+        m = nn[e] * ng[e]
+        has_q = theo[p0]
         _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
-                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, out, 1, outa, alpha_out, W, vam, TNG, OUTA)
+                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gout, rates, out, 1, outa,
+                      alpha_out, W, vam, TNG, OUTA)
         for k in range(18):
             r[e, k] = -out[k]
+        for k in range(18, nr):
+            r[e, k] = 0.0
+        if has_q:
+            for q in range(m):
+                r[e, 18 + 2 * q] = gout[p0 + q, 0]
+                r[e, 18 + 2 * q + 1] = gout[p0 + q, 1]
         if not want_jac:
             continue
-        for a in range(18):
-            for b in range(18):
+        for a in range(nr):
+            for b in range(nr):
                 j[e, a, b] = 0.0
         for k in range(nn[e]):
             i = nodes[e, k]
             for comp in range(4):
                 for c in range(3):
-                    # perturb
                     for sgn in range(2):
                         h = FD_STEP if sgn == 0 else -FD_STEP
                         if comp == 0:
@@ -261,10 +295,10 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                                 for b in range(3):
                                     Rl[k, a, b] = Rp[a][b]
                         dst = op if sgn == 0 else om
+                        gdst = gp if sgn == 0 else gm
                         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
-                                      unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, dst, 0, outa,
-                                      alpha_out, W, vam, TNG, OUTA)
-                        # restore
+                                      unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv,
+                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA)
                         if comp == 0:
                             xl[k, c] -= h
                         elif comp == 2:
@@ -275,8 +309,15 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                             for a in range(3):
                                 for b in range(3):
                                     Rl[k, a, b] = R[i, a, b]
-                    for a in range(18):
-                        d = -(op[a] - om[a]) / (2.0 * FD_STEP)      # rows are -(loads)
+                    for a in range(nr):
+                        if a < 18:
+                            d = -(op[a] - om[a]) / (2.0 * FD_STEP)      # rows are -(loads)
+                        elif has_q and (a - 18) // 2 < m:
+                            pq = p0 + (a - 18) // 2
+                            cq = (a - 18) % 2
+                            d = (gp[pq, cq] - gm[pq, cq]) / (2.0 * FD_STEP)
+                        else:
+                            d = 0.0
                         if comp == 0:
                             j[e, a, 6 * k + c] += dcoef * d
                         elif comp == 2:
@@ -285,9 +326,29 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                             dth[a, c] = d
                         else:
                             dom[a, c] = d
-            for a in range(18):
+            for a in range(nr):
                 for c in range(3):
                     s = 0.0
                     for b in range(3):
                         s += dcoef * dth[a, b] * G[i, b, c] + dom[a, b] * Tw[i, b, c]
                     j[e, a, 6 * k + 3 + c] += s
+        if has_q:
+            for q in range(m):
+                pq = p0 + q
+                for c in range(2):
+                    col = 18 + 2 * q + c
+                    j[e, col, col] += 1.0                            # ∂g/∂q̇ = I
+                    for sgn in range(2):
+                        h = FD_STEP if sgn == 0 else -FD_STEP
+                        qv[pq, c] += h
+                        dst = op if sgn == 0 else om
+                        gdst = gp if sgn == 0 else gm
+                        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
+                                      unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv,
+                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA)
+                        qv[pq, c] -= h
+                    for a in range(18):
+                        j[e, a, col] += -dcoef * (op[a] - om[a]) / (2.0 * FD_STEP)
+                    for q2 in range(m):
+                        for c2 in range(2):
+                            j[e, 18 + 2 * q2 + c2, col] += dcoef * (gp[p0 + q2, c2] - gm[p0 + q2, c2]) / (2.0 * FD_STEP)

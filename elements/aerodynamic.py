@@ -482,7 +482,43 @@ def aero_sample(model, rng):
     return m
 
 
-SAMPLES = {"aerodynamic element": [aero_sample], "air properties": []}
+def thin_airfoil_table():
+    """A C81 table of thin-airfoil theory (cl = 2π α up to ±12°, then falling; cd = 0.01 +
+    α²/100; cm = -α/50, α in rad) at Mach 0 and 0.8, built in memory through AIRFOIL's
+    writer and reader (the generated checks run without data files)."""
+    import tempfile
+    deg = np.array([-180.0, -90.0, -30.0, -12.0, -4.0, 0.0, 4.0, 12.0, 30.0, 90.0, 180.0])
+    a = np.radians(deg)
+    cl = np.where(np.abs(deg) <= 12.0, 2 * np.pi * a, 2 * np.pi * np.radians(12.0) * np.sign(a) * np.cos(a - np.sign(a) * np.radians(12.0)))
+    cl[[0, -1]] = 0.0
+    cols = lambda v: np.column_stack([deg, v, v])          # noqa: E731
+    mach = np.array([0.0, 0.8])
+    table = af.C81Table("thin airfoil (mbdae sample)", mach, cols(cl), mach.copy(), cols(0.01 + a * a / 100.0),
+                        mach.copy(), cols(-a / 50.0))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "thin.c81")
+        af.write_c81(table, path, free_format=True)
+        return af.read_c81(path, "free format")
+
+
+def theodorsen_sample(model, rng):
+    """A Theodorsen body and beam2 (states as unknowns) on random nodes."""
+    m = model
+    random_nodes(m, rng, 3)
+    m.c81_tables[1] = thin_airfoil_table()
+    # slow air and a long chord keep the reduced frequency d = 2U/c near 1, so that the
+    # random O(1) states of the checks give moderate effective angles
+    m.air_properties(1.225, [2.0, 0.3, 0.1], sound_speed=340.0)
+    m.aerodynamic_body(1, 1, offset=rng.normal(size=3) * 0.1, orientation=random_rotation(rng), span=1.5,
+                       chord=3.0, force_point=0.5, velocity_point=-0.6, points=2,
+                       airfoil=Airfoil("theodorsen", (1,)), jacobian=True)
+    m.aerodynamic_beam2(2, (2, 3), orientations=[random_rotation(rng), random_rotation(rng)], chord=2.5,
+                        force_point=0.4, velocity_point=-0.5, points=1, airfoil=Airfoil("theodorsen", (1,)),
+                        jacobian=True)
+    return m
+
+
+SAMPLES = {"aerodynamic element": [aero_sample, theodorsen_sample], "air properties": []}
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

@@ -17,6 +17,8 @@ The unsteady angle-of-attack memory (`unsteady, bielawa`) lives in the State: pe
 the two last committed (t, α) and the number of committed steps."""
 from dataclasses import dataclass, field
 import os
+import tempfile
+
 import numpy as np
 
 from mbdae.engine.core import air as airmod
@@ -486,7 +488,6 @@ def thin_airfoil_table():
     """A C81 table of thin-airfoil theory (cl = 2π α up to ±12°, then falling; cd = 0.01 +
     α²/100; cm = -α/50, α in rad) at Mach 0 and 0.8, built in memory through AIRFOIL's
     writer and reader (the generated checks run without data files)."""
-    import tempfile
     deg = np.array([-180.0, -90.0, -30.0, -12.0, -4.0, 0.0, 4.0, 12.0, 30.0, 90.0, 180.0])
     a = np.radians(deg)
     cl = np.where(np.abs(deg) <= 12.0, 2 * np.pi * a, 2 * np.pi * np.radians(12.0) * np.sign(a) * np.cos(a - np.sign(a) * np.radians(12.0)))

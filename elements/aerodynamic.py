@@ -366,7 +366,8 @@ class AerodynamicElements(ElementFamily):
         prev = np.zeros((self.npts, 3))
         prev[:, 2] = np.nan
         return {"hist_a": np.zeros((self.npts, 2)), "hist_t": np.zeros((self.npts, 2)),
-                "n_upd": np.zeros(1, np.int64), "prev": prev}
+                "n_upd": np.zeros(1, np.int64), "prev": prev,
+                "outa": np.zeros((self.npts, N_OUTA)), "loads": np.zeros((self.ne, 18))}
 
     def _controls(self, t):
         if self.has_control:
@@ -406,15 +407,18 @@ class AerodynamicElements(ElementFamily):
     def commit(self, ctx, arrays):
         """The angle-of-attack memory after a converged step: (t, α) of every point shifted in
         (MBDyn's AeroMemory::Update)."""
-        if not (self.unsteady.any() or self.theo.any()):
-            return arrays
+        if not (self.unsteady.any() or self.theo.any()) or ctx.mode == "initial assembly":
+            return arrays                 # MBDyn's memory counts the derivatives phase and the steps
         res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
         ha = np.column_stack([arrays["hist_a"][:, 1], self.alpha])
         ht = np.column_stack([arrays["hist_t"][:, 1], np.full(self.npts, ctx.t)])
         prev = np.where(self.theo[:, None], np.column_stack([self.rates[:, :2], np.full(self.npts, ctx.t)]),
                         arrays["prev"])
-        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1, "prev": prev}
+        # the step's airfoil outputs and nodal loads, for the output of this step (MBDyn writes
+        # those of its last residual, before the memory moves on)
+        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1, "prev": prev, "outa": self.outa.copy(),
+                "loads": -res[:, :18]}
 
     def _scratch(self):
         s = self.__dict__.get("_jac_scratch")
@@ -434,9 +438,15 @@ class AerodynamicElements(ElementFamily):
         then F, M per node (global, moments about the node); `gauss`: per point
         atan2(-W₂, W₁) (deg) and TNG₂ (tip loss applied), TNG₁, TNG₆ (the airfoil's outputs
         14-17 are unused by MBDyn; the kernel keeps these there)."""
-        res = np.zeros((self.ne, self.n_rows))
-        self._run(ctx, res, self._scratch(), False)
-        loads = -res[:, :18].reshape(self.ne, 3, 6)
+        if self.unsteady.any() or self.theo.any():
+            # memory models: the outputs of the step as committed (re-evaluating after the
+            # commit would see the step's own values in the memory)
+            st = self.state_arrays(ctx)
+            outa, loads = st["outa"], st["loads"].reshape(self.ne, 3, 6)
+        else:
+            res = np.zeros((self.ne, self.n_rows))
+            self._run(ctx, res, self._scratch(), False)
+            outa, loads = self.outa, -res[:, :18].reshape(self.ne, 3, 6)
         groups = []
         for mode in OUTPUT_MODES:
             for n in (1, 2, 3):
@@ -447,9 +457,9 @@ class AerodynamicElements(ElementFamily):
                 for e in sel:
                     p0, m = self.pstart[e], self.nn[e] * self.ng[e]
                     if mode == "std":
-                        row = self.outa[p0:p0 + m][:, [1, 2, 3, 4, 5, 6, 8, 9]].ravel()
+                        row = outa[p0:p0 + m][:, [1, 2, 3, 4, 5, 6, 8, 9]].ravel()
                     elif mode == "gauss":
-                        row = self.outa[p0:p0 + m, 14:18].ravel()
+                        row = outa[p0:p0 + m, 14:18].ravel()
                     else:
                         s = self.specs[e]
                         owner = s.nodes[0] if s.beam is None else s.beam

@@ -311,3 +311,51 @@ def test_theodorsen_plunge_long(k, tmp_path):
     L, model, exact = _plunge_lift(k, tmp_path, periods_per_step=800)
     assert abs(L / model - 1.0) < 1e-2, (L, model)
     assert abs(L / exact - 1.0) < 4e-2, (L, exact)
+
+
+# ------------------------------------------------------------------ deck cards
+CARD_DECK = """
+begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 1.e-3; time step: 1.e-3; end: initial value;
+begin: control data; structural nodes: 1; joints: 1; air properties; aerodynamic elements: 1; end: control data;
+begin: nodes; structural: 1, static, null, eye, null, null; end: nodes;
+begin: elements;
+    joint: 1, clamp, 1, node, node;
+    air properties: std, SI, temperature deviation, -10., reference altitude, 100., single, 1., 0., 0., const, 50.;
+    aerodynamic body: 1, 1, reference, node, null, reference, node, 1, -1., 0., 0., 2, 0., 0., 1., 2.,
+        linear, 1.2, .8, piecewise linear, 2, -1., .1, 1., .2, parabolic, 0., .05, 0., const, .03,
+        tip loss, const, .9, 2, {airfoil};
+end: elements;
+"""
+
+
+def _card_deck(tmp_path, airfoil):
+    path = tmp_path / "cards.mbd"
+    path.write_text(CARD_DECK.format(airfoil=airfoil))
+    return read_deck(str(path), echo=lambda *a: None)
+
+
+def test_cards_read_into_the_model(tmp_path):
+    """The card's shapes, tip loss, points and the standard atmosphere with its options."""
+    d = _card_deck(tmp_path, "naca0012")
+    s = d.model.aero_elements[0]
+    assert s.kind == "body" and s.span == 2.0 and s.points == 2 and s.airfoil.kind == "naca0012"
+    assert s.chord.value(np.array([-1.0, 1.0])) == pytest.approx([1.2, 0.8])
+    assert s.force_point.value(np.array([0.0])) == pytest.approx([0.15])
+    assert s.velocity_point.value(np.array([-1.0, 0.0, 1.0])) == pytest.approx([0.0, 0.05, 0.0])
+    assert s.tip_loss.value(np.array([0.3])) == pytest.approx([0.9])
+    air = d.model.air
+    assert air.kind == "std" and air.z0 == 100.0
+    assert air.std["T0"] == pytest.approx(278.16) and air.density.value(0.0) == pytest.approx(1.225 * 288.16 / 278.16)
+
+
+@pytest.mark.parametrize("airfoil,message", [
+    ("c81, 7", "c81 data 7 is not defined"),
+    ("c81, 7, unsteady, harris", "c81 data 7 is not defined"),
+    ("naca0012, unsteady, harris", "Harris"),
+    ("theodorsen, c81, 7", "c81 data 7 is not defined"),
+])
+def test_card_errors_name_the_word(tmp_path, airfoil, message):
+    with pytest.raises(Exception) as err:
+        _card_deck(tmp_path, airfoil)
+    assert message in str(err.value) and "cards.mbd:" in str(err.value)

@@ -1,0 +1,205 @@
+"""Unsteady airfoil models (engine/core/airfoil.py): the alpha-rate memory against exact
+derivatives of a parabola, Bielawa's corrections (symmetry, steady limit, stall delay), and
+the two-state Theodorsen/Wagner model against Theodorsen's function C(k) = F + iG from
+Hankel functions, its quasi-steady limit and its state Jacobian by finite differences."""
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.special import hankel2
+
+from mbdae.engine.core import airfoil as af
+
+SHARED = Path("/work/shared/mbdyn-tests")
+NACA = SHARED / "aero" / "naca0012.c81"
+THIN = SHARED / "aero" / "ThinAirfoil2.c81"
+need_shared = pytest.mark.skipif(not NACA.exists(), reason="MBDyn test data not present")
+RHO, CS = 1.225, 340.0
+
+
+# ------------------------------------------------------------------------ alpha memory
+
+@pytest.mark.parametrize("t0", [0.3, 250.0])
+def test_alpha_rates_exact_on_a_parabola(t0):
+    """AeroMemory::Predict fits the parabola through the last two committed (t, α) and the
+    current one: exact α̇ and α̈ for α(t) = a + b t + c t², any steps; zero until three
+    steps were committed.  MBDyn forms the parabola's coefficients in absolute time
+    (polcoe), which loses about (t/Δt)² ε of relative accuracy: the tolerance is 1e4 times
+    that bound."""
+    a, b, c = 0.1, 0.3, -0.7
+    alpha = lambda t: a + b * (t - t0) + c * (t - t0) ** 2
+    ha, ht = np.zeros(2), np.zeros(2)
+    times = [t0, t0 + 0.02, t0 + 0.035, t0 + 0.041]
+    tol = 1e4 * np.finfo(float).eps * (times[-1] / 0.006) ** 2
+    n = 0
+    for k, t in enumerate(times):
+        a1, a2 = af.predict_alpha_rates(alpha(t), t, ha, ht, n)
+        if n < 3:
+            assert (a1, a2) == (0.0, 0.0)
+        else:
+            assert a1 == pytest.approx(b + 2 * c * (t - t0), rel=tol)
+            assert a2 == pytest.approx(2 * c, rel=tol)
+        af.update_alpha_history(alpha(t), t, ha, ht)
+        n += 1
+    a1, a2 = af.predict_alpha_rates(alpha(times[-1] + 0.01), times[-1] + 0.01, ha, ht, n)
+    assert a2 == pytest.approx(2 * c, rel=tol)
+
+
+# ---------------------------------------------------------------------------- Bielawa
+
+def _loads(model, alpha_deg, V, alf1, alf2, chord=0.5):
+    ints, floats, starts = af.pack_airfoils([model])
+    a = math.radians(alpha_deg)
+    W = np.array([V * math.cos(a), -V * math.sin(a), 0.0, 0.0, 0.0, 0.0])
+    TNG, OUTA = np.zeros(6), np.zeros(20)
+    rc = af.airfoil_loads(ints, floats, starts[0], W, np.array([RHO, CS, chord, 0.0, 0.0, 0.0]),
+                          alf1, alf2, TNG, OUTA)
+    assert rc == 0
+    return TNG, OUTA
+
+
+def _models():
+    out = [af.AirfoilModel("naca0012", "bielawa")]
+    if NACA.exists():
+        out.append(af.AirfoilModel("c81", "bielawa", tables=(af.read_c81(NACA),)))
+    return out
+
+
+@pytest.mark.parametrize("model", _models(), ids=lambda m: m.kind)
+def test_bielawa_is_odd_for_a_symmetric_airfoil(model):
+    """NACA 0012 is symmetric: turning the motion over (α, α̇, α̈) → (−α, −α̇, −α̈) turns cl,
+    cm over and keeps cd."""
+    for alpha, a1, a2 in ((6.0, 0.8, -3.0), (13.0, 2.5, 40.0), (17.0, -1.2, 10.0)):
+        T1, O1 = _loads(model, alpha, 110.0, a1, a2)
+        T2, O2 = _loads(model, -alpha, 110.0, -a1, -a2)
+        assert O2[4] == pytest.approx(-O1[4], rel=1e-12, abs=1e-13)
+        assert O2[5] == pytest.approx(O1[5], rel=1e-12, abs=1e-13)
+        assert O2[6] == pytest.approx(-O1[6], rel=1e-12, abs=1e-13)
+
+
+@need_shared
+def test_bielawa_steady_limit_and_stall_delay():
+    """Without pitch rates the corrections vanish (cl, cd, cm of the table); pitching up
+    past the static stall angle delays stall (the lift exceeds the static value, Bielawa
+    1975), pitching down lowers it."""
+    t = af.read_c81(NACA)
+    st = af.AirfoilModel("c81", "steady", tables=(t,))
+    un = af.AirfoilModel("c81", "bielawa", tables=(t,))
+    V = 0.3 * CS
+    for alpha in (4.0, 12.0, 15.0):
+        _, Os = _loads(st, alpha, V, 0.0, 0.0)
+        _, Ou = _loads(un, alpha, V, 0.0, 0.0)
+        assert Ou[4:7] == pytest.approx(Os[4:7], rel=1e-12, abs=1e-14)
+        assert Ou[10:14] == pytest.approx([0.0] * 4, abs=1e-15)
+    _, Os = _loads(st, 15.0, V, 0.0, 0.0)
+    _, Up = _loads(un, 15.0, V, 3.0, 0.0)
+    _, Dn = _loads(un, 15.0, V, -3.0, 0.0)
+    assert Up[4] > Os[4] > Dn[4]
+
+
+# ------------------------------------------------------------------------ Theodorsen
+
+def _theodorsen():
+    t = af.read_c81(THIN, "free format")
+    model = af.AirfoilModel("theodorsen", tables=(t,))
+    return af.pack_airfoils([model])
+
+
+def _theo(packed, W, vam, q, qdot, t=0.0, prev=(0.0, 0.0, 0.0)):
+    ints, floats, starts = packed
+    TNG, OUTA, g, rates = np.zeros(6), np.zeros(20), np.zeros(2), np.zeros(4)
+    af.theodorsen_section(ints, floats, starts[0], np.asarray(W, float), np.asarray(vam, float),
+                          np.asarray(q, float), np.asarray(qdot, float), t, np.asarray(prev, float),
+                          rates, TNG, OUTA, g)
+    return TNG, OUTA, g, rates
+
+
+def C_exact(k):
+    """Theodorsen's function C(k) = H1⁽²⁾(k) / (H1⁽²⁾(k) + i H0⁽²⁾(k))."""
+    return hankel2(1, k) / (hankel2(1, k) + 1j * hankel2(0, k))
+
+
+@need_shared
+@pytest.mark.parametrize("k", [0.05, 0.1, 0.2, 0.5, 1.0])
+def test_theodorsen_states_reproduce_C_of_k(k):
+    """A section at speed U whose 3/4-chord angle oscillates, u2 = u0 sin(ωt), k = ωc/(2U):
+    the states integrated in time give the effective angle α_eff = |H| u0 sin(ωt + arg H).
+    H must be Jones' rational approximation of C(k) (to the integration tolerance, 1e-6)
+    and C(k) itself within that approximation's own error: max |H − C| over
+    0.05 ≤ k ≤ 1 is 0.0145 (at k ≈ 0.41; amplitude within 0.013, phase within 1.31°), so
+    the test allows 0.015."""
+    packed = _theodorsen()
+    U, chord, d34 = 1.0, 2.0, 0.5
+    d = 2 * U / chord
+    omega = k * d
+    u0 = 1e-3                           # d = 2U/(c cos u2): O(u0²) nonlinearity below 1e-7
+    vam = [RHO, CS, chord, -0.5, d34, 0.0]
+
+    def W_of(t):
+        u2 = u0 * math.sin(omega * t)
+        return [U, -U * math.tan(u2), 0.0, 0.0, 0.0, 0.0]
+
+    def rhs(t, q):
+        _, _, g, _ = _theo(packed, W_of(t), vam, q, np.zeros(2))
+        return -g                       # g = q̇ − A q − B u, so q̇ = −g(q, q̇ = 0)
+
+    period = 2 * math.pi / omega
+    t_end = 400.0 / d + 3 * period      # transients decay as exp(−0.0455 d t): e^-18
+    ts = np.linspace(t_end - 2 * period, t_end, 801)
+    sol = solve_ivp(rhs, (0.0, t_end), [0.0, 0.0], method="DOP853", rtol=1e-11, atol=1e-14, t_eval=ts)
+    y = np.array([math.radians(_theo(packed, W_of(t), vam, q, np.zeros(2))[1][1]) for t, q in zip(ts, sol.y.T)])
+    M = np.column_stack([np.sin(omega * ts), np.cos(omega * ts)])
+    (s, c), *_ = np.linalg.lstsq(M, y / u0, rcond=None)
+    H_time = s + 1j * c                 # y = Re[H e^{iωt}]/u0 ... as sin: s sin + c cos
+    A1, A2, b1, b2 = af.THEODORSEN_PARAMS[0]
+    H = 1 - A1 * 1j * k / (1j * k + b1) - A2 * 1j * k / (1j * k + b2)
+    assert abs(H_time - H) < 1e-6
+    assert abs(H - C_exact(k)) < 0.015
+    assert abs(H_time - C_exact(k)) < 0.015
+
+
+@need_shared
+def test_theodorsen_quasi_steady_limit():
+    """At rest in steady flow the states settle at q = (u2/(b1 b2 d²), 0): α_eff = u2
+    (C(0) = 1) and, with no pitch rates, the lift is the table's (2π α for ThinAirfoil2)."""
+    packed = _theodorsen()
+    A1, A2, b1, b2 = af.THEODORSEN_PARAMS[0]
+    U, chord, d34 = 40.0, 1.2, 0.3
+    a = math.radians(4.0)
+    W = [U * math.cos(a), -U * math.sin(a), 0.0, 0.0, 0.0, 0.0]
+    d = 2 * U / chord
+    q = [a / (b1 * b2 * d * d), 0.0]
+    TNG, OUTA, g, rates = _theo(packed, W, [RHO, CS, chord, -0.3, d34, 0.0], q, [0.0, 0.0], t=1.0,
+                                prev=(a, 0.0, 0.9))
+    assert g == pytest.approx([0.0, 0.0], abs=1e-12)
+    assert math.radians(OUTA[1]) == pytest.approx(a, rel=1e-12)
+    assert OUTA[4] == pytest.approx(2 * math.pi * a, abs=1e-6)
+    vp = U
+    L = TNG[0] * (-W[1]) / vp + TNG[1] * W[0] / vp
+    assert L == pytest.approx(0.5 * RHO * U * U * chord * OUTA[4], rel=1e-12)
+    assert rates[2] == pytest.approx(0.0, abs=1e-12) and rates[3] == pytest.approx(0.0, abs=1e-12)
+
+
+@need_shared
+def test_theodorsen_state_jacobian_matches_finite_differences():
+    packed = _theodorsen()
+    ints, floats, starts = packed
+    W = np.array([35.0, -2.0, 1.0, 0.1, -0.2, 0.7])
+    vam = np.array([RHO, CS, 0.8, -0.2, 0.2, 0.0])
+    q, qd = np.array([1e-3, -2e-3]), np.array([0.3, -0.1])
+    J = np.zeros((2, 2))
+    af.theodorsen_section_jacobian(ints, floats, starts[0], W, vam, J)
+    for j in range(2):
+        h = 1e-6
+        qp, qm = q.copy(), q.copy()
+        qp[j] += h
+        qm[j] -= h
+        gp = _theo(packed, W, vam, qp, qd)[2]
+        gm = _theo(packed, W, vam, qm, qd)[2]
+        assert (gp - gm) / (2 * h) == pytest.approx(J[:, j], rel=1e-7, abs=1e-9)
+    # ∂g/∂q̇ = I
+    g0 = _theo(packed, W, vam, q, qd)[2]
+    g1 = _theo(packed, W, vam, q, qd + [1.0, 2.0])[2]
+    assert g1 - g0 == pytest.approx([1.0, 2.0], rel=1e-12)

@@ -347,3 +347,48 @@ def test_against_mbdyn_numbers():
         ours = np.r_[OUTA[1:7], R @ TNG[:3], R @ TNG[3:]]
         theirs = np.r_[aer, jnt]
         assert np.allclose(ours, theirs, rtol=1e-12, atol=1e-12 * (1 + np.abs(theirs).max()))
+
+
+# ------------------------------------------------------------- multiple / interpolated
+
+def test_multiple_switches_sharply_at_the_end_points(tmp_path):
+    """`c81, multiple, 3, A, -0.5, B, 0.5, C, 1.`: A on [−1, −0.5], B on (−0.5, 0.5],
+    C beyond (C81MultipleAeroData::SetSectionData)."""
+    tabs = [af.read_c81(_small_fixed(tmp_path, [(-180, 0), (-10, -s), (0, 0), (10, s), (180, 0)], f"{k}.c81"))
+            for k, s in (("a", 1.0), ("b", 0.8), ("c", 0.6))]
+    m = af.AirfoilModel("c81", tables=tuple(tabs), mode="multiple", bounds=(-0.5, 0.5, 1.0))
+    for xi, k in ((-1.0, 0), (-0.7, 0), (-0.5, 0), (-0.49, 1), (0.0, 1), (0.5, 1), (0.51, 2), (1.0, 2)):
+        assert m.at(xi).tables[0] is tabs[k]
+    with pytest.raises(ValueError, match="not in increasing order"):
+        af.AirfoilModel("c81", tables=tuple(tabs), mode="multiple", bounds=(-0.5, -0.6, 1.0))
+    with pytest.raises(ValueError, match="resolve multiple"):
+        af.pack_airfoils([m])
+
+
+def test_interpolated_merges_linearly_by_hand(tmp_path):
+    """`c81, interpolated, 2, A, -1., B, 1.` at ξ = 0.2: each coefficient is
+    0.4 A + 0.6 B (weights (1 − ξ)/2 and (ξ + 1)/2), the stall data recomputed."""
+    ta = af.read_c81(_small_fixed(tmp_path, [(-180, 0), (-10, -1.0), (0, 0), (10, 1.0), (180, 0)], "a.c81"))
+    tb = af.read_c81(_small_fixed(tmp_path, [(-180, 0), (-10, -0.5), (0, 0), (10, 0.5), (180, 0)], "b.c81"))
+    m = af.AirfoilModel("c81", tables=(ta, tb), mode="interpolated", bounds=(-1.0, 1.0))
+    t = m.at(0.2).tables[0]
+    assert af.c81_coef(t.ml, t.al, 10.0, 0.0) == pytest.approx(0.4 * 1.0 + 0.6 * 0.5, abs=1e-15)
+    assert af.c81_coef(t.ml, t.al, 5.0, 0.0) == pytest.approx(0.5 * (0.4 * 1.0 + 0.6 * 0.5), abs=1e-15)
+    assert t.stall[2, 0] == pytest.approx((0.4 * 1.0 + 0.6 * 0.5) / 10.0, rel=1e-14)
+    # the abscissae MBDyn merges at: Gauss points of each block of [−1, 1]
+    g = 1 / math.sqrt(3)
+    assert af.interpolated_abscissae(2, 1) == pytest.approx([-g, g], abs=1e-15)
+    assert af.interpolated_abscissae(2, 2) == pytest.approx([-0.5 - 0.5 * g, -0.5 + 0.5 * g,
+                                                             0.5 - 0.5 * g, 0.5 + 0.5 * g], abs=1e-15)
+    assert af.interpolated_abscissae(1, 3) == pytest.approx([-(1 + g) / 2, 0.0, (1 + g) / 2], abs=1e-15)
+
+
+def test_mbdyn_gauss_table_is_gauss_legendre():
+    """MBDyn's 15-digit table against the Gauss–Legendre nodes and weights (roots of P_n):
+    equal to the table's 15 decimals; requests beyond 10 points get 10, as in MBDyn."""
+    for n in range(1, 11):
+        x, w = af.mbdyn_gauss(n)
+        X, Wt = np.polynomial.legendre.leggauss(n)
+        assert np.abs(x - X).max() < 1e-14 and np.abs(w - Wt).max() < 1e-14
+        assert w.sum() == pytest.approx(2.0, abs=1e-14)
+    assert len(af.mbdyn_gauss(12)[0]) == 10 and len(af.mbdyn_gauss(0)[0]) == 1

@@ -99,6 +99,14 @@ def test_free_format_thin_airfoil_is_two_pi_alpha():
 
 
 @need_shared
+def test_symlink_placeholder_is_followed():
+    """mbdyn-tests/c81/naca0012.c81 is a git symlink checked out as a one-line file holding
+    '../aero/naca0012.c81': read as the file it names (MBDyn would follow the link)."""
+    a, b = af.read_c81(SHARED / "c81" / "naca0012.c81"), af.read_c81(NACA)
+    assert np.array_equal(a.al, b.al) and np.array_equal(a.ad, b.ad) and np.array_equal(a.am, b.am)
+
+
+@need_shared
 def test_default_reader_switches_to_free_format_on_marker(tmp_path):
     text = THIN.read_text()
     p = tmp_path / "ff.c81"
@@ -202,6 +210,11 @@ def test_errors_name_file_and_line(tmp_path):
         af.read_c81(p, "xfoil")
     with pytest.raises(af.C81Error, match=r"nope\.c81:0: unable to open"):
         af.read_c81(tmp_path / "nope.c81")
+    # free format: the six counts must be on the header line
+    q = tmp_path / "ff.c81"
+    q.write_text("name; 1 2 1 2\n1 2\n0.\n")
+    with pytest.raises(af.C81Error, match=r"ff\.c81:1: end of line while reading NMM"):
+        af.read_c81(q, "free format")
 
 
 def test_echo_writes_what_the_readers_read(tmp_path):

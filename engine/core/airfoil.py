@@ -178,8 +178,9 @@ def _read_fixed(path, text):
 class _Tokens:
     """Whitespace-separated numbers with their line numbers (std::istream >> double)."""
 
-    def __init__(self, path, lines, first_line):
+    def __init__(self, path, lines, first_line, end="file"):
         self.path = path
+        self.end = end
         self.items = []
         for k, line in enumerate(lines):
             for tok in line.split():
@@ -189,7 +190,7 @@ class _Tokens:
 
     def number(self, what, convert=float):
         if self.i >= len(self.items):
-            raise C81Error(f"{self.path}:{self.last_line}: end of file while reading {what}")
+            raise C81Error(f"{self.path}:{self.last_line}: end of {self.end} while reading {what}")
         tok, line = self.items[self.i]
         self.i += 1
         pattern = _STRTOL if convert is int else _STRTOD
@@ -214,12 +215,13 @@ def _read_free(path, text, skip_marker):
     if ";" not in head:
         raise C81Error(f"{path}:{k + 1}: free format header needs 'name; NML NAL NMD NAD NMM NAM'")
     name, rest = head.split(";", 1)
-    toks = _Tokens(path, [rest] + lines[k + 1:], k + 1)
+    htoks = _Tokens(path, [rest], k + 1, "line")    # the counts come from the header line only
     names = ("NML", "NAL", "NMD", "NAD", "NMM", "NAM")
     counts = []
     for nm in names:
-        n, line = toks.number(f"{nm} (header)", int)
+        n, line = htoks.number(f"{nm} (header)", int)
         counts.append(n)
+    toks = _Tokens(path, lines[k + 1:], k + 2)
     for nm, n in zip(names, counts):
         if n <= 0:
             raise C81Error(f"{path}:{k + 1}: header count {nm} = {n} must be positive")

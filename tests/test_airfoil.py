@@ -405,3 +405,33 @@ def test_mbdyn_gauss_table_is_gauss_legendre():
         assert np.abs(x - X).max() < 1e-14 and np.abs(w - Wt).max() < 1e-14
         assert w.sum() == pytest.approx(2.0, abs=1e-14)
     assert len(af.mbdyn_gauss(12)[0]) == 10 and len(af.mbdyn_gauss(0)[0]) == 1
+
+
+# MBDyn 1.7.3 with a pitch rate and offset force/velocity points: the pitching deck of
+# tests/test_airfoil_unsteady.py (MBDYN_PITCH) at 60 rad/s (`sine, 0., 60., 6.*deg2rad, forever,
+# 10.*deg2rad`, node angular velocity 360°/s) with `const, 0.05` force point and `const, 0.15`
+# velocity point, steady `naca0012` or `c81, 1` (naca0012.c81): θ (.mov column 6) and ω_Y
+# (column 12) of MBDyn's node at a step, the .aer columns 2-7 and .jnt columns 8-13 there.
+MBDYN_PITCH_RATE = [
+    ('naca0012', 8.323507010806471, 6.040026888875342, [7.680436858954664, -0.0, 0.23492316395106083, 0.7901601283430248, 0.008359524041190333, 0.0], [50.95950113497449, 0.0, 1540.8355580090802, 0.0, 76.59910718764782, 0.0]),
+    ('naca0012', 15.979427819808286, -0.520145605736048, [16.03313283938848, -0.0, 0.23535739399205916, 0.845773588034112, 0.21009120926814845, 0.0], [409.0013307727627, 0.0, 1659.8247826082793, 0.0, 85.41425132964223, 0.0]),
+    ('c81', 8.323507010806471, 6.040026888875342, [7.680437070206795, -0.0, 0.23492316395106083, 0.8223562432426554, 0.01328869931233087, 0.0], [43.99532431413698, 0.0, 1606.3474047880225, 0.0, 79.78978854332235, 0.0]),
+    ('c81', 15.979427819808286, -0.520145605736048, [16.033133280383378, -0.0, 0.23535739399205916, 1.0376108079099051, 0.1653049222281712, -0.07495414298523714], [322.26448663626064, 0.0, 2035.1141276446012, 0.0, 28.76519889334972, 0.0]),
+]
+
+
+@need_shared
+def test_pitch_rate_and_offset_points_against_mbdyn():
+    """The angular velocity enters through the velocity point (v2 + d ω3) and the moment
+    through the force point; the built-in model applies the velocity-point shift twice in
+    its load formula, as aerod2.f does — both as MBDyn computes them."""
+    R0 = lambda th: np.array([[-math.cos(th), math.sin(th), 0.0], [0.0, 0.0, 1.0], [math.sin(th), math.cos(th), 0.0]])
+    for airfoil, th_deg, wy, aer, jnt in MBDYN_PITCH_RATE:
+        model = af.AirfoilModel("naca0012") if airfoil == "naca0012" else \
+            af.AirfoilModel("c81", tables=(af.read_c81(NACA),))
+        th = math.radians(th_deg)
+        W = np.array([80.0 * math.cos(th), -80.0 * math.sin(th), 0.0, 0.0, 0.0, wy])
+        rc, TNG, OUTA = section(model, W, [RHO, 340.0, 0.5, 0.05, 0.15, 0.0])
+        R = R0(th)
+        ours = np.r_[OUTA[1:7], R @ TNG[:3], R @ TNG[3:]]
+        assert ours == pytest.approx(np.r_[aer, jnt], rel=1e-11, abs=1e-10)

@@ -992,14 +992,15 @@ def _linint(xy, x):
                 break
     k2 = k1 + 1
     pend = (xy[k2, 1] - xy[k1, 1]) / (xy[k2, 0] - xy[k1, 0])
-    return xy[k1, 1] + pend * (x - xy[k1, 0]), pend
+    return xy[k1, 1] + pend * (x - xy[k1, 0])
 
 
 @kernel
 def _cpcrcm(aphij, emij, jpro, iretrn):
     """aerod2.f's CPCRCM: the semi-analytical NACA 0012 (jpro 1; RAE 9671, jpro 2, adds its
     small-angle cubic fits) coefficients at angle aphij [rad] and Mach emij.  Returns
-    (aphij as CPCRCM leaves it, cl, cd, cm, aslop0); cm about the quarter chord unless
+    (aphij as CPCRCM leaves it, cl, cd, cm, the reference slope AS0, the friction drag CRF);
+    the slopes and Mach derivatives CPCRCM also returns are unused by MBDyn's loads.  cm about the quarter chord unless
     iretrn = 1 (then about the leading-edge reference of the fits)."""
     PG = 3.14159265358979323846
     crf = 0.006
@@ -1020,11 +1021,9 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
     clift = 0.0
     cdrag = 0.0
     cmome = 0.0
-    aslop = 0.0
     fourier_drag = True
     if aphij < c2:
-        aslop = 5.7296 / sqt
-        clift = aslop * aphij
+        clift = 5.7296 / sqt * aphij
         cdrag = 0.006 + 0.13131 * aphij * aphij
         cmome = 1.4324 * aphij / sqt
         fourier_drag = False
@@ -1033,7 +1032,6 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
         c2b = (0.12217 + 0.22689 * emij) * sqt
         cmome = clift / (4 * c2b)
         clift = clift / c2b
-        aslop = (1.3 * emij - 0.59) / c2b
     elif aphij < 2.7402:
         s = math.sin(aphij)
         s2 = math.sin(2.0 * aphij)
@@ -1041,15 +1039,11 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
         s4 = math.sin(4.0 * aphij)
         clift = (0.080373 * s + 1.04308 * s2 - 0.011059 * s3 + 0.023127 * s4) / sqt
         cmome = (-0.02827 * s + 0.14022 * s2 - 0.00622 * s3 + 0.01012 * s4) / sqt
-        aslop = (0.080373 * math.cos(aphij) + 2.08616 * math.cos(2.0 * aphij)
-                 - 0.033177 * math.cos(3.0 * aphij) + 0.092508 * math.cos(4.0 * aphij)) / sqt
     elif aphij < 3.0020:
         clift = -(0.4704 + 0.10313 * aphij) / sqt
-        aslop = -0.10313 / sqt
         cmome = -(0.4786 + 0.02578 * aphij) / sqt
     else:
         clift = (-17.55 + 5.5864 * aphij) / sqt
-        aslop = 5.5864 / sqt
         cmome = (-12.5109 + 3.9824 * aphij) / sqt
     if fourier_drag:
         cdrag = (1.1233 - 0.029894 * math.cos(aphij) - 1.00603 * math.cos(2.0 * aphij)
@@ -1058,19 +1052,18 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
     if jpro == 2 and not abs(aphij) > 0.21956242:
         if neg < 0:
             aphij = -aphij
-        p1, _a = _linint(_RAE_D1, emij)
-        p2, _b = _linint(_RAE_D2, emij)
-        p3, _c = _linint(_RAE_D3, emij)
+        p1 = _linint(_RAE_D1, emij)
+        p2 = _linint(_RAE_D2, emij)
+        p3 = _linint(_RAE_D3, emij)
         a2 = aphij * aphij
         a3 = aphij * a2
         clift = p1 * a3 + p2 * a2 + p3 * aphij
-        aslop = 3.0 * p1 * a2 + 2.0 * p2 * aphij + p3
         as0 = p3
-        r0, _d = _linint(_RAE_CD0, emij)
+        r0 = _linint(_RAE_CD0, emij)
         crf = r0
-        r1, _e = _linint(_RAE_B1, emij)
-        r2, _f = _linint(_RAE_B2, emij)
-        r3, _g = _linint(_RAE_B3, emij)
+        r1 = _linint(_RAE_B1, emij)
+        r2 = _linint(_RAE_B2, emij)
+        r3 = _linint(_RAE_B3, emij)
         aphij = abs(aphij)
         a3 = abs(a3)
         cdrag = r0 + aphij * r1 + a2 * r2 + a3 * r3

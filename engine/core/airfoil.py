@@ -17,7 +17,14 @@ TNG (6,) is the force and moment per unit span in the airfoil frame, OUTA (20,) 
 
 C81 coefficient tables hold angles in degrees; a table `a` of one coefficient is
 (NA, NM + 1): column 0 the angles, column j + 1 the values at Mach m[j].  The compiled
-functions read everything from the flat arrays made by `pack_airfoils`."""
+functions read everything from the flat arrays made by `pack_airfoils`.
+
+Per evaluation point an element calls, as MBDyn's Aerodynamic2DElem does: for `bielawa`,
+`predict_alpha_rates(atan2(−W1, W0), t, hist_alpha, hist_t, n_updates)` then `airfoil_loads`;
+after each converged step (t = 0 after the initial derivatives included)
+`update_alpha_history` and n_updates += 1.  For `theodorsen`, `theodorsen_section` with the
+point's two states and, in `prev`, the (α_pivot, α̇, t) its `rates` output gave at the last
+converged step (zeros and the initial time before the first)."""
 from dataclasses import dataclass, field
 import math
 import os
@@ -1000,8 +1007,9 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
     """aerod2.f's CPCRCM: the semi-analytical NACA 0012 (jpro 1; RAE 9671, jpro 2, adds its
     small-angle cubic fits) coefficients at angle aphij [rad] and Mach emij.  Returns
     (aphij as CPCRCM leaves it, cl, cd, cm, the reference slope AS0, the friction drag CRF);
-    the slopes and Mach derivatives CPCRCM also returns are unused by MBDyn's loads.  cm about the quarter chord unless
-    iretrn = 1 (then about the leading-edge reference of the fits)."""
+    the slopes and Mach derivatives CPCRCM also returns are unused by MBDyn's loads.  cm
+    about the quarter chord unless iretrn = 1 (then about the leading-edge reference of the
+    fits)."""
     PG = 3.14159265358979323846
     crf = 0.006
     neg = 1

@@ -29,8 +29,8 @@ UNSUPPORTED_ELEMENTS = (
     "automatic structural", "hbeam2",
     "plate", "solid", "surface loads", "pressure load",
     "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
-    "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force", "induced velocity",
-    "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
+    "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force",
+    "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
     "thermal", "hydraulic", "bulk", "loadable", "user defined", "stream output",
     "stream motion output", "rtai output", "gust")
 UNSUPPORTED_JOINTS = (
@@ -53,6 +53,8 @@ ELEMENT_HEADS = table([
     ("hydrodynamic body", ("a hydrodynamic body label", False, None)),
     ("membrane4eas", ("a plate label", True, "plates")),
     ("shell4eas", ("a plate label", True, "plates")), ("shell4easans", ("a plate label", True, "plates")),
+    ("induced velocity", ("an induced velocity label", True, "induced velocity elements")),
+    ("rotor", ("a rotor label", True, "induced velocity elements")),
 ] + [(shape, ("a solid label", True, "solids")) for shape in SOLID_SHAPES]
   + [(f"{kind}{shape}", ("a surface load label", True, "surface loads"))
      for kind in ("pressure", "traction") for shape in SURFACE_SHAPES])

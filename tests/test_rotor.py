@@ -1,0 +1,271 @@
+"""Induced velocity (rotor) elements, elements/rotor.py: momentum theory in hover and forward
+flight (13.185-13.191), the Glauert and Mangler-Squire distributions (13.192-13.203), the
+Pitt-Peters dynamic inflow time constant and steady state (13.216-13.219), the ground effect
+factor, the family's committed mean inflow and its deck cards.  (The FD Jacobian comes from
+the registry's generated checks, tests/test_element_checks.py -k "induced velocity".)"""
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from mbdae.engine.model import Model
+from mbdae.engine.system import System
+from mbdae.engine.io.mbdyn.deck import parse_deck, DeckError
+from mbdae.elements import rotor_kernel as rk
+
+RHO, RADIUS, OMEGA = 1.225, 5.0, 40.0
+AREA = math.pi * RADIUS ** 2
+
+
+def instance(model="uniform", gtype=0, max_iter=100, tol=1e-14, ground=False, kh=1.0, kff=1.0):
+    ip = np.array([{"no": rk.NO, "uniform": rk.UNIFORM, "glauert": rk.GLAUERT,
+                                            "mangler": rk.MANGLER, "dynamic inflow": rk.DYNAMIC_INFLOW}[model],
+                   gtype, max_iter, int(ground)], np.int64)
+    fp = np.array([OMEGA, RADIUS, tol, 1.0, kh, kff, *np.eye(3).ravel()])
+    return ip, fp
+
+
+def nodes_kin(omega=OMEGA, v_rotor=(0.0, 0.0, 0.0), ground_height=None):
+    """Craft node at rest at the origin, rotor node spinning about z at `omega`."""
+    nk = np.zeros((3, 18))
+    for a in range(3):
+        nk[a, 3:12] = np.eye(3).ravel()
+    nk[1, 12:15] = v_rotor
+    nk[1, 17] = omega
+    if ground_height is not None:
+        nk[2, 2] = -ground_height
+    return nk
+
+
+def params(ip, fp, thrust, nk, vinf=(0.0, 0.0, 0.0), u_prev=0.0, s=(0.0, 0.0, 0.0), w=0.0):
+    z = np.zeros(rk.NZ)
+    z[2] = thrust
+    z[rk.Z_S:rk.Z_S + 3] = s
+    z[rk.Z_UPREV], z[rk.Z_W] = u_prev, w
+    air = np.array([RHO, 340.0, *vinf])
+    P = np.empty(rk.NP)
+    rk.rotor_param(ip, fp, z, nk, air, P)
+    return P, z, air
+
+
+def test_hover_mean_inflow_is_momentum_theory():
+    """Hover (no free stream): the converged local Newton gives u = √(T/(2ρA)) and λ = u/(ΩR)."""
+    ip, fp = instance()
+    for T in (1e3, 2.5e4, 8e4):
+        P, _, _ = params(ip, fp, T, nodes_kin())
+        u = math.sqrt(T / (2 * RHO * AREA))
+        assert P[rk.P_UMEAN] == pytest.approx(u, rel=1e-10)
+        assert P[rk.P_LAMBDA] == pytest.approx(u / (OMEGA * RADIUS), rel=1e-10)
+        assert P[rk.P_CONV] == 1.0 and P[rk.P_MU] == 0.0
+
+
+def test_forward_flight_inflow_ratio_satisfies_glauerts_momentum_relation():
+    """Forward flight at disk angle α: μ = V cos α/(ΩR), λ = μ tan α + C_T/(2√(μ² + λ²))
+    (Glauert), and at high μ the induced part tends to C_T/(2μ)."""
+    ip, fp = instance()
+    T = 2e4
+    ct = T / (RHO * AREA * (OMEGA * RADIUS) ** 2)
+    for V, alpha in ((10.0, 0.05), (30.0, -0.1), (60.0, 0.0)):
+        vinf = (V * math.cos(alpha), 0.0, V * math.sin(alpha))   # air towards +x and +z: sin α_d = −v₃/V
+        P, _, _ = params(ip, fp, T, nodes_kin(), vinf=vinf)
+        mu = V * math.cos(alpha) / (OMEGA * RADIUS)
+        lam0 = -V * math.sin(alpha) / (OMEGA * RADIUS)
+        lam = P[rk.P_LAMBDA]
+        assert P[rk.P_MU] == pytest.approx(mu, rel=1e-12)
+        assert lam - lam0 == pytest.approx(ct / (2 * math.sqrt(mu ** 2 + lam ** 2)), rel=1e-10)
+        assert P[rk.P_CHI] == pytest.approx(math.atan2(mu, lam), rel=1e-12)
+        assert P[rk.P_PSI0] == pytest.approx(0.0, abs=1e-12)
+    P, _, _ = params(ip, fp, T, nodes_kin(), vinf=(80.0, 0.0, 0.0))
+    mu = 80.0 / (OMEGA * RADIUS)
+    assert P[rk.P_LAMBDA] == pytest.approx(ct / (2 * mu), rel=2e-3)
+
+
+def test_ground_effect_factor():
+    """k_GE = 1 − (R/4h)² (Cheeseman & Bennett, NASA TR-3021) on the hover mean inflow."""
+    ip, fp = instance(ground=True)
+    T = 2e4
+    free, _, _ = params(*instance(), T, nodes_kin())
+    for h in (2.0, 5.0, 10.0):
+        P, _, _ = params(ip, fp, T, nodes_kin(ground_height=h))
+        assert P[rk.P_UMEAN] / free[rk.P_UMEAN] == pytest.approx(1.0 - (RADIUS / (4 * h)) ** 2, rel=1e-12)
+
+
+def disk_point(r, psi, psi0=0.0):
+    a = psi + psi0
+    return np.array([r * RADIUS * math.cos(a), r * RADIUS * math.sin(a), 0.0])
+
+
+@pytest.mark.parametrize("gtype,kx", [
+    (rk.G_GLAUERT, lambda mu, lam, chi: 4 / 3 * (1 - 1.8 * mu ** 2) * math.tan(chi / 2)),
+    (rk.G_COLEMAN, lambda mu, lam, chi: math.tan(chi / 2)),
+    (rk.G_PITT_PETERS, lambda mu, lam, chi: 15 * math.pi / 32 * math.tan(chi / 2)),
+    (rk.G_WHITE_BLAKE, lambda mu, lam, chi: math.sqrt(2) * math.sin(chi))])
+def test_glauert_distribution(gtype, kx):
+    """u(r, ψ) = u₀ (1 + k_x r cos ψ) along the rotor axis, ψ from the wind direction
+    (Leishman, Principles of Helicopter Aerodynamics, 2nd ed., Table 3.2)."""
+    ip, fp = instance("glauert", gtype)
+    vinf = (20.0, 12.0, 1.0)
+    nk = nodes_kin()
+    P, z, air = params(ip, fp, 2e4, nk, vinf=vinf, u_prev=3.0)
+    psi0 = math.atan2(12.0, 20.0)
+    assert P[rk.P_PSI0] == pytest.approx(psi0)
+    mu, lam = P[rk.P_MU], P[rk.P_LAMBDA]
+    chi = math.atan2(mu, lam)
+    for r, psi in ((0.3, 0.0), (0.9, 1.0), (0.6, 2.5), (1.0, math.pi)):
+        u = rk.rotor_inflow(ip, fp, z, nk, air, disk_point(r, psi, psi0))
+        assert np.allclose(u, [0.0, 0.0, 3.0 * (1 + kx(mu, lam, chi) * r * math.cos(psi))], rtol=1e-12, atol=1e-12)
+
+
+def test_uniform_and_dynamic_inflow_distributions():
+    """Uniform: u₀ n everywhere; dynamic inflow: (ν₀ + r(ν_c cos ψ + ν_s sin ψ)) ΩR n (13.220)."""
+    ip, fp = instance("uniform")
+    nk = nodes_kin()
+    P, z, air = params(ip, fp, 2e4, nk, u_prev=2.5)
+    for x in (disk_point(0.5, 1.0), disk_point(0.9, -2.0)):
+        assert np.allclose(rk.rotor_inflow(ip, fp, z, nk, air, x), [0, 0, 2.5])
+    ip, fp = instance("dynamic inflow")
+    s = (0.03, 0.01, -0.02)
+    P, z, air = params(ip, fp, 2e4, nk, vinf=(15.0, 0.0, 0.0), s=s)
+    for r, psi in ((0.5, 1.0), (0.9, -2.0)):
+        u = rk.rotor_inflow(ip, fp, z, nk, air, disk_point(r, psi))
+        expected = (s[0] + r * (s[2] * math.cos(psi) + s[1] * math.sin(psi))) * OMEGA * RADIUS
+        assert np.allclose(u, [0, 0, expected], rtol=1e-12)
+
+
+def test_mangler_distribution_averages_to_the_mean_inflow():
+    """Mangler-Squire type III: the disk average of 4[c₀/2 − Σ c_n cos nψ] is 1 (∫ 15/4 r²√(1−r²)
+    2r dr = 1), it vanishes at the centre and the tip, and it is axisymmetric in axial flight."""
+    ip, fp = instance("mangler")
+    nk = nodes_kin()
+    P, z, air = params(ip, fp, 2e4, nk, vinf=(25.0, 0.0, -3.0), u_prev=1.0)
+    rs = (np.arange(400) + 0.5) / 400
+    psis = 2 * np.pi * np.arange(64) / 64
+    total = sum(rk.rotor_inflow(ip, fp, z, nk, air, disk_point(r, p))[2] * 2 * r / 400 / 64 for r in rs for p in psis)
+    assert total == pytest.approx(1.0, rel=1e-4)
+    assert abs(rk.rotor_inflow(ip, fp, z, nk, air, disk_point(0.0, 0.3))[2]) < 1e-12
+    P, z, air = params(ip, fp, 2e4, nk, vinf=(0.0, 0.0, -3.0), u_prev=1.0)    # climb: sin α_d = 1
+    vals = [rk.rotor_inflow(ip, fp, z, nk, air, disk_point(0.7, p))[2] for p in psis]
+    assert np.ptp(vals) < 1e-12 and vals[0] == pytest.approx(15 / 4 * 0.49 * math.sqrt(0.51), rel=1e-12)
+
+
+def test_dynamic_inflow_time_constant_and_steady_state():
+    """Hover, a thrust step at t = 0 from ν = 0: M₁₁ ν̇₀ + 2Ωλ ν₀ = T/(ρAΩR²) (Pitt & Peters 1981,
+    M₁₁ = 128/(75π)) relaxes with τ = M₁₁/(2Ωλ) to ν₀ΩR = √(T/(2ρA)) (momentum theory)."""
+    ip, fp = instance("dynamic inflow")
+    nk = nodes_kin()
+    T = 2e4
+    u_mt = math.sqrt(T / (2 * RHO * AREA))
+    lam = u_mt / (OMEGA * RADIUS)
+    tau = 128 / (75 * math.pi) / (2 * OMEGA * lam)
+    air = np.array([RHO, 340.0, 0.0, 0.0, 0.0])
+    P = np.empty(rk.NP)
+    out = np.empty(3)
+    Mdiag = np.array([rk.M11, rk.M22, rk.M33])
+
+    def rate(t, s):
+        z = np.zeros(rk.NZ)
+        z[2] = T
+        z[rk.Z_S:rk.Z_S + 3] = s
+        rk.dynamic_inflow_rows(ip, fp, z, np.zeros(3), nk, air, P, out)
+        return out / Mdiag            # rows C − M ν̇ − L ν = 0 with M diagonal
+
+    ts = tau * np.array([0.5, 1.0, 2.0, 5.0, 20.0])
+    sol = solve_ivp(rate, (0, ts[-1]), np.zeros(3), t_eval=ts, rtol=1e-10, atol=1e-12)
+    v_ss = u_mt / (OMEGA * RADIUS)
+    assert np.allclose(sol.y[0], v_ss * (1 - np.exp(-ts / tau)), rtol=1e-6)
+    assert sol.y[0, -1] * OMEGA * RADIUS == pytest.approx(u_mt, rel=1e-8)
+    assert np.allclose(sol.y[1:], 0.0, atol=1e-14)
+
+
+def rotor_model(kind="uniform", thrust_air=(RHO, 340.0, (0.0, 0.0, 0.0)), **kw):
+    m = Model()
+    m.structural_node(1, "static", position=np.zeros(3))
+    m.structural_node(2, "static", position=np.array([0.0, 0.0, 1.0]), angular_velocity=np.array([0, 0, OMEGA]))
+    m.induced_velocity(7, 1, 2, kind, OMEGA, RADIUS, air=thrust_air, max_iterations=100, tolerance=1e-14, **kw)
+    return m
+
+
+def test_family_commits_the_momentum_mean_inflow_and_outputs_rot_rows():
+    """The family: F set to a thrust, commit → u_prev = √(T/(2ρA)); the inflow at a blade
+    point is then that along the rotor axis; the .rot row has MBDyn's 15 columns."""
+    system = System(rotor_model())
+    fam = system.families[0]
+    st = system.initial_state(0.0)
+    T = 3e4
+    st.y[fam.off[0] + 2] = T
+    system.commit(st)
+    u_mt = math.sqrt(T / (2 * RHO * AREA))
+    assert st.families[fam.state_key]["companions"][0, 0] == pytest.approx(u_mt, rel=1e-10)
+    ctx = system.context(st)
+    ip, fp, z, nk, air = fam.inflow_data(ctx)
+    u = rk.rotor_inflow(ip[0], fp[0], z[0], nk[0], air[0], np.array([3.0, 1.0, 1.0]))
+    assert np.allclose(u, [0, 0, u_mt], rtol=1e-10)
+    (labels, rows), = fam.output_groups(ctx)
+    assert labels.tolist() == [7] and rows.shape == (1, 15)
+    assert rows[0, 2] == pytest.approx(T) and rows[0, 6] == pytest.approx(u_mt, rel=1e-10)
+    assert fam.private_data(ctx, "Tz")[0] == pytest.approx(T)
+
+
+def test_delay_is_the_memory_factor_of_the_previous_step():
+    """`delay` w: u = (1 − w) u_nominal + w u_prev, w taken at the previous commit."""
+    system = System(rotor_model(delay=0.25))
+    fam = system.families[0]
+    st = system.initial_state(0.0)
+    T = 3e4
+    st.y[fam.off[0] + 2] = T
+    system.commit(st)                   # w = 0 in the first step, then 0.25
+    u1 = st.families[fam.state_key]["companions"][0, 0]
+    system.commit(st)
+    u2 = st.families[fam.state_key]["companions"][0, 0]
+    u_mt = math.sqrt(T / (2 * RHO * AREA))
+    assert u1 == pytest.approx(u_mt, rel=1e-10)
+    assert u2 == pytest.approx(0.75 * u_mt + 0.25 * u1, rel=1e-10)
+
+
+DECK = """begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 1.; time step: 1e-2; end: initial value;
+begin: control data; structural nodes: 3; {count}: 1; end: control data;
+begin: nodes;
+  structural: 1, static, null, eye, null, null;
+  structural: 2, static, 0., 0., 1., eye, null, 0., 0., 40.;
+  structural: 3, static, 0., 0., -4., eye, null, null;
+end: nodes;
+begin: elements;
+{card}
+end: elements;
+"""
+
+
+@pytest.mark.parametrize("count,card,check", [
+    ("induced velocity elements", "induced velocity: 5, rotor, 1, 2, induced velocity, no;",
+     dict(model="no", radius=0.0)),
+    ("rotors", "rotor: 5, 1, orientation, eye, 2, induced velocity, uniform, 40., 5., delay, .5, "
+     "correction, 1.2, 1.8, ground, 3;", dict(model="uniform", radius=5.0, ground=3, hover_correction=1.2)),
+    ("rotors", "rotor: 5, 1, 2, induced velocity, glauert, type, pitt and peters, 40., 5., max iterations, 10, "
+     "tolerance, 1e-6, eta, .5;", dict(model="glauert", glauert_type="pitt and peters", max_iterations=10,
+                                       tolerance=1e-6, eta=0.5)),
+    ("induced velocity elements", "induced velocity: 5, rotor, 1, 2, induced velocity, dynamic inflow, 40., 5., "
+     "initial value, .01, .02, .03, output, no;", dict(model="dynamic inflow", output=False)),
+    ("rotors", "rotor: 5, 1, 2, induced velocity, mangler, 40., 5.;", dict(model="mangler", omega_ref=40.0)),
+])
+def test_deck_cards(count, card, check):
+    deck = parse_deck(DECK.format(count=count, card=card), echo=lambda *a, **k: None)
+    spec, = deck.model.induced_velocities
+    for k, v in check.items():
+        assert getattr(spec, k) == v, k
+    if spec.model == "dynamic inflow":
+        assert np.allclose(spec.initial_value, [0.01, 0.02, 0.03])
+
+
+@pytest.mark.parametrize("card,needle", [
+    ("rotor: 5, 1, 2, induced velocity, uniform, 40., 5., tolerence, 1e-6;", "tolerence"),
+    ("rotor: 5, 1, 2, induced velocity, unifrom, 40., 5.;", "unifrom"),
+    ("rotor: 5, 1, 2, induced velocity, glauert, type, gluert, 40., 5.;", "gluert"),
+    ("rotor: 5, 1, 2, induced velocity, dynamic inflow, 40., 5., delay, .5;", "delay"),
+    ("rotor: 5, 1, 2, induced velocity, uniform, -40., 5.;", "-40."),
+])
+def test_deck_card_faults_are_located(card, needle):
+    with pytest.raises(DeckError) as e:
+        parse_deck(DECK.format(count="rotors", card=card), echo=lambda *a, **k: None)
+    assert needle in str(e.value)

@@ -269,3 +269,43 @@ def test_deck_card_faults_are_located(card, needle):
     with pytest.raises(DeckError) as e:
         parse_deck(DECK.format(count="rotors", card=card), echo=lambda *a, **k: None)
     assert needle in str(e.value)
+
+
+def _frame(a, b):
+    """MBDyn's `1, a, 2, b` orientation: axis 1 along a, axis 2 in the plane of a and b."""
+    e1 = np.asarray(a, float) / np.linalg.norm(a)
+    e3 = np.cross(e1, b)
+    e3 /= np.linalg.norm(e3)
+    return np.column_stack([e1, np.cross(e3, e1), e3])
+
+
+# MBDyn 1.7.3's .rot rows (columns 8-19) of this model written as a deck (clamped craft node 1; rotor
+# node 2 dynamic, at 1, 2, 3, orientation 1, (.1, .2, 1), 2, (0, 1, 0), velocity (3, -4, 1.5), angular
+# velocity (.3, -.2, 40); body 10 kg, diag(1, 1, 2); air properties 1.225, 340., 1., 0., .5, const, 10.;
+# `induced velocity: 5, rotor, 1, orientation, 1, .2, 0., 1., 2, 0., 1., 0., 2, induced velocity,
+# dynamic inflow, 40., 5., initial value, .01, .02, -.03;` ms .6, h = .01, tolerance 1e-9), at t = 0 and .05
+MBDYN_ROT = np.array([
+    [2.000081e+00, 8.789198e+00, 7.794234e-01, 3.125834e-02, 3.088704e-02, 7.913729e-01, 6.942421e-01, 1, 0,
+     1.000000e-02, 2.000000e-02, -3.000000e-02],
+    [1.705053e+00, 8.789198e+00, 7.794234e-01, 3.125502e-02, 3.088375e-02, 7.913729e-01, 6.942421e-01, 1, 0,
+     8.524012e-03, 1.367772e-02, -1.628414e-02]])
+
+
+def test_dynamic_inflow_rot_rows_agree_with_mbdyn(tmp_path):
+    """A spinning, precessing rotor node in a free stream, no thrust: the dynamic inflow states
+    decay under Ω L⁻¹ and the .rot columns (mean inflow, velocity, disk angle, μ, λ, χ, ψ₀,
+    convergence, iterations, ν₀, ν_s, ν_c) agree with MBDyn 1.7.3's to its 7 printed digits."""
+    import mbdae
+    m = Model()
+    m.structural_node(1, "static", position=np.zeros(3))
+    m.structural_node(2, "dynamic", position=np.array([1.0, 2.0, 3.0]), orientation=_frame([0.1, 0.2, 1.0], [0, 1, 0]),
+                      velocity=np.array([3.0, -4.0, 1.5]), angular_velocity=np.array([0.3, -0.2, 40.0]))
+    m.body(2, 2, 10.0, np.zeros(3), np.diag([1.0, 1.0, 2.0]))
+    m.clamp(1, 1)
+    m.induced_velocity(5, 1, 2, "dynamic inflow", 40.0, 5.0, orientation=_frame([0.2, 0.0, 1.0], [0, 1, 0]),
+                       initial_value=[0.01, 0.02, -0.03], air=(1.225, 340.0, np.array([10.0, 0.0, 5.0])))
+    mbdae.run(m, final_time=0.05, time_step=1e-2, tolerance=1e-9, output_prefix=str(tmp_path / "r"))
+    rows = np.loadtxt(tmp_path / "r.rot")
+    assert rows.shape == (6, 19)
+    assert np.allclose(rows[[0, -1], 7:], MBDYN_ROT, rtol=2e-6, atol=1e-9)
+    assert np.all(rows[:, 1:7] == 0.0)

@@ -501,3 +501,46 @@ def rotor_outputs(iparams, fparams, off, dyn_index, nodes3, y, yp, stz, air, x, 
         new_state[k, 0] = umean
         new_state[k, 1] = P[P_UREF]
         new_state[k, 2] = stz[k, 2]
+
+
+@kernel
+def rotor_inflow_jacobian(iparams, fparams, z, nodes_kin, air, x, du_dx, du_dz, du_dn):
+    """Central differences (manual 13.2) of rotor_inflow for the aerodynamic elements' Jacobian:
+    du_dx (3, 3) over the point x, du_dz (3, 9) over the rotor's unknowns (F, M, ν), du_dn
+    (3, 24) over (δx, θ, δv, δω) of the craft then the rotor node (θ: R ← exp(θ×) R); the
+    caller chains du_dn to its Newton increments as rotor_equations does."""
+    xp = np.empty(3)
+    zz = z.copy()
+    nk = nodes_kin.copy()
+    for j in range(3):
+        h = 1e-6 * (1.0 + abs(x[j]))
+        for k in range(3):
+            xp[k] = x[k]
+        xp[j] = x[j] + h
+        up = rotor_inflow(iparams, fparams, zz, nk, air, xp)
+        xp[j] = x[j] - h
+        um = rotor_inflow(iparams, fparams, zz, nk, air, xp)
+        for a in range(3):
+            du_dx[a, j] = (up[a] - um[a]) / (2.0 * h)
+    for c in range(9):
+        h = 1e-6 * (1.0 + abs(zz[c]))
+        zz[c] += h
+        up = rotor_inflow(iparams, fparams, zz, nk, air, x)
+        zz[c] -= 2.0 * h
+        um = rotor_inflow(iparams, fparams, zz, nk, air, x)
+        zz[c] += h
+        for a in range(3):
+            du_dz[a, c] = (up[a] - um[a]) / (2.0 * h)
+    for nd in range(2):
+        for kind in range(4):
+            for j in range(3):
+                h = 1e-6
+                if kind != 1:
+                    h = 1e-6 * (1.0 + abs(nk[nd, (0, 0, 12, 15)[kind] + j]))
+                perturb_node(nk, nd, kind, j, h)
+                up = rotor_inflow(iparams, fparams, zz, nk, air, x)
+                perturb_node(nk, nd, kind, j, -2.0 * h)
+                um = rotor_inflow(iparams, fparams, zz, nk, air, x)
+                perturb_node(nk, nd, kind, j, h)
+                for a in range(3):
+                    du_dn[a, 12 * nd + 3 * kind + j] = (up[a] - um[a]) / (2.0 * h)

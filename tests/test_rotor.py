@@ -309,3 +309,25 @@ def test_dynamic_inflow_rot_rows_agree_with_mbdyn(tmp_path):
     assert rows.shape == (6, 19)
     assert np.allclose(rows[[0, -1], 7:], MBDYN_ROT, rtol=2e-6, atol=1e-9)
     assert np.all(rows[:, 1:7] == 0.0)
+
+
+def test_inflow_jacobian_for_the_aerodynamic_elements():
+    """rotor_inflow_jacobian: dynamic inflow u = (ν₀ + r(ν_c cos ψ + ν_s sin ψ)) ΩR n has
+    ∂u/∂ν₀ = ΩR n, ∂u/∂ν_c = r cos ψ ΩR n; turning the craft node by θ turns n: ∂u/∂θ = −u×
+    (hover, point on the axis, r = 0); the thrust enters λ only (no effect on u here)."""
+    ip, fp = instance("dynamic inflow")
+    nk = nodes_kin()
+    s = (0.03, 0.01, -0.02)
+    P, z, air = params(ip, fp, 2e4, nk, s=s)
+    du_dx, du_dz, du_dn = np.empty((3, 3)), np.empty((3, 9)), np.empty((3, 24))
+    r, psi = 0.6, 0.8
+    rk.rotor_inflow_jacobian(ip, fp, z, nk, air, disk_point(r, psi), du_dx, du_dz, du_dn)
+    vt = OMEGA * RADIUS
+    assert np.allclose(du_dz[:, 6], [0, 0, vt], rtol=1e-8)
+    assert np.allclose(du_dz[:, 8], [0, 0, r * math.cos(psi) * vt], rtol=1e-7)
+    assert np.allclose(du_dz[:, 7], [0, 0, r * math.sin(psi) * vt], rtol=1e-7)
+    assert np.allclose(du_dz[:, :6], 0.0, atol=1e-6)
+    rk.rotor_inflow_jacobian(ip, fp, z, nk, air, np.zeros(3), du_dx, du_dz, du_dn)
+    u = np.array([0.0, 0.0, s[0] * vt])
+    skew_u = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+    assert np.allclose(du_dn[:, 3:6], -skew_u, atol=1e-6)

@@ -14,7 +14,7 @@ def add_arguments(p):
     p.add_argument("-o", "--output", dest="prefix", default="conformance",
                    help="report prefix: PREFIX.md and PREFIX.csv (default: conformance)")
     p.add_argument("--ref", default="auto",
-                   help="MBDyn's reference outputs (folder with manifest.csv and visible/) to compare "
+                   help="MBDyn's reference outputs (folder with manifest.csv, visible/ and wave2/) to compare "
                         "with; default: mbdyn-ref next to the tree, 'none' to skip the comparison")
 
 

@@ -53,11 +53,12 @@ begin: elements; body: 1, 1, 1., null, eye; gravity: uniform, 0., 0., -1., const
 G = 9.81
 
 
-def write_reference(ref_root, deck, shift=None):
-    """An MBDyn-format reference folder for FALL from the exact free fall z = -g t²/2,
-    vz = -g t, kept every 10th step; `shift` = (block, column, amount) perturbs one value."""
+def write_reference(ref_root, deck, shift=None, subset="visible"):
+    """An MBDyn-format reference folder (in ref_root/subset) for FALL from the exact free fall
+    z = -g t²/2, vz = -g t, kept every 10th step; `shift` = (block, column, amount) perturbs
+    one value."""
     key = deck.replace("/", "__")
-    folder = os.path.join(ref_root, "visible", key)
+    folder = os.path.join(ref_root, subset, key)
     os.makedirs(folder)
     open(os.path.join(ref_root, "manifest.csv"), "w").write("set,deck,status\n")
     steps = np.arange(0, 101, 10)
@@ -79,7 +80,8 @@ def test_conformance_compares_with_a_reference(tmp_path, capsys):
     """Free fall against its exact motion written as an MBDyn reference: agrees (ms, ρ∞ = .6
     integrates a constant acceleration exactly); the same deck against a reference with one
     y value moved by 1e-2 of the model size (g/2 m) at t = 0.5 is reported with that size,
-    file, label, column and time, and agrees only until t = 0.4."""
+    file, label, column and time, and agrees only until t = 0.4 (that reference sits in the
+    second set's folder, wave2/)."""
     root, ref = tmp_path / "decks", str(tmp_path / "ref")
     (root / "sub").mkdir(parents=True)
     (root / "fall.mbd").write_text(FALL)
@@ -87,7 +89,7 @@ def test_conformance_compares_with_a_reference(tmp_path, capsys):
     (root / "alone.mbd").write_text(FALL)
     write_reference(ref, "fall.mbd")
     size = 0.5 * G
-    write_reference(ref, "sub/shifted.mbd", shift=(5, 3, 1e-2 * size))
+    write_reference(ref, "sub/shifted.mbd", shift=(5, 3, 1e-2 * size), subset="wave2")   # second set
     prefix = str(tmp_path / "report")
     assert main(["conformance", str(root), "--ref", ref, "-o", prefix]) == 0
     assert ("decks found: 3, parsed: 3, ran to completion: 3, compared with MBDyn: 2, agree: 1 "

@@ -93,7 +93,7 @@ class ControlCards:
         self.gravity_declared = True
 
     def cd_air_properties(self, card, args):
-        raise card.name.error(not_supported("air properties"))
+        """`air properties;` (a count word: the elements block holds the card)."""
 
     def cd_skip_initial_joint_assembly(self, card, args):
         self.settings["skip_initial_assembly"] = True

@@ -9,6 +9,7 @@ import numpy as np
 
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.privdata import ModelNamespace
+from mbdae.elements.aerodynamic import read_c81_data
 from mbdae.engine.io.mbdyn.args import Args
 from mbdae.engine.io.mbdyn.geometry import GLOBAL, GLOBAL_SITE, Frame, denavit_hartenberg
 from mbdae.engine.io.mbdyn.lexer import Source, not_supported, scan_cards, shown, table
@@ -141,6 +142,10 @@ class Directives:
     def dir_license(self, card):
         pass
 
+    def dir_c81_data(self, card):
+        """`c81 data: <label>, "<file>" ...` (elements/aerodynamic.py reads it)."""
+        read_c81_data(self, self.model, Args(self, card), card.name)
+
     def dir_unsupported(self, card):
         raise card.name.error(not_supported(f"'{shown(card.name.text)}' card"))
 
@@ -256,6 +261,6 @@ DIRECTIVES = table([
     ("drive caller", R.dir_drive_caller), ("template drive caller", R.dir_template_drive_caller),
     ("constitutive law", R.dir_constitutive_law), ("scalar function", R.dir_scalar_function),
     ("chdir", R.dir_unsupported), ("module load", R.dir_unsupported),
-    ("hydraulic fluid", R.dir_unsupported), ("c81 data", R.dir_unsupported),
+    ("hydraulic fluid", R.dir_unsupported), ("c81 data", R.dir_c81_data),
 ])
 del R

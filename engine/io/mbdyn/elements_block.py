@@ -16,6 +16,7 @@ import numpy as np
 from mbdae.elements.driven import Hint
 from mbdae.elements.solid import solid_mass_properties
 from mbdae.elements.modal import modal_mass_properties
+from mbdae.elements.aerodynamic import read_air_properties
 from mbdae.elements.solid_shapes import SOLID_SHAPES, SURFACE_SHAPES
 from mbdae.elements.registry import element_cards
 from mbdae.engine.core.drives import ConstDrive, constant_value
@@ -28,8 +29,7 @@ from mbdae.engine.io.mbdyn.lexer import Card, Source, Word, normalize, not_suppo
 UNSUPPORTED_ELEMENTS = (
     "automatic structural", "hbeam2",
     "plate", "solid", "surface loads", "pressure load",
-    "traction load", "air properties", "aerodynamic body", "aerodynamic beam", "aerodynamic beam2",
-    "aerodynamic beam3", "aircraft instruments", "generic aerodynamic force",
+    "traction load", "aircraft instruments", "generic aerodynamic force",
     "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
     "thermal", "hydraulic", "bulk", "loadable", "user defined", "stream output",
     "stream motion output", "rtai output", "gust")
@@ -55,6 +55,10 @@ ELEMENT_HEADS = table([
     ("shell4eas", ("a plate label", True, "plates")), ("shell4easans", ("a plate label", True, "plates")),
     ("induced velocity", ("an induced velocity label", True, "induced velocity elements")),
     ("rotor", ("a rotor label", True, "induced velocity elements")),
+    ("aerodynamic body", ("an aerodynamic element label", True, "aerodynamic elements")),
+    ("aerodynamic beam2", ("an aerodynamic element label", True, "aerodynamic elements")),
+    ("aerodynamic beam", ("an aerodynamic element label", True, "aerodynamic elements")),
+    ("aerodynamic beam3", ("an aerodynamic element label", True, "aerodynamic elements")),
 ] + [(shape, ("a solid label", True, "solids")) for shape in SOLID_SHAPES]
   + [(f"{kind}{shape}", ("a surface load label", True, "surface loads"))
      for kind in ("pressure", "traction") for shape in SURFACE_SHAPES])
@@ -77,6 +81,10 @@ class ElementCards:
             return
         families = [f for f in self.declared if f not in NODE_FAMILIES and f != "file drivers"]
         self.check_missing(end.name, families + ["gravity"], "elements")
+
+    def air_properties(self, card, args):
+        """`air properties: ...;` (elements/aerodynamic.py reads it, free stream in the global frame)."""
+        read_air_properties(self, self.model, args, card.name, GLOBAL_SITE)
 
     def element_unsupported(self, card, args):
         raise card.name.error(not_supported(f"{shown(card.name.text)} (element)"))
@@ -398,7 +406,7 @@ R = ElementCards
 DRIVER_CARDS = table([("file", R.driver_file)])
 ELEMENT_CARDS = table(
     [("gravity", R.gravity), ("joint", R.joint), ("inertia", R.inertia), ("output", R.element_output),
-     ("bind", R.bind)]
+     ("bind", R.bind), ("air properties", R.air_properties)]
     + [(k, R.family_element) for k in ELEMENT_HEADS]
     + [(k, R.element_unsupported) for k in UNSUPPORTED_ELEMENTS])
 del R

@@ -2,7 +2,7 @@
 comparison of an mbdae run with MBDyn 1.7.3's reference outputs (../shared/mbdyn-ref).
 
 The reference folder of a deck `a/b/c` (path relative to mbdyn-tests/) is
-`visible/a__b__c/`, holding gzipped `a__b__c.{out,log,mov,jnt,...}.gz` and
+`visible/a__b__c/` (or `wave2/a__b__c/`, the second set: aerodynamics, solids), holding gzipped `a__b__c.{out,log,mov,jnt,...}.gz` and
 `a__b__c.kept_steps.csv.gz` (`block,step,time` of the output blocks kept in the decimated
 .mov/.jnt).  Blocks are matched by time: MBDyn's kept block at time t against mbdae's output
 block at the same t.  Differences are reported relative to the model's size (extent of the
@@ -71,10 +71,17 @@ def ref_key(deck):
     return deck.replace(os.sep, "__").replace("/", "__")
 
 
+REFERENCE_SETS = ("visible", "wave2")     # the folders of ../shared/mbdyn-ref holding MBDyn's outputs
+
+
 def reference_folder(ref_root, deck):
-    """ref_root/visible/<key>, or None when MBDyn's outputs for that deck are absent."""
-    folder = os.path.join(ref_root, "visible", ref_key(deck))
-    return folder if os.path.isdir(folder) else None
+    """ref_root/<set>/<key> for the first set that has the deck, or None when MBDyn's outputs
+    for that deck are absent."""
+    for subset in REFERENCE_SETS:
+        folder = os.path.join(ref_root, subset, ref_key(deck))
+        if os.path.isdir(folder):
+            return folder
+    return None
 
 
 def _open(path):

@@ -1,0 +1,681 @@
+"""Aerodynamic elements (theory manual Ch. 13; MBDyn input manual, "Aerodynamic Elements"):
+`aerodynamic body` (one node, a wing segment of span b about an offset point), `aerodynamic
+beam2` and `aerodynamic beam` (the aerodynamic surface of a 2- or 3-node beam), with the air
+(`air properties`, engine/core/air.py) and the airfoil data (`c81 data`, built-in NACA 0012;
+engine/core/airfoil.py).  Sectional 2-D loads at Gauss-Legendre points along the span are
+integrated onto the nodes (13.4-13.7, 13.19); kinematics and Jacobian in
+elements/aerodynamic_kernel.py.
+
+Chord, aerodynamic centre (force point), boundary-condition point (velocity point), twist and
+tip loss are shapes of the span abscissa (`const`, `linear`, `piecewise const`, `piecewise
+linear`, `parabolic`, as MBDyn's shape.cc); they do not change in time, so their values at the
+Gauss points are computed once here.  As in MBDyn: the twist of the beams is read at the beam
+abscissa s, the tip loss (and the choice among `c81, multiple` tables) at the Gauss point's
+own coordinate ξ ∈ [-1, 1] inside its node's part of the span.
+
+The unsteady angle-of-attack memory (`unsteady, bielawa`) lives in the State: per Gauss point
+the two last committed (t, α) and the number of committed steps."""
+from dataclasses import dataclass, field
+import os
+import numpy as np
+
+from mbdae.engine.core import air as airmod
+from mbdae.engine.core import airfoil as af
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.drives import ConstDrive, LinearDrive
+from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_nodes, random_rotation
+from mbdae.elements.aerodynamic_kernel import aero_equations, N_OUTA
+
+KINDS = {"body": 1, "beam2": 2, "beam3": 3}
+SPAN_SPLIT = {1: [(-1.0, 1.0)], 2: [(-1.0, 0.0), (0.0, 1.0)],
+              3: [(-1.0, -1.0 / 3.0), (-1.0 / 3.0, 1.0 / 3.0), (1.0 / 3.0, 1.0)]}
+OUTPUT_MODES = ("std", "gauss", "node")
+
+
+# ---------------------------------------------------------------------- shapes
+@dataclass(frozen=True)
+class Shape:
+    """A 1-D shape of the span abscissa (MBDyn's shape.cc): kind "const" (a), "linear"
+    (a0 + a1 d), "parabolic" (a0 + a1 d + a2 d²), "piecewise const" / "piecewise linear"
+    (points x, values v; constant outside)."""
+    kind: str
+    coef: tuple = ()
+    x: tuple = ()
+    v: tuple = ()
+
+    def value(self, d):
+        d = np.asarray(d, float)
+        if self.kind == "const":
+            return np.full(d.shape, self.coef[0])
+        if self.kind == "linear":
+            return self.coef[0] + self.coef[1] * d
+        if self.kind == "parabolic":
+            return self.coef[0] + (self.coef[1] + self.coef[2] * d) * d
+        x, v = np.asarray(self.x), np.asarray(self.v)
+        if self.kind == "piecewise linear":
+            return np.interp(d, x, v)
+        if self.kind == "piecewise const":
+            k = np.searchsorted(x, d, side="right") - 1      # v[i-1] for x[i-1] <= d < x[i]
+            return np.where(d <= x[0], v[0], v[np.clip(k, 0, len(v) - 1)])
+        raise ValueError(f"unknown shape '{self.kind}'")
+
+
+def shape(value):
+    """A Shape, a number (constant) or a (kind, ...) tuple."""
+    if isinstance(value, Shape):
+        return value
+    return Shape("const", (float(value),))
+
+
+# ---------------------------------------------------------------------- specs
+@dataclass(frozen=True)
+class Airfoil:
+    """The airfoil of an element: kind "naca0012" (MBDyn's built-in, the default), "rae9671"
+    or "c81"; mode "single" (labels[0]), "multiple" (tables switched along the span at their
+    upper bounds) or "interpolated" (tables merged at their positions, `tolerance` as the
+    card's); unsteady "steady" or "bielawa"."""
+    kind: str = "naca0012"
+    labels: tuple = ()
+    bounds: tuple = ()
+    unsteady: str = "steady"
+    mode: str = "single"
+    tolerance: float = 1e-6
+
+    def model(self, tables):
+        """AIRFOIL's AirfoilModel (engine/core/airfoil.py) of this choice."""
+        return af.AirfoilModel(self.kind, self.unsteady, tuple(tables[l] for l in self.labels), self.mode,
+                               tuple(self.bounds), self.tolerance)
+
+
+@dataclass
+class AeroSpec:
+    label: int
+    kind: str                         # "body" | "beam2" | "beam3"
+    nodes: tuple
+    offsets: list                     # per node f̃ (node frame)
+    orientations: list                # per node Ra (node frame)
+    span: float = 0.0                 # body only
+    chord: Shape = field(default_factory=lambda: Shape("const", (1.0,)))
+    force_point: Shape = field(default_factory=lambda: Shape("const", (0.0,)))
+    velocity_point: Shape = field(default_factory=lambda: Shape("const", (0.0,)))
+    twist: Shape = field(default_factory=lambda: Shape("const", (0.0,)))
+    tip_loss: Shape = field(default_factory=lambda: Shape("const", (1.0,)))
+    points: int = 1
+    control: object = None           # scalar drive added to the twist (None: 0)
+    airfoil: Airfoil = field(default_factory=Airfoil)
+    jacobian: bool = False            # MBDyn's `jacobian, yes|no` (mbdae always assembles one)
+    induced_velocity: int = None      # label of an `induced velocity` element (wired by the rotor)
+    passive: bool = False
+    output_mode: str = "std"
+    output: bool = True
+
+
+def air_properties(model, density, velocity, sound_speed=None, std=None, temperature_deviation=None,
+                   reference_altitude=0.0, p0=None, T0=None, a=None, R=None, g0=None, z1=None, z2=None,
+                   output=True):
+    """The air (one per model): `density` a number or drive (ρ; the reference ρ0 of a custom
+    standard atmosphere), `velocity` the free stream (3-vector or VectorDrive), and either
+    `sound_speed` (explicit air) or `std="SI"|"British"` (MBDyn's standard atmosphere, with
+    an optional temperature deviation) or the constants p0, T0, a, R, g0, z1, z2."""
+    vel = velocity if isinstance(velocity, VectorDrive) else VectorDrive.constant(vec(velocity))
+    if std is not None or p0 is not None:
+        if std is not None:
+            consts = airmod.standard(std, temperature_deviation)
+            rho = ConstDrive(consts.pop("rho0"))
+        else:
+            consts = dict(p0=p0, T0=T0, a=a, R=R, g0=g0, z1=z1, z2=z2)
+            rho = density if hasattr(density, "value") else ConstDrive(float(density))
+        model.air = airmod.AirSpec("std", rho, vel, std=consts, z0=float(reference_altitude), output=output)
+    else:
+        rho = density if hasattr(density, "value") else ConstDrive(float(density))
+        model.air = airmod.AirSpec("explicit", rho, vel, sound_speed=float(sound_speed), output=output)
+    return model.air
+
+
+def c81_data(model, label, path, fmt="c81", tolerance=1e-6, flip=False):
+    """Airfoil table `label` read from a C81 file (AIRFOIL's reader, engine/core/airfoil.py;
+    fmt "c81", "free format", "nrel" or "fc511")."""
+    if label in model.c81_tables:
+        raise ValueError(f"c81 data {label} is already defined")
+    model.c81_tables[label] = af.read_c81(path, fmt, tolerance=tolerance, flip=flip)
+    return label
+
+
+def _aero(model, label, kind, nodes, offsets, orientations, span=0.0, chord=1.0, force_point=0.0,
+          velocity_point=0.0, twist=0.0, tip_loss=1.0, points=1, control=None, airfoil=None,
+          jacobian=False, induced_velocity=None, passive=False, output_mode="std"):
+    n = KINDS[kind]
+    offsets = [vec(None if offsets is None else offsets[k]) for k in range(n)]
+    orientations = [mat(None if orientations is None else orientations[k]) for k in range(n)]
+    if points < 1:
+        raise ValueError(f"aerodynamic {kind} {label}: need at least 1 Gauss integration point")
+    if output_mode not in OUTPUT_MODES:
+        raise ValueError(f"aerodynamic {kind} {label}: unknown output mode '{output_mode}'")
+    model.aero_elements.append(AeroSpec(
+        label, kind, tuple(nodes), offsets, orientations, float(span), shape(chord), shape(force_point),
+        shape(velocity_point), shape(twist), shape(tip_loss), min(int(points), 10),
+        control if control is None or hasattr(control, "value") else ConstDrive(float(control)),
+        airfoil or Airfoil(), bool(jacobian), induced_velocity, passive, output_mode))
+    return label
+
+
+def aerodynamic_body(model, label, node, offset=None, orientation=None, span=1.0, **kw):
+    """Aerodynamic body (13.4): a wing segment of span b along axis 3 of R Ra, centred at the
+    node's offset point f̃; keyword arguments as the shapes and options of AeroSpec."""
+    return _aero(model, label, "body", (node,), [offset], [orientation], span=span, **kw)
+
+
+def aerodynamic_beam2(model, label, nodes, offsets=None, orientations=None, **kw):
+    """Aerodynamic beam2 (13.6) over two nodes (offset f̃_k and frame Ra_k per node)."""
+    return _aero(model, label, "beam2", nodes, offsets, orientations, **kw)
+
+
+def aerodynamic_beam(model, label, nodes, offsets=None, orientations=None, **kw):
+    """Aerodynamic beam (13.5) over three nodes (offset f̃_k and frame Ra_k per node)."""
+    return _aero(model, label, "beam3", nodes, offsets, orientations, **kw)
+
+
+MODEL_FIELDS = {"air": None, "c81_tables": dict, "aero_elements": list}
+MODEL_METHODS = (air_properties, c81_data, aerodynamic_body, aerodynamic_beam2, aerodynamic_beam)
+
+
+def build(model, nodes, built):
+    families = []
+    if getattr(model, "air", None) is not None:
+        families.append(AirProperties([model.air], nodes))
+    if model.aero_elements:
+        families.append(AerodynamicElements(model.aero_elements, nodes, getattr(model, "air", None),
+                                            model.c81_tables))
+    return families
+
+
+# ---------------------------------------------------------------------- families
+class AirProperties(ElementFamily):
+    """The air: no equations; its `.air` rows (MBDyn's layout: label 1, ρ, c, V∞ at the
+    origin)."""
+    name = "air properties"
+    output_file = "air"
+
+    def build_pattern(self):
+        self.pattern = Pattern()
+        return self.pattern
+
+    def evaluate(self, ctx, res_views, jac_views):
+        return None
+
+    def output_groups(self, ctx):
+        s = self.specs[0]
+        return [(np.array([s.label]), airmod.air_output_row(s, ctx.t)[None, :])]
+
+
+def gauss_points(n):
+    """Gauss-Legendre points and weights on [-1, 1] (MBDyn's gauss.cc table, 1-10 points)."""
+    return np.polynomial.legendre.leggauss(n)
+
+
+class AerodynamicElements(ElementFamily):
+    """Every aerodynamic body, beam2 and beam of the model, padded to three node slots."""
+    name = "aerodynamic element"
+    output_file = "aer"
+    has_state = True
+
+    def __init__(self, specs, nodes, air, tables):
+        super().__init__(specs, nodes)
+        S = self.specs
+        if air is None:
+            raise ValueError(f"aerodynamic element {S[0].label}: air properties are not defined")
+        self.air_spec = air
+        ne = self.ne
+        self.nn = np.array([KINDS[s.kind] for s in S], np.int64)
+        self.ng = np.array([s.points for s in S], np.int64)
+        self.nodes_idx = np.full((ne, 3), -1, np.int64)
+        self.f_loc = np.zeros((ne, 3, 3))
+        self.Ra = np.tile(np.eye(3), (ne, 3, 1, 1))
+        for e, s in enumerate(S):
+            for k, lab in enumerate(s.nodes):
+                try:
+                    self.nodes_idx[e, k] = nodes.index(lab)
+                except KeyError:
+                    raise ValueError(f"aerodynamic {s.kind} {s.label}: structural node {lab} is not defined") from None
+                self.f_loc[e, k] = s.offsets[k]
+                self.Ra[e, k] = s.orientations[k]
+        npts = self.nn * self.ng
+        self.pstart = np.concatenate([[0], np.cumsum(npts)[:-1]]).astype(np.int64)
+        self.npts = int(npts.sum())
+        self.ds = np.zeros(self.npts)
+        self.csi = np.zeros(self.npts)
+        self.wpre = np.zeros(self.npts)
+        self.sdata = np.zeros((self.npts, 6))
+        self.unsteady = np.zeros(self.npts, np.bool_)
+        models, keys = [], {}
+        mindex = np.zeros(self.npts, np.int64)
+        for e, s in enumerate(S):
+            try:
+                whole = s.airfoil.model(tables)
+            except (KeyError, ValueError) as err:
+                raise ValueError(f"aerodynamic {s.kind} {s.label}: airfoil: {err}") from None
+            xi, wg = gauss_points(s.points)
+            n = self.nn[e]
+            p = self.pstart[e]
+            for k, (a, b) in enumerate(SPAN_SPLIT[n]):
+                sm, sd = 0.5 * (a + b), 0.5 * (b - a)
+                d = sm + sd * xi                     # beam abscissa (body: ξ itself)
+                sl = slice(p + k * s.points, p + (k + 1) * s.points)
+                self.ds[sl] = d
+                self.csi[sl] = xi
+                self.wpre[sl] = 0.5 * s.span * wg if n == 1 else sd * wg
+                self.sdata[sl, 0] = s.chord.value(d)
+                self.sdata[sl, 1] = s.force_point.value(d)
+                self.sdata[sl, 2] = s.velocity_point.value(d)
+                self.sdata[sl, 3] = s.twist.value(d)
+                self.sdata[sl, 4] = s.tip_loss.value(xi)      # MBDyn: at the Gauss coordinate
+                self.sdata[sl, 5] = 0.5 * s.span
+                self.unsteady[sl] = s.airfoil.unsteady != "steady"
+                for q in range(s.points):
+                    key = self._table_key(s.airfoil, xi[q])
+                    if key not in keys:
+                        keys[key] = len(models)
+                        models.append(whole.at(xi[q]))
+                    mindex[sl.start + q] = keys[key]
+        self.ai, self.af, starts = af.pack_airfoils(models)
+        self.mstart = np.asarray(starts, np.int64)[mindex]
+        self.control = [s.control for s in S]
+        self.has_control = any(c is not None for c in self.control)
+        self._ctrl = np.zeros(ne)
+        self.outa = np.zeros((self.npts, N_OUTA))
+        self.alpha = np.zeros(self.npts)
+
+    @staticmethod
+    def _table_key(a, xi):
+        """What identifies the single-table model of choice `a` at Gauss coordinate ξ:
+        `multiple` switches tables at the upper bounds (C81MultipleAeroData: the first, from
+        the top, whose bound ξ exceeds), `interpolated` merges them at ξ itself."""
+        if a.mode == "single":
+            return (a, None)
+        if a.mode == "interpolated":
+            return (a, float(xi))
+        cur = 0
+        for i in range(len(a.labels) - 2, -1, -1):
+            if xi > a.bounds[i]:
+                cur = i + 1
+                break
+        return (a, cur)
+
+    def build_pattern(self):
+        ix, ig = node_columns(self.nodes, self.nodes_idx)       # (ne, 3, 3) each
+        rows = np.concatenate([ix, ig], axis=2).reshape(self.ne, 18)
+        p = self.pattern = Pattern()
+        p.add_res(rows)
+        p.add_jac(rows, rows)
+        return p
+
+    def initial_state(self):
+        return {"hist_a": np.zeros((self.npts, 2)), "hist_t": np.zeros((self.npts, 2)),
+                "n_upd": np.zeros(1, np.int64)}
+
+    def _controls(self, t):
+        if self.has_control:
+            for e, c in enumerate(self.control):
+                self._ctrl[e] = 0.0 if c is None else float(c.value(t))
+        return self._ctrl
+
+    def _run(self, ctx, res, jac, want_jac):
+        st = self.state_arrays(ctx)
+        kin = ctx.kin
+        aero_equations(float(kin.dcoef), self.nn, self.ng, self.nodes_idx, self.f_loc, self.Ra, self.pstart,
+                       self.ds, self.wpre, self.sdata, self.mstart, self.unsteady, self._controls(ctx.t),
+                       airmod.air_arrays(self.air_spec, ctx.t), self.ai, self.af, float(ctx.t), st["hist_a"],
+                       st["hist_t"], st["n_upd"], kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, want_jac, res, jac,
+                       self.outa, self.alpha)
+
+    def evaluate(self, ctx, res_views, jac_views):
+        """One compiled call (aero_equations) over all elements; drives evaluated here."""
+        jac, want_jac = kernel_jacobian_views(self, jac_views)
+        self._run(ctx, res_views[0], jac[0], want_jac)
+
+    def commit(self, ctx, arrays):
+        """The angle-of-attack memory after a converged step: (t, α) of every point shifted in
+        (MBDyn's AeroMemory::Update)."""
+        if not self.unsteady.any():
+            return arrays
+        res = np.zeros((self.ne, 18))
+        self._run(ctx, res, self._scratch(), False)
+        ha = np.column_stack([arrays["hist_a"][:, 1], self.alpha])
+        ht = np.column_stack([arrays["hist_t"][:, 1], np.full(self.npts, ctx.t)])
+        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1}
+
+    def _scratch(self):
+        s = self.__dict__.get("_jac_scratch")
+        if s is None:
+            s = self._jac_scratch = np.zeros((self.ne, 18, 18))
+        return s
+
+    def nodal_loads(self, ctx):
+        """The applied nodal loads (ne, 3, 6): F, M of each node slot (tests)."""
+        res = np.zeros((self.ne, 18))
+        self._run(ctx, res, self._scratch(), False)
+        return -res.reshape(self.ne, 3, 6)
+
+    def output_groups(self, ctx):
+        """.aer rows (MBDyn's AerodynamicBody/Beam::Output): `std`: per point α, γ, Mach, cl,
+        cd, cm, α̇, α̈ (airfoil outputs 1-6, 8, 9); `node`: the node label(s) then F, M per
+        node (beams: the first node's label); `gauss`: per point α = atan2(-W₂, W₁) (deg)
+        and the sectional force TNG₂, TNG₁, TNG₆."""
+        res = np.zeros((self.ne, 18))
+        self._run(ctx, res, self._scratch(), False)
+        loads = -res.reshape(self.ne, 3, 6)
+        groups = []
+        for mode in OUTPUT_MODES:
+            for n in (1, 2, 3):
+                sel = [e for e, s in enumerate(self.specs) if s.output and s.output_mode == mode and self.nn[e] == n]
+                if not sel:
+                    continue
+                by_width = {}
+                for e in sel:
+                    p0, m = self.pstart[e], self.nn[e] * self.ng[e]
+                    if mode == "std":
+                        row = self.outa[p0:p0 + m][:, [1, 2, 3, 4, 5, 6, 8, 9]].ravel()
+                    elif mode == "gauss":
+                        row = np.column_stack([self.outa[p0:p0 + m, 1], np.zeros((m, 3))]).ravel()
+                    else:
+                        row = np.concatenate([[self.specs[e].nodes[0]], loads[e, :n].ravel()])
+                    by_width.setdefault(row.size, []).append((self.labels[e], row))
+                for rows in by_width.values():
+                    groups.append((np.array([r[0] for r in rows]), np.array([r[1] for r in rows])))
+        return groups
+
+
+# ---------------------------------------------------------------------- samples
+def aero_sample(model, rng):
+    """A body, a beam2 and a beam over random nodes in a free stream, C81-free (NACA 0012),
+    with shapes, twist and a control drive."""
+    m = model
+    random_nodes(m, rng, 4)
+    m.air_properties(1.225, [30.0, 2.0, -1.0], sound_speed=340.0)
+    m.aerodynamic_body(1, 1, offset=rng.normal(size=3) * 0.1, orientation=random_rotation(rng), span=2.0,
+                       chord=Shape("linear", (0.5, 0.1)), force_point=0.05, velocity_point=-0.1,
+                       twist=0.05, points=2)
+    m.aerodynamic_beam2(2, (2, 3), offsets=[rng.normal(size=3) * 0.1, rng.normal(size=3) * 0.1],
+                        orientations=[random_rotation(rng), random_rotation(rng)],
+                        chord=Shape("piecewise linear", (), (-1.0, 1.0), (0.6, 0.3)), points=2,
+                        control=LinearDrive(0.01, 0.1))
+    m.aerodynamic_beam(3, (1, 3, 4), points=1, twist=Shape("parabolic", (0.02, 0.01, -0.03)),
+                       tip_loss=Shape("const", (0.9,)))
+    return m
+
+
+SAMPLES = {"aerodynamic element": [aero_sample], "air properties": []}
+
+
+# ---------------------------------------------------------------- MBDyn deck cards
+# Readers called by engine/io/mbdyn (duck-typed reader and model, no engine.io import here).
+
+def read_shape(reader, args):
+    """A shape: `[const,] v | linear, {v₋₁, v₊₁ | coefficients, a0, a1} | piecewise {const |
+    linear}, n, x₁, v₁, … | parabolic, v₋₁, v₀, v₊₁` (MBDyn's ReadShape)."""
+    kw = args.is_keyword("const", "piecewise const", "linear", "piecewise linear", "parabolic")
+    if kw in (None, "const"):
+        return Shape("const", (args.real("a shape value"),))
+    if kw == "linear":
+        if args.is_keyword("coefficients"):
+            return Shape("linear", (args.real("a coefficient"), args.real("a coefficient")))
+        m, p = args.real("the value at -1"), args.real("the value at +1")
+        return Shape("linear", ((p + m) / 2.0, (p - m) / 2.0))
+    if kw == "parabolic":
+        m, a0, p = args.real("the value at -1"), args.real("the value at 0"), args.real("the value at +1")
+        return Shape("parabolic", (a0, (p - m) / 2.0, (p + m) / 2.0 - a0))
+    what = "piecewise const" if kw == "piecewiseconst" else "piecewise linear"
+    w = args.peek()
+    n = args.integer("the number of points")
+    if n <= 0:
+        raise w.error(f"Illegal number of points {n} for {what} shape")
+    xs, vs = [], []
+    for i in range(n):
+        xw = args.peek()
+        x = args.real("a point abscissa")
+        if (i == 0 and not -1.0 <= x <= 1.0) or (i > 0 and not xs[-1] < x <= 1.0):
+            raise xw.error(f"Illegal value {x} for point {i + 1} abscissa in {what} shape")
+        xs.append(x)
+        vs.append(args.real("a point value"))
+    return Shape(what, (), tuple(xs), tuple(vs))
+
+
+def read_unsteady(reader, args):
+    """`[unsteady, {steady | bielawa | harris | <int>}]` (MBDyn's ReadUnsteadyFlag)."""
+    if not args.is_keyword("unsteady"):
+        return "steady"
+    w = args.peek()
+    kw = args.is_keyword("steady", "harris", "bielawa")
+    if kw is None:
+        i = args.integer("an unsteady model")
+        kw = {0: "steady", 1: "harris", 2: "bielawa"}.get(i)
+        if kw is None:
+            raise w.error(f"illegal unsteady flag numeric value {i}")
+    if kw == "harris":
+        raise w.error("\"Harris\" unsteady aerodynamics are not available")
+    return kw
+
+
+def read_airfoil(reader, model, args):
+    """The airfoil: `naca0012 | rae9671 | c81, {<label> | multiple, n, (label, upper bound) … |
+    interpolated, [tolerance, t,] n, (label, position) …} | theodorsen, …` then the unsteady
+    flag (MBDyn's ReadAeroData; no airfoil word: NACA 0012)."""
+    w = args.peek()
+    if not args.more():
+        return Airfoil()
+    kw = args.is_keyword("naca0012", "rae9671", "c81", "theodorsen")
+    if kw is None:
+        raise w.error(f"syntax error: unknown airfoil type '{w.text.strip()}' (naca0012, rae9671, c81, theodorsen)")
+    if kw == "theodorsen":
+        raise w.error(reader.not_supported("theodorsen airfoil (internal-state unsteady aerodynamics)"))
+    if kw in ("naca0012", "rae9671"):
+        return Airfoil(kw, unsteady=read_unsteady(reader, args))
+    mode = args.is_keyword("multiple", "interpolated") or "single"
+    if mode == "single":
+        lw = args.peek()
+        lab = args.label("a c81 data label")
+        if lab not in model.c81_tables:
+            raise lw.error(f"c81 data {lab} is not defined")
+        return Airfoil("c81", (lab,), (), read_unsteady(reader, args))
+    tol = 1e-6
+    if mode == "interpolated" and args.is_keyword("tolerance"):
+        tw = args.peek()
+        tol = args.real("a tolerance")
+        if tol <= 0.0:
+            raise tw.error("invalid c81 data tolerance")
+    nw = args.peek()
+    n = args.integer("the number of airfoils")
+    if n <= 0:
+        raise nw.error("Need at least one airfoil")
+    labels, bounds = [], []
+    for i in range(n):
+        lw = args.peek()
+        lab = args.label("a c81 data label")
+        bw = args.peek()
+        ub = args.real("an upper bound")
+        low = ub < -1.0 if mode == "interpolated" else ub <= -1.0
+        if low or ub > 1.0 or (bounds and ub <= bounds[-1]):
+            raise bw.error(f"upper bound {i + 1} = {ub} out of [-1, 1] or not in increasing order")
+        if lab not in model.c81_tables:
+            raise lw.error(f"Unable to find airfoil {lab}")
+        labels.append(lab)
+        bounds.append(ub)
+    return Airfoil("c81", tuple(labels), tuple(bounds), read_unsteady(reader, args), mode, tol)
+
+
+def _read_common(reader, model, args, label, word, kind, nodes, offsets, orientations, span=0.0):
+    chord = read_shape(reader, args)
+    force = read_shape(reader, args)
+    velocity = read_shape(reader, args)
+    twist = read_shape(reader, args)
+    tip = read_shape(reader, args) if args.is_keyword("tip loss") else Shape("const", (1.0,))
+    pw = args.peek()
+    npts = args.integer("the number of Gauss points")
+    if npts <= 0:
+        raise pw.error("need at least 1 Gauss integration point")
+    control = reader.read_drive(args) if args.is_keyword("control") else None
+    airfoil = read_airfoil(reader, model, args)
+    jac = args.boolean() if args.is_keyword("jacobian") else False
+    if args.is_keyword("custom output"):
+        raise args.words[args.i - 1].error(reader.not_supported("custom output of aerodynamic elements"))
+    output = "aerodynamic elements" in reader.default_output
+    if args.is_keyword("output"):
+        output = reader.read_output_flag(args, "aerodynamic elements")
+    mode = "std"
+    if args.more():
+        mw = args.peek()
+        mode = args.is_keyword("std", "gauss", "node")
+        if mode is None:
+            raise mw.error(f"aerodynamic {kind}({label}): unknown output mode '{mw.text.strip()}'")
+    args.expect_end()
+    _aero(model, label, kind, nodes, offsets, orientations, span, chord, force, velocity, twist, tip, npts,
+          control, airfoil, jac, None, False, mode)
+    spec = model.aero_elements[-1]
+    spec.output = output
+    return spec
+
+
+def _read_induced_velocity(reader, args):
+    """`[induced velocity | rotor, <label> [, passive]]`: the label (wired by the rotor)."""
+    kw = args.is_keyword("induced velocity", "rotor", "user defined induced velocity")
+    if kw is None:
+        return None, False
+    if kw == "userdefinedinducedvelocity":
+        raise args.words[args.i - 1].error(reader.not_supported("user defined induced velocity"))
+    lab = args.label("an induced velocity label")
+    return lab, bool(args.is_keyword("passive"))
+
+
+def read_aerodynamic_body(reader, model, args, label, word):
+    """`aerodynamic body: <label>, <node>, [induced velocity, <iv>,] <offset>, <orientation>,
+    <span>, <chord>, <aero centre>, <bc point>, <twist>, [tip loss, <shape>,] <points>
+    [, control, <drive>], <airfoil> [, jacobian, <bool>] [, output, …] [, std|gauss|node]`."""
+    n, site = reader.node_site(args)
+    iv, passive = _read_induced_velocity(reader, args)
+    f = reader.read_vec3(args, "rel position", site)
+    Ra = reader.read_orientation(args, "rel", site)
+    span = args.real("the span")
+    spec = _read_common(reader, model, args, label, word, "body", (n.label,), [f], [Ra], span)
+    spec.induced_velocity, spec.passive = iv, passive
+
+
+def _read_beam(reader, model, args, label, word, kind, n):
+    bw = args.peek()
+    beam = args.label("a beam label")
+    info = getattr(reader, "beam_nodes", {}).get(beam) if hasattr(reader, "beam_nodes") else None
+    if info is None:
+        info = _beam_nodes(model, beam)
+    if info is None or len(info) != n:
+        raise bw.error(f"aerodynamic {kind}({label}): {'3' if n == 3 else '2'}-node beam {beam} is not defined")
+    iv, passive = _read_induced_velocity(reader, args)
+    offsets, orients = [], []
+    for lab in info:
+        site = reader.make_site(reader.nodes[lab].frame, lab)
+        offsets.append(reader.read_vec3(args, "rel position", site))
+        orients.append(reader.read_orientation(args, "rel", site))
+    spec = _read_common(reader, model, args, label, word, kind, tuple(info), offsets, orients)
+    spec.induced_velocity, spec.passive = iv, passive
+
+
+def _beam_nodes(model, label):
+    for b in getattr(model, "beams", []):
+        if b.label == label:
+            return tuple(b.nodes)
+    return None
+
+
+def read_aerodynamic_beam(reader, model, args, label, word):
+    """`aerodynamic beam: <label>, <beam3>, [induced velocity, <iv>,] 3 × (<offset>,
+    <orientation>), <chord>, …` (as the body without the span)."""
+    _read_beam(reader, model, args, label, word, "beam3", 3)
+
+
+def read_aerodynamic_beam2(reader, model, args, label, word):
+    """`aerodynamic beam2: <label>, <beam2>, [induced velocity, <iv>,] 2 × (<offset>,
+    <orientation>), <chord>, …`."""
+    _read_beam(reader, model, args, label, word, "beam2", 2)
+
+
+def read_air_properties(reader, model, args, word, site):
+    """`air properties: {<ρ drive>, <c> | std, {SI | British | <p0>, <ρ0 drive>, <T0>, <a>, <R>,
+    <g0>, <z1>, <z2>} [, temperature deviation, ΔT] [, reference altitude, z0]},
+    <free-stream template drive> [, gust, …] [, output, …]` (MBDyn's ReadAirProperties);
+    `site`: the global site the free stream is read in."""
+    if getattr(model, "air", None) is not None:
+        raise word.error("air properties are already defined")
+    if args.is_keyword("std"):
+        sys = args.is_keyword("SI", "british")
+        if sys is not None:
+            dw = args.peek()
+            dT = args.real("a temperature deviation") if args.is_keyword("temperature deviation") else None
+            try:
+                consts = airmod.standard("SI" if sys == "si" else "british", dT)
+            except ValueError as err:
+                raise dw.error(str(err)) from None
+            rho = ConstDrive(consts.pop("rho0"))
+        else:
+            p0 = args.real("the reference pressure")
+            rho = reader.read_drive(args)
+            consts = dict(p0=p0, T0=args.real("the reference temperature"), a=args.real("the temperature gradient"),
+                          R=args.real("the gas constant"), g0=args.real("the gravity acceleration"),
+                          z1=args.real("the troposphere altitude"), z2=args.real("the stratosphere altitude"))
+        z0 = args.real("the reference altitude") if args.is_keyword("reference altitude") else 0.0
+        velocity = reader.read_tpl_vec3(args, "abs direction", site)
+        spec_args = dict(kind="std", density=rho, velocity=velocity, std=consts, z0=z0)
+    else:
+        rho = reader.read_drive(args)
+        cw = args.peek()
+        c = args.real("the sound celerity")
+        if c <= 0.0:
+            raise cw.error("illegal null or negative sound speed")
+        velocity = reader.read_tpl_vec3(args, "abs direction", site)
+        spec_args = dict(kind="explicit", density=rho, velocity=velocity, sound_speed=c)
+    if args.is_keyword("gust"):
+        raise args.words[args.i - 1].error(reader.not_supported("gust (air properties)"))
+    output = "air properties" in reader.default_output
+    if args.is_keyword("output"):
+        output = reader.read_output_flag(args, "air properties")
+    args.expect_end()
+    try:
+        model.air = airmod.AirSpec(output=output, **spec_args)
+    except ValueError as err:
+        raise word.error(str(err)) from None
+
+
+def read_c81_data(reader, model, args, word):
+    """`c81 data: <label>, [name, "<name>",] "<file>" [, tolerance, <t>] [, fc511 | nrel |
+    free format] [, flip]` (MBDyn's mbpar.cc; a relative path from the deck's folder; read by
+    AIRFOIL's read_c81)."""
+    lw = args.peek()
+    label = args.label("a c81 data label")
+    args.optional_name()
+    fw = args.peek()
+    name = args.string("a c81 file name")
+    tol = 1e-6
+    if args.is_keyword("tolerance"):
+        tw = args.peek()
+        tol = args.real("a tolerance")
+        if tol <= 0.0:
+            raise tw.error(f"C81Data({label}): invalid c81 data tolerance")
+    fmt = {"fc511": "fc511", "nrel": "nrel", "freeformat": "free format"}.get(
+        args.is_keyword("fc511", "nrel", "free format"), "c81")
+    flip = bool(args.is_keyword("flip"))
+    args.expect_end()
+    path = name if os.path.isabs(name) else os.path.join(os.path.dirname(word.source.name), name)
+    if label in model.c81_tables:
+        raise lw.error(f"c81 data {label} is already defined")
+    line, col = fw.where()
+    try:
+        model.c81_tables[label] = af.read_c81(path, fmt, where=f"{fw.source.name}:{line}:{col}", tolerance=tol,
+                                              flip=flip)
+    except (OSError, ValueError) as err:
+        raise fw.error(f"C81Data({label}): {err}") from None
+
+
+CARDS = {
+    "aerodynamic body": read_aerodynamic_body,
+    "aerodynamic beam2": read_aerodynamic_beam2,
+    "aerodynamic beam": read_aerodynamic_beam,
+    "aerodynamic beam3": read_aerodynamic_beam,
+}

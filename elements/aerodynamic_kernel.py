@@ -1,0 +1,261 @@
+"""Compiled kernels of the aerodynamic elements (theory manual Ch. 13; MBDyn's aeroelem.cc):
+the section kinematics of `aerodynamic body` (1 node), `aerodynamic beam2` (2 nodes) and
+`aerodynamic beam` (3 nodes), the airfoil's sectional loads at each Gauss point, their
+integration along the span onto the nodes, and the element Jacobian.
+
+Section kinematics (13.4-13.6), as MBDyn passes them to AeroData::GetForces:
+- body: arm r = R (f̃ + Ra₃ (b/2) ξ), point x + r, velocity v + ω × r, angular velocity ω,
+  frame RR = R Ra; weight (b/2) w_g; the moment about the node.
+- beam2: the offset points X_i = x_i + R_i f̃_i and their velocities v_i + ω_i × R_i f̃_i
+  interpolated linearly, N₁ = (1 - s)/2, N₂ = (1 + s)/2, ω likewise; frame
+  RR₁ exp(((1 + s)/2) θ̄), θ̄ = ½ log(RR₁ᵀ RR₂); each node takes the half span s ∈ [-1, 0]
+  or [0, 1], split into the element's Gauss points; weight |∂x/∂s| (ds/dξ) w_g with
+  |∂x/∂s| = |x₂ - x₁|/2 (node positions); the moment about the node.
+- beam (3 nodes): quadratic N₁ = s(s - 1)/2, N₂ = 1 - s², N₃ = s(s + 1)/2, frame
+  RR₂ exp(N₁ g₁ + N₃ g₃), g_k = log(RR₂ᵀ RR_k); node k takes s ∈ [-1, -⅓], [-⅓, ⅓], [⅓, 1].
+In every section the free stream is subtracted (V_r = V - V∞), the twist τ (shape + control
+drive) turns the frame, RRloc = RR [[cos τ, -sin τ, 0], [sin τ, cos τ, 0], [0, 0, 1]], and the
+airfoil gets W = [RRlocᵀ V_r; RRlocᵀ ω] and vam = (ρ, c, chord, force point, velocity point,
+τ).  Its loads per unit span TNG (lift component scaled by the tip loss) come back as
+F = RRloc TNG₁₋₃ w, M = RRloc TNG₄₋₆ w + r × F (13.7, 13.19).
+
+Jacobian: numerical, as MBDyn's 13.2, but of the element's nodal loads with respect to the
+perturbations of its nodes (δx, θ, δv, δω; central differences inside the kernel), chained to
+the Newton increments (Δẋ, Δġ) with T_θ = dCoef G and T_ω (G8).  It is always assembled (also
+for `jacobian, no`): converged results are those of MBDyn, Newton converges faster."""
+import numpy as np
+
+from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vcross, vnorm, mvec, mtvec,
+                                        mmul, mtmul, exp_rotvec, log_rotvec, zero3)
+from mbdae.engine.core.air import air_state
+from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates
+
+N_OUTA = 20
+FD_STEP = 1e-6
+
+
+@kernel
+def _row(A, k):
+    return (A[k, 0], A[k, 1], A[k, 2])
+
+
+@kernel
+def _mat(A, k):
+    return ((A[k, 0, 0], A[k, 0, 1], A[k, 0, 2]), (A[k, 1, 0], A[k, 1, 1], A[k, 1, 2]),
+            (A[k, 2, 0], A[k, 2, 1], A[k, 2, 2]))
+
+
+@kernel
+def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
+                  ctrl, air, ai, af, t, hist_a, hist_t, n_upd, out, write, outa, alpha_out, W, vam, TNG, OUTA):
+    """Nodal loads (F, M per node slot, out (18,), the applied loads) of element e from the
+    local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write`, the airfoil's
+    outputs per point into outa and the angle of attack (rad) into alpha_out."""
+    for k in range(18):
+        out[k] = 0.0
+    n = nn[e]
+    # reference point of the air properties: node (body), mid point (beam2), node 2 (beam)
+    if n == 1:
+        xref = _row(xl, 0)
+    elif n == 2:
+        xref = vscale(0.5, vadd(_row(xl, 0), _row(xl, 1)))
+    else:
+        xref = _row(xl, 1)
+    rho, c, vinf = air_state(air, xref)
+    RR0 = mmul(_mat(Rl, 0), mload(Ra[e], 0))
+    RR1 = mmul(_mat(Rl, 1), mload(Ra[e], 1)) if n > 1 else RR0
+    RR2 = mmul(_mat(Rl, 2), mload(Ra[e], 2)) if n > 2 else RR0
+    # offset points and their velocities
+    Xo0 = vadd(_row(xl, 0), mvec(_mat(Rl, 0), vload(f_loc[e], 0)))
+    Xo1 = vadd(_row(xl, 1), mvec(_mat(Rl, 1), vload(f_loc[e], 1)))
+    Xo2 = vadd(_row(xl, 2), mvec(_mat(Rl, 2), vload(f_loc[e], 2)))
+    Vo0 = vadd(_row(vl, 0), vcross(_row(wl, 0), mvec(_mat(Rl, 0), vload(f_loc[e], 0))))
+    Vo1 = vadd(_row(vl, 1), vcross(_row(wl, 1), mvec(_mat(Rl, 1), vload(f_loc[e], 1))))
+    Vo2 = vadd(_row(vl, 2), vcross(_row(wl, 2), mvec(_mat(Rl, 2), vload(f_loc[e], 2))))
+    th = zero3()
+    if n == 2:
+        th = vscale(0.5, log_rotvec(mtmul(RR0, RR1)))
+    g1 = zero3()
+    g3 = zero3()
+    if n == 3:
+        g1 = log_rotvec(mtmul(RR1, RR0))
+        g3 = log_rotvec(mtmul(RR1, RR2))
+    p0 = pstart[e]
+    for k in range(n):
+        for q in range(ng[e]):
+            p = p0 + k * ng[e] + q
+            s = ds[p]
+            if n == 1:
+                # body: ds holds the span abscissa times b/2 along Ra₃ (sdata[p, 5])
+                arm_l = vadd(vload(f_loc[e], 0), vscale(sdata[p, 5] * s, mcol3(mload(Ra[e], 0), 2)))
+                r = mvec(_mat(Rl, 0), arm_l)
+                X = vadd(_row(xl, 0), r)
+                V = vadd(_row(vl, 0), vcross(_row(wl, 0), r))
+                Wr = _row(wl, 0)
+                RR = RR0
+                wgt = wpre[p]
+                arm = r
+            elif n == 2:
+                N1 = 0.5 * (1.0 - s)
+                N2 = 0.5 * (1.0 + s)
+                X = vadd(vscale(N1, Xo0), vscale(N2, Xo1))
+                V = vadd(vscale(N1, Vo0), vscale(N2, Vo1))
+                Wr = vadd(vscale(N1, _row(wl, 0)), vscale(N2, _row(wl, 1)))
+                RR = mmul(RR0, exp_rotvec(vscale(0.5 * (1.0 + N2 - N1), th)))
+                dX = vscale(0.5, vsub(_row(xl, 1), _row(xl, 0)))
+                dd = dX[0] * dX[0] + dX[1] * dX[1] + dX[2] * dX[2]
+                wgt = wpre[p] * (np.sqrt(dd) if dd > 2.220446049250313e-16 else 0.0)
+                arm = vsub(X, _row(xl, k))
+            else:
+                N1 = 0.5 * s * (s - 1.0)
+                N2 = 1.0 - s * s
+                N3 = 0.5 * s * (s + 1.0)
+                X = vadd(vadd(vscale(N1, Xo0), vscale(N2, Xo1)), vscale(N3, Xo2))
+                V = vadd(vadd(vscale(N1, Vo0), vscale(N2, Vo1)), vscale(N3, Vo2))
+                Wr = vadd(vadd(vscale(N1, _row(wl, 0)), vscale(N2, _row(wl, 1))), vscale(N3, _row(wl, 2)))
+                RR = mmul(RR1, exp_rotvec(vadd(vscale(N1, g1), vscale(N3, g3))))
+                dX = vadd(vadd(vscale(s - 0.5, _row(xl, 0)), vscale(-2.0 * s, _row(xl, 1))),
+                          vscale(s + 0.5, _row(xl, 2)))
+                dd = dX[0] * dX[0] + dX[1] * dX[1] + dX[2] * dX[2]
+                wgt = wpre[p] * (np.sqrt(dd) if dd > 2.220446049250313e-16 else 0.0)
+                arm = vsub(X, _row(xl, k))
+            Vr = vsub(V, vinf)
+            tw = sdata[p, 3] + ctrl[e]
+            if tw != 0.0:
+                ct, st = np.cos(tw), np.sin(tw)
+                RTw = ((ct, -st, 0.0), (st, ct, 0.0), (0.0, 0.0, 1.0))   # MBDyn's Mat3x3(c, s, 0, -s, c, 0, ...) is by columns
+                RR = mmul(RR, RTw)
+            Vl = mtvec(RR, Vr)
+            Wl = mtvec(RR, Wr)
+            for j in range(3):
+                W[j] = Vl[j]
+                W[3 + j] = Wl[j]
+            vam[0] = rho
+            vam[1] = c
+            vam[2] = sdata[p, 0]
+            vam[3] = sdata[p, 1]
+            vam[4] = sdata[p, 2]
+            vam[5] = tw
+            alpha = np.arctan2(-W[1], W[0])
+            alf1 = 0.0
+            alf2 = 0.0
+            if unsteady[p]:
+                alf1, alf2 = predict_alpha_rates(alpha, t, hist_a[p], hist_t[p], n_upd[0])
+            for j in range(N_OUTA):
+                OUTA[j] = 0.0
+            airfoil_loads(ai, af, mstart[p], W, vam, alf1, alf2, TNG, OUTA)
+            tl = sdata[p, 4]
+            Fl = (TNG[0], TNG[1] * tl, TNG[2])
+            F = vscale(wgt, mvec(RR, Fl))
+            M = vadd(vscale(wgt, mvec(RR, (TNG[3], TNG[4], TNG[5]))), vcross(arm, F))
+            for j in range(3):
+                out[6 * k + j] += F[j]
+                out[6 * k + 3 + j] += M[j]
+            if write:
+                for j in range(N_OUTA):
+                    outa[p, j] = OUTA[j]
+                outa[p, 8] = alf1
+                outa[p, 9] = alf2
+                alpha_out[p] = alpha
+
+
+@kernel
+def mcol3(A, k):
+    return (A[0][k], A[1][k], A[2][k])
+
+
+@kernel
+def _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl):
+    for k in range(3):
+        i = nodes[e, k]
+        if i < 0:
+            i = nodes[e, 0]
+        for a in range(3):
+            xl[k, a] = x[i, a]
+            vl[k, a] = v[i, a]
+            wl[k, a] = w[i, a]
+            for b in range(3):
+                Rl[k, a, b] = R[i, a, b]
+
+
+@kernel
+def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
+                   ai, af, t, hist_a, hist_t, n_upd, x, R, v, w, G, Tw, want_jac, r, j, outa, alpha_out):
+    """Residual rows -(F, M) of every element on its nodes' (x, g) rows (ne, 18) and, with
+    want_jac, the Jacobian blocks (ne, 18, 18) by central differences of the nodal loads over
+    (δx, θ, δv, δω) of each node, chained to (Δẋ, Δġ): ∂/∂Δẋ = ∂/∂v + dCoef ∂/∂x,
+    ∂/∂Δġ = dCoef ∂/∂θ G + ∂/∂ω T_ω."""
+    xl = np.empty((3, 3))
+    vl = np.empty((3, 3))
+    wl = np.empty((3, 3))
+    Rl = np.empty((3, 3, 3))
+    out = np.empty(18)
+    op = np.empty(18)
+    om = np.empty(18)
+    W = np.empty(6)
+    vam = np.empty(6)
+    TNG = np.empty(6)
+    OUTA = np.empty(N_OUTA)
+    dth = np.empty((18, 3))
+    dom = np.empty((18, 3))
+    for e in range(len(nn)):
+        _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
+        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
+                      air, ai, af, t, hist_a, hist_t, n_upd, out, True, outa, alpha_out, W, vam, TNG, OUTA)
+        for k in range(18):
+            r[e, k] = -out[k]
+        if not want_jac:
+            continue
+        for a in range(18):
+            for b in range(18):
+                j[e, a, b] = 0.0
+        for k in range(nn[e]):
+            i = nodes[e, k]
+            for comp in range(4):
+                for c in range(3):
+                    # perturb
+                    for sgn in range(2):
+                        h = FD_STEP if sgn == 0 else -FD_STEP
+                        if comp == 0:
+                            xl[k, c] += h
+                        elif comp == 2:
+                            vl[k, c] += h
+                        elif comp == 3:
+                            wl[k, c] += h
+                        else:
+                            th = (h if c == 0 else 0.0, h if c == 1 else 0.0, h if c == 2 else 0.0)
+                            Rp = mmul(exp_rotvec(th), mload(R, i))
+                            for a in range(3):
+                                for b in range(3):
+                                    Rl[k, a, b] = Rp[a][b]
+                        dst = op if sgn == 0 else om
+                        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
+                                      unsteady, ctrl, air, ai, af, t, hist_a, hist_t, n_upd, dst, False, outa,
+                                      alpha_out, W, vam, TNG, OUTA)
+                        # restore
+                        if comp == 0:
+                            xl[k, c] -= h
+                        elif comp == 2:
+                            vl[k, c] -= h
+                        elif comp == 3:
+                            wl[k, c] -= h
+                        else:
+                            for a in range(3):
+                                for b in range(3):
+                                    Rl[k, a, b] = R[i, a, b]
+                    for a in range(18):
+                        d = -(op[a] - om[a]) / (2.0 * FD_STEP)      # rows are -(loads)
+                        if comp == 0:
+                            j[e, a, 6 * k + c] += dcoef * d
+                        elif comp == 2:
+                            j[e, a, 6 * k + c] += d
+                        elif comp == 1:
+                            dth[a, c] = d
+                        else:
+                            dom[a, c] = d
+            for a in range(18):
+                for c in range(3):
+                    s = 0.0
+                    for b in range(3):
+                        s += dcoef * dth[a, b] * G[i, b, c] + dom[a, b] * Tw[i, b, c]
+                    j[e, a, 6 * k + 3 + c] += s

@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from mbdae.engine.core import air as airmod
+from mbdae.elements import rotor_kernel as rk                          # rotor coupling
 from mbdae.engine.core import airfoil as af
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
 from mbdae.engine.core.drives import ConstDrive, LinearDrive
@@ -187,6 +188,7 @@ def build(model, nodes, built):
     if model.aero_elements:
         families.append(AerodynamicElements(model.aero_elements, nodes, getattr(model, "air", None),
                                             model.c81_tables))
+        families[-1].couple_rotors(next((f for f in built if f.name == "induced velocity"), None))
     return families
 
 
@@ -285,6 +287,50 @@ class AerodynamicElements(ElementFamily):
         self._ctrl = np.zeros(ne)
         self.outa = np.zeros((self.npts, N_OUTA))
         self.alpha = np.zeros(self.npts)
+        self.rotors, self.coupled = None, False              # rotor coupling: couple_rotors (build)
+        self.riv = np.full(self.ne, -1, np.int64)
+        self.rpass = np.zeros(self.ne, np.bool_)
+
+    # ------------------------------------------------------------ rotor coupling (elements/rotor.py)
+    def couple_rotors(self, rotors):
+        """Link the elements that name an `induced velocity` element to the rotor family
+        `rotors` (built before this one): riv[e] its index (−1: none), rpass[e] passive."""
+        self.rotors = rotors
+        self.riv = np.full(self.ne, -1, np.int64)
+        self.rpass = np.array([bool(s.passive) for s in self.specs], np.bool_)
+        for e, s in enumerate(self.specs):
+            if s.induced_velocity is None:
+                continue
+            idx = np.flatnonzero(rotors.labels == s.induced_velocity) if rotors is not None else []
+            if len(idx) == 0:
+                raise ValueError(f"aerodynamic {s.kind} {s.label}: induced velocity {s.induced_velocity} "
+                                 "is not defined")
+            self.riv[e] = idx[0]
+        self.coupled = bool((self.riv >= 0).any())
+
+    def _rotor_inputs(self, ctx):
+        """(rip, rfp, rz, rnk, rair, rnodes) of the rotor family at ctx (empty without rotors)."""
+        if not self.coupled:
+            return (np.zeros((0, rk.NI), np.int64), np.zeros((0, rk.NF)), np.zeros((0, rk.NZ)),
+                    np.zeros((0, 3, 18)), np.zeros((0, 5)), np.zeros((0, 3), np.int64))
+        return (*self.rotors.inflow_data(ctx), self.rotors.nodes3)
+
+    def _rotor_rows_cols(self):
+        """(rows (ne, 6), cols (ne, 21)) of each element's rotor: its F, M rows (−1 when
+        passive or uncoupled), its unknowns (F, M, ν) and its craft and rotor nodes' (x, g)."""
+        rows = np.full((self.ne, 6), -1, np.int64)
+        cols = np.full((self.ne, 21), -1, np.int64)
+        rot = self.rotors
+        for e in np.flatnonzero(self.riv >= 0):
+            k = self.riv[e]
+            if not self.rpass[e]:
+                rows[e] = rot.fm_rows(k)
+            cols[e, :int(rot.counts[k])] = rot.off[k] + np.arange(int(rot.counts[k]))
+            for a in range(2):
+                n = rot.nodes3[k, a]
+                cols[e, 9 + 6 * a:12 + 6 * a] = self.nodes.ix[n]
+                cols[e, 12 + 6 * a:15 + 6 * a] = self.nodes.ig[n]
+        return rows, cols
 
     @staticmethod
     def _table_key(a, xi):
@@ -308,6 +354,12 @@ class AerodynamicElements(ElementFamily):
         p = self.pattern = Pattern()
         p.add_res(rows)
         p.add_jac(rows, rows)
+        if self.coupled:                                                # rotor coupling
+            rrows, rcols = self._rotor_rows_cols()
+            p.add_res(rrows)
+            p.add_jac(rows, rcols)
+            p.add_jac(rrows, rows)
+            p.add_jac(rrows, rcols)
         return p
 
     def initial_state(self):
@@ -320,19 +372,23 @@ class AerodynamicElements(ElementFamily):
                 self._ctrl[e] = 0.0 if c is None else float(c.value(t))
         return self._ctrl
 
-    def _run(self, ctx, res, jac, want_jac):
+    def _run(self, ctx, res, jac, want_jac, coupling=None):
         st = self.state_arrays(ctx)
         kin = ctx.kin
+        if coupling is None:                    # rotor rows and columns not wanted: scratch
+            n = self.ne if self.coupled else 0
+            coupling = (np.zeros((n, 6)), np.zeros((n, 18, 21)), np.zeros((n, 6, 18)), np.zeros((n, 6, 21)))
         aero_equations(float(kin.dcoef), self.nn, self.ng, self.nodes_idx, self.f_loc, self.Ra, self.pstart,
                        self.ds, self.wpre, self.sdata, self.mstart, self.unsteady, self._controls(ctx.t),
                        airmod.air_arrays(self.air_spec, ctx.t), self.ai, self.af, float(ctx.t), st["hist_a"],
                        st["hist_t"], st["n_upd"], kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, want_jac, res, jac,
-                       self.outa, self.alpha)
+                       self.outa, self.alpha, self.riv, self.rpass, *self._rotor_inputs(ctx), *coupling)
 
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call (aero_equations) over all elements; drives evaluated here."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
-        self._run(ctx, res_views[0], jac[0], want_jac)
+        coupling = (res_views[1], jac[1], jac[2], jac[3]) if self.coupled else None
+        self._run(ctx, res_views[0], jac[0], want_jac, coupling)
 
     def commit(self, ctx, arrays):
         """The angle-of-attack memory after a converged step: (t, α) of every point shifted in

@@ -29,6 +29,7 @@ from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale
                                         mmul, mtmul, exp_rotvec, log_rotvec, zero3)
 from mbdae.engine.core.air import air_state
 from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates
+from mbdae.elements.rotor_kernel import rotor_inflow, perturb_node     # rotor coupling (elements/rotor.py)
 
 N_OUTA = 20
 FD_STEP = 1e-6
@@ -47,12 +48,20 @@ def _mat(A, k):
 
 @kernel
 def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
-                  ctrl, air, ai, af, t, hist_a, hist_t, n_upd, out, write, outa, alpha_out, W, vam, TNG, OUTA):
+                  ctrl, air, ai, af, t, hist_a, hist_t, n_upd, out, write, outa, alpha_out, W, vam, TNG, OUTA,
+                  riv, rip, rfp, rz, rnk, rair, rout):
     """Nodal loads (F, M per node slot, out (18,), the applied loads) of element e from the
     local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write`, the airfoil's
-    outputs per point into outa and the angle of attack (rad) into alpha_out."""
+    outputs per point into outa and the angle of attack (rad) into alpha_out.
+    Rotor coupling (elements/rotor.py): riv[e] ≥ 0 names the element's rotor, whose induced
+    velocity rotor_inflow(rip, rfp, rz, rnk, rair)[riv[e]] at the section point is added to
+    the air-relative velocity (MBDyn's aeroelem.cc, Vr += GetInducedVelocity(X)); rout (6,)
+    gets the loads the rotor sums, F and the moment about the rotor node."""
     for k in range(18):
         out[k] = 0.0
+    for k in range(6):
+        rout[k] = 0.0
+    iv = riv[e]
     n = nn[e]
     # reference point of the air properties: node (body), mid point (beam2), node 2 (beam)
     if n == 1:
@@ -120,6 +129,8 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                 wgt = wpre[p] * (np.sqrt(dd) if dd > 2.220446049250313e-16 else 0.0)
                 arm = vsub(X, _row(xl, k))
             Vr = vsub(V, vinf)
+            if iv >= 0:                                                 # rotor coupling
+                Vr = vadd(Vr, rotor_inflow(rip[iv], rfp[iv], rz[iv], rnk[iv], rair[iv], X))
             tw = sdata[p, 3] + ctrl[e]
             if tw != 0.0:
                 ct, st = np.cos(tw), np.sin(tw)
@@ -151,6 +162,11 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
             for j in range(3):
                 out[6 * k + j] += F[j]
                 out[6 * k + 3 + j] += M[j]
+            if iv >= 0:                                                 # rotor coupling
+                Mp = vadd(vsub(M, vcross(arm, F)), vcross(vsub(X, (rnk[iv, 1, 0], rnk[iv, 1, 1], rnk[iv, 1, 2])), F))
+                for j in range(3):
+                    rout[j] += F[j]
+                    rout[3 + j] += Mp[j]
             if write:
                 for j in range(N_OUTA):
                     outa[p, j] = OUTA[j]
@@ -180,7 +196,8 @@ def _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl):
 
 @kernel
 def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
-                   ai, af, t, hist_a, hist_t, n_upd, x, R, v, w, G, Tw, want_jac, r, j, outa, alpha_out):
+                   ai, af, t, hist_a, hist_t, n_upd, x, R, v, w, G, Tw, want_jac, r, j, outa, alpha_out,
+                   riv, rpass, rip, rfp, rz, rnk, rair, rnodes, rr, j_nr, j_rn, j_rr):
     """Residual rows -(F, M) of every element on its nodes' (x, g) rows (ne, 18) and, with
     want_jac, the Jacobian blocks (ne, 18, 18) by central differences of the nodal loads over
     (δx, θ, δv, δω) of each node, chained to (Δẋ, Δġ): ∂/∂Δẋ = ∂/∂v + dCoef ∂/∂x,
@@ -198,17 +215,31 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
     OUTA = np.empty(N_OUTA)
     dth = np.empty((18, 3))
     dom = np.empty((18, 3))
+    rout = np.empty(6)                # rotor coupling: the loads the rotor sums and their differences
+    rop = np.empty(6)
+    rom = np.empty(6)
+    rth = np.empty((6, 3))
+    rom_w = np.empty((6, 3))
     for e in range(len(nn)):
         _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
-                      air, ai, af, t, hist_a, hist_t, n_upd, out, True, outa, alpha_out, W, vam, TNG, OUTA)
+                      air, ai, af, t, hist_a, hist_t, n_upd, out, True, outa, alpha_out, W, vam, TNG, OUTA,
+                      riv, rip, rfp, rz, rnk, rair, rout)
         for k in range(18):
             r[e, k] = -out[k]
+        coupled = riv[e] >= 0 and rr.shape[0] > 0                       # rotor coupling
+        if coupled:
+            for k in range(6):
+                rr[e, k] = 0.0 if rpass[e] else rout[k]                 # the rotor's rows: Σ − [F; M]
         if not want_jac:
             continue
         for a in range(18):
             for b in range(18):
                 j[e, a, b] = 0.0
+        if coupled:
+            for a in range(6):
+                for b in range(18):
+                    j_rn[e, a, b] = 0.0
         for k in range(nn[e]):
             i = nodes[e, k]
             for comp in range(4):
@@ -229,9 +260,10 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                                 for b in range(3):
                                     Rl[k, a, b] = Rp[a][b]
                         dst = op if sgn == 0 else om
+                        rdst = rop if sgn == 0 else rom
                         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
                                       unsteady, ctrl, air, ai, af, t, hist_a, hist_t, n_upd, dst, False, outa,
-                                      alpha_out, W, vam, TNG, OUTA)
+                                      alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rdst)
                         # restore
                         if comp == 0:
                             xl[k, c] -= h
@@ -253,9 +285,102 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                             dth[a, c] = d
                         else:
                             dom[a, c] = d
+                    if coupled and not rpass[e]:                    # rotor rows: + the summed loads
+                        for a in range(6):
+                            d = (rop[a] - rom[a]) / (2.0 * FD_STEP)
+                            if comp == 0:
+                                j_rn[e, a, 6 * k + c] += dcoef * d
+                            elif comp == 2:
+                                j_rn[e, a, 6 * k + c] += d
+                            elif comp == 1:
+                                rth[a, c] = d
+                            else:
+                                rom_w[a, c] = d
             for a in range(18):
                 for c in range(3):
                     s = 0.0
                     for b in range(3):
                         s += dcoef * dth[a, b] * G[i, b, c] + dom[a, b] * Tw[i, b, c]
                     j[e, a, 6 * k + 3 + c] += s
+            if coupled and not rpass[e]:
+                for a in range(6):
+                    for c in range(3):
+                        s = 0.0
+                        for b in range(3):
+                            s += dcoef * rth[a, b] * G[i, b, c] + rom_w[a, b] * Tw[i, b, c]
+                        j_rn[e, a, 6 * k + 3 + c] += s
+        if coupled:
+            rotor_columns(e, dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
+                          air, ai, af, t, hist_a, hist_t, n_upd, G, Tw, xl, Rl, vl, wl, outa, alpha_out, W, vam,
+                          TNG, OUTA, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop, rom, j_nr, j_rr)
+
+
+# ---------------------------------------------------------------- rotor coupling (elements/rotor.py)
+@kernel
+def rotor_columns(e, dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, ai,
+                  af, t, hist_a, hist_t, n_upd, G, Tw, xl, Rl, vl, wl, outa, alpha_out, W, vam, TNG, OUTA, riv,
+                  rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop, rom, j_nr, j_rr):
+    """The columns of element e's rotor (its unknowns F, M, ν, then Δẋ, Δġ of its craft and
+    rotor nodes) in the element's node rows j_nr (18, 21) and in the rotor's rows j_rr (6, 21),
+    by central differences of the loads through the induced velocity (and of the moment arm
+    about the rotor node), chained to the Newton increments as the node columns are."""
+    iv = riv[e]
+    for a in range(18):
+        for c in range(21):
+            j_nr[e, a, c] = 0.0
+    for a in range(6):
+        for c in range(21):
+            j_rr[e, a, c] = 0.0
+    for c in range(9):
+        h = FD_STEP * (1.0 + abs(rz[iv, c]))
+        rz[iv, c] += h
+        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
+                      ai, af, t, hist_a, hist_t, n_upd, op, False, outa, alpha_out, W, vam, TNG, OUTA, riv, rip,
+                      rfp, rz, rnk, rair, rop)
+        rz[iv, c] -= 2.0 * h
+        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
+                      ai, af, t, hist_a, hist_t, n_upd, om, False, outa, alpha_out, W, vam, TNG, OUTA, riv, rip,
+                      rfp, rz, rnk, rair, rom)
+        rz[iv, c] += h
+        sc = dcoef if c >= 6 else 1.0       # F, M algebraic (Δ); ν differential (dCoef Δ)
+        for a in range(18):
+            j_nr[e, a, c] = -sc * (op[a] - om[a]) / (2.0 * h)
+        if not rpass[e]:
+            for a in range(6):
+                j_rr[e, a, c] = sc * (rop[a] - rom[a]) / (2.0 * h)
+    dq = np.zeros((24, 12))           # rows: 18 node rows then 6 rotor rows; cols (x, θ, v, ω)
+    for nd in range(2):
+        i = rnodes[iv, nd]
+        if i < 0:
+            continue
+        for kind in range(4):
+            for c in range(3):
+                h = FD_STEP
+                if kind != 1:
+                    h = FD_STEP * (1.0 + abs(rnk[iv, nd, (0, 0, 12, 15)[kind] + c]))
+                perturb_node(rnk[iv], nd, kind, c, h)
+                element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
+                              ctrl, air, ai, af, t, hist_a, hist_t, n_upd, op, False, outa, alpha_out, W, vam,
+                              TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rop)
+                perturb_node(rnk[iv], nd, kind, c, -2.0 * h)
+                element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
+                              ctrl, air, ai, af, t, hist_a, hist_t, n_upd, om, False, outa, alpha_out, W, vam,
+                              TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rom)
+                perturb_node(rnk[iv], nd, kind, c, h)
+                for a in range(18):
+                    dq[a, 3 * kind + c] = -(op[a] - om[a]) / (2.0 * h)
+                for a in range(6):
+                    dq[18 + a, 3 * kind + c] = 0.0 if rpass[e] else (rop[a] - rom[a]) / (2.0 * h)
+        col = 9 + 6 * nd
+        for a in range(24):
+            for c in range(3):
+                gx = dcoef * dq[a, c] + dq[a, 6 + c]
+                s = 0.0
+                for b in range(3):
+                    s += dcoef * dq[a, 3 + b] * G[i, b, c] + dq[a, 9 + b] * Tw[i, b, c]
+                if a < 18:
+                    j_nr[e, a, col + c] = gx
+                    j_nr[e, a, col + 3 + c] = s
+                else:
+                    j_rr[e, a - 18, col + c] = gx
+                    j_rr[e, a - 18, col + 3 + c] = s

@@ -23,6 +23,7 @@ import numpy as np
 from mbdae.elements.base import ElementFamily, mat, scalar_drive, random_nodes, random_rotation
 from mbdae.engine.core.assembly import Pattern, DIFFERENTIAL, ALGEBRAIC, DIM, kernel_jacobian_views
 from mbdae.elements import rotor_kernel as rk
+from mbdae.engine.core import air as airmod
 
 MODELS = {"no": rk.NO, "uniform": rk.UNIFORM, "uniform sectional": rk.UNIFORM, "glauert": rk.GLAUERT,
           "mangler": rk.MANGLER, "dynamic inflow": rk.DYNAMIC_INFLOW}
@@ -103,7 +104,7 @@ MODEL_METHODS = (induced_velocity,)
 def build(model, nodes, built):
     if not model.induced_velocities:
         return []
-    return [InducedVelocities(model.induced_velocities, nodes)]
+    return [InducedVelocities(model.induced_velocities, nodes, getattr(model, "air", None))]
 
 
 # ---------------------------------------------------------------------- samples
@@ -121,7 +122,23 @@ def rotor_sample(model, rng):
     return model
 
 
-SAMPLES = {"induced velocity": [rotor_sample]}
+def coupled_sample(model, rng):
+    """Rotors with aerodynamic elements that name them (elements/aerodynamic.py): a body on a
+    blade node and a beam2 over two blade nodes feeding a Glauert and a dynamic inflow rotor,
+    a passive body; the air from the model's air properties."""
+    random_nodes(model, rng, 5)
+    model.air_properties(1.225, [8.0, 2.0, -1.0], sound_speed=340.0)
+    model.induced_velocity(1, 1, 2, "glauert", 40.0, 5.0, orientation=random_rotation(rng), max_iterations=5,
+                           tolerance=1e-12)
+    model.induced_velocity(2, 1, 2, "dynamic inflow", 40.0, 5.0, initial_value=rng.normal(size=3) * 0.05)
+    model.aerodynamic_body(11, 3, offset=rng.normal(size=3) * 0.1, orientation=random_rotation(rng), span=1.0,
+                           chord=0.3, points=2, induced_velocity=1)
+    model.aerodynamic_beam2(12, (4, 5), chord=0.2, points=1, induced_velocity=2)
+    model.aerodynamic_body(13, 4, span=0.5, chord=0.2, points=1, induced_velocity=2, passive=True)
+    return model
+
+
+SAMPLES = {"induced velocity": [rotor_sample, coupled_sample]}
 
 
 class InducedVelocities(ElementFamily):
@@ -129,9 +146,10 @@ class InducedVelocities(ElementFamily):
     output_file = "rot"
     has_state = True
 
-    def __init__(self, specs, nodes):
+    def __init__(self, specs, nodes, air=None):
         super().__init__(specs, nodes)
         S = self.specs
+        self.model_air = air            # the model's `air properties` (engine/core/air.py AirSpec) or None
         if len(set(self.labels.tolist())) != self.ne:
             raise ValueError("induced velocity: duplicate labels")
         self.nodes3 = np.full((self.ne, 3), -1, np.int64)
@@ -205,8 +223,12 @@ class InducedVelocities(ElementFamily):
         return {"companions": np.zeros((self.ne, 3))}
 
     def air(self, ctx):
-        """(ne, 5): ρ, c, v∞ at each rotor node."""
+        """(ne, 5): ρ, c, v∞ at each rotor node: the model's air properties (one compiled call),
+        else each rotor's own `air` (zero when neither is given: no inflow, as MBDyn without air)."""
         out = np.zeros((self.ne, 5))
+        if self.model_air is not None:
+            rk.rotor_air(airmod.air_arrays(self.model_air, ctx.t), self.nodes3, ctx.kin.x, out)
+            return out
         for k, s in enumerate(self.specs):
             if s.air is not None:
                 out[k] = s.air

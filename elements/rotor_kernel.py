@@ -21,6 +21,7 @@ import numpy as np
 
 from mbdae.engine.core.compiled import kernel, vload, vsub, vdot, vcross, vnorm, mvec, mtvec, mmul, mtrans, \
     exp_rotvec, mscale, mload
+from mbdae.engine.core.air import air_state
 
 # model codes (iparams[0])
 NO, UNIFORM, GLAUERT, MANGLER, DYNAMIC_INFLOW = 0, 1, 2, 3, 4
@@ -544,3 +545,13 @@ def rotor_inflow_jacobian(iparams, fparams, z, nodes_kin, air, x, du_dx, du_dz, 
                 perturb_node(nk, nd, kind, j, h)
                 for a in range(3):
                     du_dn[a, 12 * nd + 3 * kind + j] = (up[a] - um[a]) / (2.0 * h)
+
+
+@kernel
+def rotor_air(air_arr, nodes3, x, out):
+    """out (ne, 5): ρ, c, V∞ of the model's air (engine/core/air.py air_state) at each rotor node."""
+    for k in range(nodes3.shape[0]):
+        i = nodes3[k, 1]
+        rho, c, v = air_state(air_arr, (x[i, 0], x[i, 1], x[i, 2]))
+        out[k, 0], out[k, 1] = rho, c
+        out[k, 2], out[k, 3], out[k, 4] = v[0], v[1], v[2]

@@ -266,7 +266,7 @@ def rotor_inflow(iparams, fparams, z, nodes_kin, air, x):
 def dynamic_inflow_rows(iparams, fparams, z, zp, nk, air, P, out):
     """The three dynamic inflow rows (13.216-13.219, Pitt & Peters 1981, multiplied by Ω
     as MBDyn writes them): with D = ρAΩR², C_T = T/D, C_l = −M̃₁/(D R), C_m = −M̃₂/(D R)
-    (M̃ = R_z(ψ₀) R_dᵀ M, the moment in the wind-disk frame), V_T = √(λ*² + μ*²),
+    (M̃ = R_z(ψ₀)ᵀ R_dᵀ M, the moment in the wind-disk frame), V_T = √(λ*² + μ*²),
     V_m = (μ*² + λ*(λ* + ν₀))/V_T and
         out = [C_T − M₁₁ν̇₀ − L₁₁ν₀ − L₁₃ν_c, C_l − M₂₂ν̇_s − L₂₂ν_s, C_m − M₃₃ν̇_c − L₃₁ν₀ − L₃₃ν_c],
     L = Ω L̃⁻¹, L̃ = [[1/(2V_T), 0, d/V_m], [0, −4/(c V_m), 0], [d/V_T, 0, −4(c − 1)/(c V_m)]],
@@ -292,8 +292,8 @@ def dynamic_inflow_rows(iparams, fparams, z, zp, nk, air, P, out):
         T = vdot(n3, (z[Z_F], z[Z_F + 1], z[Z_F + 2]))
         Md = mtvec(Rd, (z[Z_M], z[Z_M + 1], z[Z_M + 2]))
         c, s = math.cos(P[P_PSI0]), math.sin(P[P_PSI0])
-        m1 = c * Md[0] - s * Md[1]
-        m2 = s * Md[0] + c * Md[1]
+        m1 = c * Md[0] + s * Md[1]      # R_z(−ψ₀): MBDyn's Mat3x3(c, −s, 0, s, c, 0, …) lists columns
+        m2 = -s * Md[0] + c * Md[1]
         ct = T / dim
         cl = -m1 / (dim * radius)
         cm = -m2 / (dim * radius)

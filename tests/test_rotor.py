@@ -331,3 +331,60 @@ def test_inflow_jacobian_for_the_aerodynamic_elements():
     u = np.array([0.0, 0.0, s[0] * vt])
     skew_u = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
     assert np.allclose(du_dn[:, 3:6], -skew_u, atol=1e-6)
+
+
+THIN_AIRFOIL = "/work/shared/mbdyn-tests/aero/ThinAirfoil2.c81"      # c_l = 2πα (to 9°), c_d = c_m = 0
+HOVER_DECK = """begin: data; problem: initial value; end: data;
+begin: initial value;
+    initial time: 0.; final time: 0.1; time step: 1e-3;
+    method: ms, .6; tolerance: 1e-8; max iterations: 30;
+    derivatives tolerance: 1e+4; derivatives max iterations: 20;
+end: initial value;
+begin: control data;
+    structural nodes: 2; joints: 2; air properties; induced velocity elements: 1; aerodynamic elements: 4;
+end: control data;
+set: real omega = 20.; set: real R = 2.; set: real x0 = .2; set: real theta = 8.*deg2rad; set: real c = .1;
+begin: nodes;
+    structural: 1, static, null, eye, null, null;
+    structural: 2, static, null, eye, null, 0., 0., omega;
+end: nodes;
+begin: elements;
+    joint: 1, clamp, 1, node, node;
+    joint: 2, axial rotation, 1, null, hinge, eye, 2, null, hinge, eye, const, omega;
+    air properties: 1.225, 340., 1., 0., 0., const, 0.;
+    c81 data: 1, "{c81}", free format;
+    induced velocity: 1, rotor, 1, 2, induced velocity, uniform, omega, R, max iterations, 50, tolerance, 1e-12;
+{blades}
+end: elements;
+"""
+BLADE = """    aerodynamic body: {label}, 2, induced velocity, 1, {cx}*(x0 + 1.)*R/2., {cy}*(x0 + 1.)*R/2., 0.,
+        1, {ux}, {uy}, 0., 3, {cx}, {cy}, 0.,
+        (1. - x0)*R, const, c, const, 0., const, 0., const, theta, 5, c81, 1;"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(THIN_AIRFOIL), reason="MBDyn's test decks not available")
+def test_hovering_rotor_with_aerodynamic_blades(tmp_path):
+    """Four rigid blades (aerodynamic bodies, c_l = 2πα, no drag, root cut-out x₀ = 0.2, pitch θ)
+    on a rotor spun at Ω, uniform inflow fed by their thrust: the steady thrust and inflow are the
+    blade-element/momentum solution C_T = (σa/2)(θ(1 − x₀³)/3 − λ(1 − x₀²)/2), C_T = 2λ²
+    (Leishman, Principles of Helicopter Aerodynamics, 2nd ed., 3.3) up to the small-angle
+    approximations (0.5 %), u = √(T/(2ρA)) exactly, and MBDyn 1.7.3's .rot numbers for this deck
+    (T = 114.1169 N, u = 1.925249 m/s, λ = 0.04813124)."""
+    import mbdae
+    from mbdae.engine.io.mbdyn.deck import read_deck
+    blades = "\n".join(BLADE.format(label=11 + k, cx=cx, cy=cy, ux=ux, uy=uy) for k, (cx, cy, ux, uy) in
+                       enumerate(((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0))))
+    path = tmp_path / "hover.mbd"
+    path.write_text(HOVER_DECK.format(c81=THIN_AIRFOIL, blades=blades))
+    mbdae.run(read_deck(str(path), echo=lambda *a, **k: None), output_prefix=str(tmp_path / "h"))
+    row = np.loadtxt(tmp_path / "h.rot")[-1]
+    T, u, lam = row[3], row[7], row[11]
+    R, Om, rho = 2.0, 20.0, 1.225
+    sigma, a, theta, x0 = 4 * 0.1 / (math.pi * R), 2 * math.pi, math.radians(8.0), 0.2
+    B2, B3 = 1 - x0 ** 2, (1 - x0 ** 3) / 3
+    p, q = sigma * a / 4 * B2, -sigma * a / 2 * theta * B3           # 2λ² + pλ + q = 0
+    lam_bemt = (-p + math.sqrt(p * p - 8 * q)) / 4
+    T_bemt = 2 * lam_bemt ** 2 * rho * math.pi * R ** 2 * (Om * R) ** 2
+    assert T == pytest.approx(T_bemt, rel=5e-3) and lam == pytest.approx(lam_bemt, rel=5e-3)
+    assert u == pytest.approx(math.sqrt(T / (2 * rho * math.pi * R ** 2)), rel=1e-6)     # .rot: 7 digits
+    assert (T, u, lam) == pytest.approx((114.1169, 1.925249, 0.04813124), rel=2e-6)

@@ -29,7 +29,8 @@ from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale
                                         mmul, mtmul, exp_rotvec, log_rotvec, zero3)
 from mbdae.engine.core.air import air_state
 from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates
-from mbdae.elements.rotor_kernel import rotor_inflow, perturb_node     # rotor coupling (elements/rotor.py)
+from mbdae.elements.rotor_kernel import (rotor_inflow, perturb_node,      # rotor coupling (elements/rotor.py)
+                                         GLAUERT, MANGLER, DYNAMIC_INFLOW)
 
 N_OUTA = 20
 FD_STEP = 1e-6
@@ -331,7 +332,11 @@ def rotor_columns(e, dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, m
     for a in range(6):
         for c in range(21):
             j_rr[e, a, c] = 0.0
+    model = rip[iv, 0]
     for c in range(9):
+        # u depends on F, M only through λ, μ, χ (Glauert, Mangler) and on ν only for dynamic inflow
+        if (c < 6 and model != GLAUERT and model != MANGLER) or (c >= 6 and model != DYNAMIC_INFLOW):
+            continue
         h = FD_STEP * (1.0 + abs(rz[iv, c]))
         rz[iv, c] += h
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,

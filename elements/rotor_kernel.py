@@ -72,7 +72,15 @@ def disk_frame(fparams, nk):
 
 @kernel
 def rotor_param(iparams, fparams, z, nk, air, P):
-    """MBDyn's Rotor::InitParam (13.183-13.191) into P (NP,): Ω = |ω_rotor − ω_craft|, the
+    """rotor_values into the array P (NP,)."""
+    v = rotor_values(iparams, fparams, z, nk, air)
+    for k in range(NP):
+        P[k] = v[k]
+
+
+@kernel
+def rotor_values(iparams, fparams, z, nk, air):
+    """MBDyn's Rotor::InitParam (13.183-13.191) as a tuple indexed by P_* (no allocation): Ω = |ω_rotor − ω_craft|, the
     disk-frame velocity ṽ = R_dᵀ(v∞ − v_rotor), ψ₀ = atan2(ṽ₂, ṽ₁), sin α_d = −ṽ₃/|ṽ|,
     μ = |ṽ| cos α_d / V_tip, λ = λ₀ + λ_u with λ₀ = |ṽ| sin α_d / V_tip and λ_u from at most
     `max iterations` steps of the local Newton (13.185-13.189, relaxation η, one sign retry),
@@ -98,15 +106,11 @@ def rotor_param(iparams, fparams, z, nk, air, P):
         sina = -vt[2] / vel
         cosa = V / vel
     u_prev, u_ref, w = z[Z_UPREV], z[Z_UREF], z[Z_W]
-    P[P_OMEGA], P[P_PSI0], P[P_VEL], P[P_SINA], P[P_COSA] = Omega, psi0, vel, sina, cosa
-    P[P_MU], P[P_LAMBDA], P[P_CHI], P[P_UMEAN], P[P_CONV], P[P_ITER] = 0.0, 1.0, 0.0, u_prev, 0.0, 0.0
-    P[P_UREF], P[P_GE], P[P_VTIP], P[P_RHO] = u_ref, 1.0, Omega * radius, air[0]
     F = (z[Z_F], z[Z_F + 1], z[Z_F + 2])
     T = vdot(n3, F)
-    P[P_T] = T
     rho = air[0]
     if model == NO or rho <= EPS:
-        return
+        return (Omega, psi0, vel, sina, cosa, 0.0, 1.0, 0.0, u_prev, 0.0, 0.0, u_ref, T, 1.0, Omega * radius, rho)
     vtip = Omega * radius
     mu, lam = 0.0, 0.0
     if vtip > VTIP_THRESHOLD * vtip_ref:
@@ -162,8 +166,7 @@ def rotor_param(iparams, fparams, z, nk, air, P):
         ct = T / (rho * area * vtip * vtip)
         if ref > abs(ct):
             umean = (1.0 - w) * ge * vtip * ct / ref + w * u_prev
-    P[P_MU], P[P_LAMBDA], P[P_CHI], P[P_UMEAN], P[P_CONV], P[P_ITER] = mu, lam, chi, umean, conv, float(it)
-    P[P_UREF], P[P_GE] = u_ref, ge
+    return (Omega, psi0, vel, sina, cosa, mu, lam, chi, umean, conv, float(it), u_ref, T, ge, Omega * radius, rho)
 
 
 @kernel
@@ -237,11 +240,10 @@ def rotor_inflow(iparams, fparams, z, nodes_kin, air, x):
     the last converged step, as MBDyn's GetInducedVelocity uses it; μ, λ, χ, sin α_d of the
     current state), n (ν₀ + r(ν_c cos ψ + ν_s sin ψ)) Ω R for `dynamic inflow` (13.220), zero
     for `no`."""
-    P = np.empty(NP)
     model = iparams[0]
     if model == NO:
         return (0.0, 0.0, 0.0)
-    rotor_param(iparams, fparams, z, nodes_kin, air, P)
+    P = rotor_values(iparams, fparams, z, nodes_kin, air)
     Rd = disk_frame(fparams, nodes_kin)
     n3 = (Rd[0][2], Rd[1][2], Rd[2][2])
     u0 = z[Z_UPREV]

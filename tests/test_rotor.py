@@ -388,3 +388,35 @@ def test_hovering_rotor_with_aerodynamic_blades(tmp_path):
     assert T == pytest.approx(T_bemt, rel=5e-3) and lam == pytest.approx(lam_bemt, rel=5e-3)
     assert u == pytest.approx(math.sqrt(T / (2 * rho * math.pi * R ** 2)), rel=1e-6)     # .rot: 7 digits
     assert (T, u, lam) == pytest.approx((114.1169, 1.925249, 0.04813124), rel=2e-6)
+
+
+def test_dynamic_inflow_rows_are_invariant_to_a_turn_about_the_rotor_axis():
+    """Turning the free stream and the rotor's moment together by β about the rotor axis leaves
+    the dynamic inflow rows unchanged: C_l and C_m are taken in the wind frame (ψ₀ from the wind
+    direction, moment turned by R_z(−ψ₀)), and a roll moment about the wind axis drives ν_s only."""
+    ip, fp = instance("dynamic inflow")
+    nk = nodes_kin()
+    air0 = np.array([RHO, 340.0, 12.0, 5.0, -1.0])
+    z = np.zeros(rk.NZ)
+    z[:6] = [30.0, -20.0, 2e4, 900.0, -400.0, 50.0]
+    z[rk.Z_S:rk.Z_S + 3] = (0.03, 0.01, -0.02)
+    P = np.empty(rk.NP)
+    ref = np.empty(3)
+    rk.dynamic_inflow_rows(ip, fp, z, np.zeros(3), nk, air0, P, ref)
+    for beta in (0.4, 2.0, -2.9):
+        c, s = math.cos(beta), math.sin(beta)
+        Rz = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+        air, zt, out = air0.copy(), z.copy(), np.empty(3)
+        air[2:5] = Rz @ air0[2:5]
+        zt[0:3], zt[3:6] = Rz @ z[0:3], Rz @ z[3:6]
+        rk.dynamic_inflow_rows(ip, fp, zt, np.zeros(3), nk, air, P, out)
+        assert np.allclose(out, ref, rtol=1e-12, atol=1e-12)
+    # a moment about the wind axis (roll): only the ν_s row sees it
+    psi0 = math.atan2(5.0, 12.0)
+    z2 = z.copy()
+    z2[3:6] += 500.0 * np.array([math.cos(psi0), math.sin(psi0), 0.0])
+    out = np.empty(3)
+    rk.dynamic_inflow_rows(ip, fp, z2, np.zeros(3), nk, air0, P, out)
+    dim = RHO * AREA * OMEGA * RADIUS ** 3
+    assert out[0] == pytest.approx(ref[0], rel=1e-12) and out[2] == pytest.approx(ref[2], rel=1e-12)
+    assert out[1] - ref[1] == pytest.approx(-500.0 / dim, rel=1e-10)

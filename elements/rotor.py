@@ -172,6 +172,7 @@ class InducedVelocities(ElementFamily):
         self.counts = np.where(self.dynamic, 9, 6).astype(np.int64)
         self.n_internal = int(self.counts.sum())
         self.delays = [s.delay for s in S]
+        self.own_air = np.array([np.zeros(5) if s.air is None else s.air for s in S], float).reshape(self.ne, 5)
 
     def set_offset(self, start):
         self.offset = start
@@ -225,14 +226,11 @@ class InducedVelocities(ElementFamily):
     def air(self, ctx):
         """(ne, 5): ρ, c, v∞ at each rotor node: the model's air properties (one compiled call),
         else each rotor's own `air` (zero when neither is given: no inflow, as MBDyn without air)."""
-        out = np.zeros((self.ne, 5))
+        out = np.empty((self.ne, 5))
         if self.model_air is not None:
             rk.rotor_air(airmod.air_arrays(self.model_air, ctx.t), self.nodes3, ctx.kin.x, out)
             return out
-        for k, s in enumerate(self.specs):
-            if s.air is not None:
-                out[k] = s.air
-        return out
+        return self.own_air
 
     def _kin(self, ctx):
         kin = ctx.kin
@@ -269,15 +267,9 @@ class InducedVelocities(ElementFamily):
         """(iparams, fparams, z (ne, NZ), nodes_kin (ne, 3, 18), air (ne, 5)) of every rotor at
         ctx: the inputs of rotor_kernel.rotor_inflow."""
         stz = self.state_arrays(ctx)["companions"]
-        z = np.zeros((self.ne, rk.NZ))
-        nk = np.zeros((self.ne, 3, 18))
-        x, R, v, w = self._kin(ctx)
-        for k in range(self.ne):
-            z[k, :6] = ctx.y[self.off[k]:self.off[k] + 6]
-            if self.dynamic[k]:
-                z[k, 6:9] = ctx.y[self.off[k] + 6:self.off[k] + 9]
-            z[k, 9:] = stz[k]
-            rk.gather_nodes(self.nodes3[k], x, R, v, w, nk[k])
+        z = np.empty((self.ne, rk.NZ))
+        nk = np.empty((self.ne, 3, 18))
+        rk.gather_inflow(self.off, self.dyn_index, self.nodes3, ctx.y, ctx.yp, stz, *self._kin(ctx), z, nk)
         return self.iparams, self.fparams, z, nk, self.air(ctx)
 
     def output_groups(self, ctx):

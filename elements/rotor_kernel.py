@@ -557,3 +557,12 @@ def rotor_air(air_arr, nodes3, x, out):
         rho, c, v = air_state(air_arr, (x[i, 0], x[i, 1], x[i, 2]))
         out[k, 0], out[k, 1] = rho, c
         out[k, 2], out[k, 3], out[k, 4] = v[0], v[1], v[2]
+
+
+@kernel
+def gather_inflow(off, dyn_index, nodes3, y, yp, stz, x, R, v, w, z, nk):
+    """z (ne, NZ) and nodes_kin (ne, 3, 18) of every rotor (the inputs of rotor_inflow)."""
+    zp = np.empty(3)
+    for k in range(off.shape[0]):
+        gather_z(k, off, y, yp, dyn_index[k] >= 0, stz, z[k], zp)
+        gather_nodes(nodes3[k], x, R, v, w, nk[k])

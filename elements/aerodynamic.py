@@ -22,15 +22,17 @@ import numpy as np
 from mbdae.engine.core import air as airmod
 from mbdae.elements import rotor_kernel as rk                          # rotor coupling
 from mbdae.engine.core import airfoil as af
-from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views
+from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views, DIFFERENTIAL, DIM
 from mbdae.engine.core.drives import ConstDrive, LinearDrive
 from mbdae.engine.core.tpldrive import VectorDrive
+from mbdae.engine.core.state import IA_POSITION, IA_VELOCITY
 from mbdae.elements.base import ElementFamily, node_columns, vec, mat, random_nodes, random_rotation
-from mbdae.elements.aerodynamic_kernel import aero_equations, N_OUTA
+from mbdae.elements.aerodynamic_kernel import aero_equations, section_points, N_OUTA
 
 KINDS = {"body": 1, "beam2": 2, "beam3": 3}
-SPAN_SPLIT = {1: [(-1.0, 1.0)], 2: [(-1.0, 0.0), (0.0, 1.0)],
-              3: [(-1.0, -1.0 / 3.0), (-1.0 / 3.0, 1.0 / 3.0), (1.0 / 3.0, 1.0)]}
+# the part of the span abscissa s each node takes (aeroelem.cc pdsi/pdsf: beam3 splits at ±1/√3)
+_S3 = 1.0 / np.sqrt(3.0)
+SPAN_SPLIT = {1: [(-1.0, 1.0)], 2: [(-1.0, 0.0), (0.0, 1.0)], 3: [(-1.0, -_S3), (-_S3, _S3), (_S3, 1.0)]}
 OUTPUT_MODES = ("std", "gauss", "node")
 
 
@@ -72,8 +74,8 @@ def shape(value):
 # ---------------------------------------------------------------------- specs
 @dataclass(frozen=True)
 class Airfoil:
-    """The airfoil of an element: kind "naca0012" (MBDyn's built-in, the default), "rae9671"
-    or "c81"; mode "single" (labels[0]), "multiple" (tables switched along the span at their
+    """The airfoil of an element: kind "naca0012" (MBDyn's built-in, the default), "rae9671",
+    "c81" or "theodorsen" (c81 tables under the two-state Wagner model, 13.7); mode "single" (labels[0]), "multiple" (tables switched along the span at their
     upper bounds) or "interpolated" (tables merged at their positions, `tolerance` as the
     card's); unsteady "steady" or "bielawa"."""
     kind: str = "naca0012"
@@ -110,15 +112,17 @@ class AeroSpec:
     passive: bool = False
     output_mode: str = "std"
     output: bool = True
+    beam: int = None                  # the beam label of an aerodynamic beam (`node` output)
 
 
 def air_properties(model, density, velocity, sound_speed=None, std=None, temperature_deviation=None,
                    reference_altitude=0.0, p0=None, T0=None, a=None, R=None, g0=None, z1=None, z2=None,
-                   output=True):
+                   gusts=(), output=True):
     """The air (one per model): `density` a number or drive (ρ; the reference ρ0 of a custom
     standard atmosphere), `velocity` the free stream (3-vector or VectorDrive), and either
     `sound_speed` (explicit air) or `std="SI"|"British"` (MBDyn's standard atmosphere, with
-    an optional temperature deviation) or the constants p0, T0, a, R, g0, z1, z2."""
+    an optional temperature deviation) or the constants p0, T0, a, R, g0, z1, z2; `gusts`:
+    engine.core.air.Gust1D fronts."""
     vel = velocity if isinstance(velocity, VectorDrive) else VectorDrive.constant(vec(velocity))
     if std is not None or p0 is not None:
         if std is not None:
@@ -127,10 +131,12 @@ def air_properties(model, density, velocity, sound_speed=None, std=None, tempera
         else:
             consts = dict(p0=p0, T0=T0, a=a, R=R, g0=g0, z1=z1, z2=z2)
             rho = density if hasattr(density, "value") else ConstDrive(float(density))
-        model.air = airmod.AirSpec("std", rho, vel, std=consts, z0=float(reference_altitude), output=output)
+        model.air = airmod.AirSpec("std", rho, vel, std=consts, z0=float(reference_altitude), output=output,
+                                   gusts=list(gusts))
     else:
         rho = density if hasattr(density, "value") else ConstDrive(float(density))
-        model.air = airmod.AirSpec("explicit", rho, vel, sound_speed=float(sound_speed), output=output)
+        model.air = airmod.AirSpec("explicit", rho, vel, sound_speed=float(sound_speed), output=output,
+                                   gusts=list(gusts))
     return model.air
 
 
@@ -221,6 +227,7 @@ class AerodynamicElements(ElementFamily):
     name = "aerodynamic element"
     output_file = "aer"
     has_state = True
+    in_initial_assembly = True        # only to keep its Theodorsen states' rows (evaluate)
 
     def __init__(self, specs, nodes, air, tables):
         super().__init__(specs, nodes)
@@ -280,6 +287,16 @@ class AerodynamicElements(ElementFamily):
                         keys[key] = len(models)
                         models.append(whole.at(xi[q]))
                     mindex[sl.start + q] = keys[key]
+        self.theo = np.zeros(self.npts, np.bool_)
+        for e, s in enumerate(S):
+            if s.airfoil.kind == "theodorsen":
+                self.theo[self.pstart[e]:self.pstart[e] + self.nn[e] * self.ng[e]] = True
+        # Theodorsen states: two differential unknowns per point of such elements (13.69-13.70)
+        self.n_internal = 2 * int(self.theo.sum())
+        self.soff = np.full(self.npts, -1, np.int64)
+        self.n_rows = 18 + 2 * int(max([(self.nn[e] * self.ng[e]) if self.theo[self.pstart[e]] else 0
+                                        for e in range(ne)] + [0]))
+        self.rates = np.zeros((self.npts, 4))
         self.ai, self.af, starts = af.pack_airfoils(models)
         self.mstart = np.asarray(starts, np.int64)[mindex]
         self.control = [s.control for s in S]
@@ -287,6 +304,8 @@ class AerodynamicElements(ElementFamily):
         self._ctrl = np.zeros(ne)
         self.outa = np.zeros((self.npts, N_OUTA))
         self.alpha = np.zeros(self.npts)
+        self.vgust = np.zeros((self.npts, 3))
+        self._xpts = np.zeros((self.npts, 3))
         self.rotors, self.coupled = None, False              # rotor coupling: couple_rotors (build)
         self.riv = np.full(self.ne, -1, np.int64)
         self.rpass = np.zeros(self.ne, np.bool_)
@@ -332,6 +351,15 @@ class AerodynamicElements(ElementFamily):
                 cols[e, 12 + 6 * a:15 + 6 * a] = self.nodes.ig[n]
         return rows, cols
 
+    def _coupling_scratch(self):
+        """Scratch (rr, j_nr, j_rn, j_rr) when the rotor rows are not wanted (outputs, commit)."""
+        s = self.__dict__.get("_rotor_scratch")
+        if s is None:
+            n, nr = (self.ne if self.coupled else 0), self.n_rows
+            s = self._rotor_scratch = (np.zeros((n, 6)), np.zeros((n, nr, 21)), np.zeros((n, 6, nr)),
+                                       np.zeros((n, 6, 21)))
+        return s
+
     @staticmethod
     def _table_key(a, xi):
         """What identifies the single-table model of choice `a` at Gauss coordinate ξ:
@@ -348,9 +376,38 @@ class AerodynamicElements(ElementFamily):
                 break
         return (a, cur)
 
+    def set_offset(self, start):
+        self.offset = start
+        sel = np.flatnonzero(self.theo)
+        self.soff[sel] = start + 2 * np.arange(len(sel))
+
+    def dof_info(self):
+        """Two differential unknowns (the Wagner states q₁, q₂) per point of the Theodorsen
+        elements."""
+        labels, what = [], []
+        for e, s in enumerate(self.specs):
+            if self.theo[self.pstart[e]]:
+                for q in range(self.nn[e] * self.ng[e]):
+                    labels += [s.label, s.label]
+                    what += [f"aerodynamic {s.kind} Theodorsen state {c + 1} at point {q}" for c in range(2)]
+        n = len(labels)
+        return (np.full(n, DIFFERENTIAL, np.int64), np.full(n, DIM["other"], np.int64),
+                np.array(labels, np.int64), what)
+
+    def kept_unknowns(self):
+        """The Theodorsen states: the derivatives phase keeps their values (as the nodes')."""
+        return self.soff[self.soff >= 0]
+
     def build_pattern(self):
         ix, ig = node_columns(self.nodes, self.nodes_idx)       # (ne, 3, 3) each
         rows = np.concatenate([ix, ig], axis=2).reshape(self.ne, 18)
+        if self.n_rows > 18:
+            extra = np.full((self.ne, self.n_rows - 18), -1, np.int64)
+            for e in range(self.ne):
+                p0, m = self.pstart[e], self.nn[e] * self.ng[e]
+                if self.theo[p0]:
+                    extra[e, :2 * m] = (self.soff[p0:p0 + m, None] + np.arange(2)[None, :]).ravel()
+            rows = np.concatenate([rows, extra], axis=1)
         p = self.pattern = Pattern()
         p.add_res(rows)
         p.add_jac(rows, rows)
@@ -363,8 +420,12 @@ class AerodynamicElements(ElementFamily):
         return p
 
     def initial_state(self):
+        # prev: (α_pivot, α̇, t) of the Theodorsen points at the last converged step (t NaN
+        # before the first: no backward differences, as MBDyn's first evaluation)
+        prev = np.zeros((self.npts, 3))
+        prev[:, 2] = np.nan
         return {"hist_a": np.zeros((self.npts, 2)), "hist_t": np.zeros((self.npts, 2)),
-                "n_upd": np.zeros(1, np.int64)}
+                "n_upd": np.zeros(1, np.int64), "prev": prev}
 
     def _controls(self, t):
         if self.has_control:
@@ -375,52 +436,68 @@ class AerodynamicElements(ElementFamily):
     def _run(self, ctx, res, jac, want_jac, coupling=None):
         st = self.state_arrays(ctx)
         kin = ctx.kin
-        if coupling is None:                    # rotor rows and columns not wanted: scratch
-            n = self.ne if self.coupled else 0
-            coupling = (np.zeros((n, 6)), np.zeros((n, 18, 21)), np.zeros((n, 6, 18)), np.zeros((n, 6, 21)))
-        aero_equations(float(kin.dcoef), self.nn, self.ng, self.nodes_idx, self.f_loc, self.Ra, self.pstart,
-                       self.ds, self.wpre, self.sdata, self.mstart, self.unsteady, self._controls(ctx.t),
-                       airmod.air_arrays(self.air_spec, ctx.t), self.ai, self.af, float(ctx.t), st["hist_a"],
-                       st["hist_t"], st["n_upd"], kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, want_jac, res, jac,
-                       self.outa, self.alpha, self.riv, self.rpass, *self._rotor_inputs(ctx), *coupling)
+        air = airmod.air_arrays(self.air_spec, ctx.t)
+        ctrl = self._controls(ctx.t)
+        args = (self.nn, self.ng, self.nodes_idx, self.f_loc, self.Ra, self.pstart, self.ds, self.wpre, self.sdata,
+                self.mstart, self.unsteady, ctrl, air, self.vgust, self.ai, self.af, float(ctx.t), st["hist_a"],
+                st["hist_t"], st["n_upd"], self.theo, self.soff, st["prev"], self.rates)
+        if self.air_spec.gusts:
+            # the gusts at the section points of this iterate (drives of the points' abscissae)
+            section_points(*args, kin.x, kin.R, kin.v, kin.w, self._xpts)
+            self.vgust[:] = airmod.gust_velocities(self.air_spec, self._xpts, ctx.t)
+        aero_equations(float(kin.dcoef), *args, kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, ctx.y, ctx.yp, want_jac,
+                       res, jac, self.outa, self.alpha, self.riv, self.rpass, *self._rotor_inputs(ctx),
+                       *(coupling if coupling is not None else self._coupling_scratch()))
 
     def evaluate(self, ctx, res_views, jac_views):
-        """One compiled call (aero_equations) over all elements; drives evaluated here."""
+        """One compiled call (aero_equations) over all elements; drives evaluated here.  In
+        the initial assembly the elements take no part (as MBDyn's without `use: aerodynamic
+        elements, in assembly`); their Theodorsen states keep their values (unit rows)."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
-        coupling = (res_views[1], jac[1], jac[2], jac[3]) if self.coupled else None
+        if ctx.mode_code in (IA_POSITION, IA_VELOCITY):
+            for view in list(res_views) + (list(jac) if want_jac else []):     # (and the rotor coupling's)
+                view[...] = 0.0
+            if want_jac:
+                for k in range(18, self.n_rows):
+                    jac[0][:, k, k] = 1.0
+            return
+        coupling = (res_views[1], jac[1], jac[2], jac[3]) if self.coupled else None      # rotor coupling
         self._run(ctx, res_views[0], jac[0], want_jac, coupling)
 
     def commit(self, ctx, arrays):
         """The angle-of-attack memory after a converged step: (t, α) of every point shifted in
         (MBDyn's AeroMemory::Update)."""
-        if not self.unsteady.any():
+        if not (self.unsteady.any() or self.theo.any()):
             return arrays
-        res = np.zeros((self.ne, 18))
+        res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
         ha = np.column_stack([arrays["hist_a"][:, 1], self.alpha])
         ht = np.column_stack([arrays["hist_t"][:, 1], np.full(self.npts, ctx.t)])
-        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1}
+        prev = np.where(self.theo[:, None], np.column_stack([self.rates[:, :2], np.full(self.npts, ctx.t)]),
+                        arrays["prev"])
+        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1, "prev": prev}
 
     def _scratch(self):
         s = self.__dict__.get("_jac_scratch")
         if s is None:
-            s = self._jac_scratch = np.zeros((self.ne, 18, 18))
+            s = self._jac_scratch = np.zeros((self.ne, self.n_rows, self.n_rows))
         return s
 
     def nodal_loads(self, ctx):
         """The applied nodal loads (ne, 3, 6): F, M of each node slot (tests)."""
-        res = np.zeros((self.ne, 18))
+        res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
-        return -res.reshape(self.ne, 3, 6)
+        return -res[:, :18].reshape(self.ne, 3, 6)
 
     def output_groups(self, ctx):
         """.aer rows (MBDyn's AerodynamicBody/Beam::Output): `std`: per point α, γ, Mach, cl,
-        cd, cm, α̇, α̈ (airfoil outputs 1-6, 8, 9); `node`: the node label(s) then F, M per
-        node (beams: the first node's label); `gauss`: per point α = atan2(-W₂, W₁) (deg)
-        and the sectional force TNG₂, TNG₁, TNG₆."""
-        res = np.zeros((self.ne, 18))
+        cd, cm, α̇, α̈ (airfoil outputs 1-6, 8, 9); `node`: the node (body) or beam label,
+        then F, M per node (global, moments about the node); `gauss`: per point
+        atan2(-W₂, W₁) (deg) and TNG₂ (tip loss applied), TNG₁, TNG₆ (the airfoil's outputs
+        14-17 are unused by MBDyn; the kernel keeps these there)."""
+        res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
-        loads = -res.reshape(self.ne, 3, 6)
+        loads = -res[:, :18].reshape(self.ne, 3, 6)
         groups = []
         for mode in OUTPUT_MODES:
             for n in (1, 2, 3):
@@ -433,12 +510,19 @@ class AerodynamicElements(ElementFamily):
                     if mode == "std":
                         row = self.outa[p0:p0 + m][:, [1, 2, 3, 4, 5, 6, 8, 9]].ravel()
                     elif mode == "gauss":
-                        row = np.column_stack([self.outa[p0:p0 + m, 1], np.zeros((m, 3))]).ravel()
+                        row = self.outa[p0:p0 + m, 14:18].ravel()
                     else:
-                        row = np.concatenate([[self.specs[e].nodes[0]], loads[e, :n].ravel()])
+                        s = self.specs[e]
+                        owner = s.nodes[0] if s.beam is None else s.beam
+                        row = loads[e, :n].ravel()
+                        # the node's or beam's label as an integer column (MBDyn's setw(8))
+                        by_width.setdefault(("node", row.size), []).append((f"{self.labels[e]:8d} {owner:8d}", row))
+                        continue
                     by_width.setdefault(row.size, []).append((self.labels[e], row))
                 for rows in by_width.values():
-                    groups.append((np.array([r[0] for r in rows]), np.array([r[1] for r in rows])))
+                    labels = [r[0] for r in rows]
+                    groups.append((np.array(labels, dtype=object if isinstance(labels[0], str) else None),
+                                   np.array([r[1] for r in rows])))
         return groups
 
 
@@ -522,11 +606,23 @@ def read_airfoil(reader, model, args):
         return Airfoil()
     kw = args.is_keyword("naca0012", "rae9671", "c81", "theodorsen")
     if kw is None:
-        raise w.error(f"syntax error: unknown airfoil type '{w.text.strip()}' (naca0012, rae9671, c81, theodorsen)")
+        # MBDyn warns ("unknown airfoil type ...; using default (NACA0012)"), swallows the
+        # word and reads the NACA 0012's unsteady flag
+        args.take("an airfoil type")
+        reader.note(w, f"unknown airfoil type '{w.text.strip()}'; using default (NACA0012), as MBDyn")
+        return Airfoil("naca0012", unsteady=read_unsteady(reader, args))
     if kw == "theodorsen":
-        raise w.error(reader.not_supported("theodorsen airfoil (internal-state unsteady aerodynamics)"))
+        if not args.is_keyword("c81"):
+            reader.note(w, "Theodorsen aerodata: assuming \"c81\" (as MBDyn)")
+        inner = _read_c81_choice(reader, model, args, w)
+        return Airfoil("theodorsen", inner.labels, inner.bounds, "steady", inner.mode, inner.tolerance)
     if kw in ("naca0012", "rae9671"):
         return Airfoil(kw, unsteady=read_unsteady(reader, args))
+    return _read_c81_choice(reader, model, args, w)
+
+
+def _read_c81_choice(reader, model, args, w):
+    """`<label> | multiple, … | interpolated, …` then the unsteady flag (a c81 airfoil)."""
     mode = args.is_keyword("multiple", "interpolated") or "single"
     if mode == "single":
         lw = args.peek()
@@ -573,8 +669,17 @@ def _read_common(reader, model, args, label, word, kind, nodes, offsets, orienta
     control = reader.read_drive(args) if args.is_keyword("control") else None
     airfoil = read_airfoil(reader, model, args)
     jac = args.boolean() if args.is_keyword("jacobian") else False
+    if airfoil.kind == "theodorsen" and not jac:
+        raise args.words[max(args.i - 1, 0)].error(
+            f"Aerodynamic{kind.capitalize()}({label}): aerodynamic model needs \"jacobian, yes\"")
     if args.is_keyword("custom output"):
-        raise args.words[args.i - 1].error(reader.not_supported("custom output of aerodynamic elements"))
+        cw = args.words[args.i - 1]
+        while args.is_keyword("position", "orientation", "velocity", "angular velocity", "configuration",
+                              "force", "moment", "forces", "all") is not None:
+            if args.words[args.i - 1].keyword == "orientation" and args.peek_keyword() in (
+                    "euler123", "euler313", "euler321", "orientationvector", "orientationmatrix"):
+                args.take("an orientation description")
+        reader.note(cw, "custom output of aerodynamic elements: MBDyn writes it to NetCDF only; ignored")
     output = "aerodynamic elements" in reader.default_output
     if args.is_keyword("output"):
         output = reader.read_output_flag(args, "aerodynamic elements")
@@ -631,7 +736,7 @@ def _read_beam(reader, model, args, label, word, kind, n):
         offsets.append(reader.read_vec3(args, "rel position", site))
         orients.append(reader.read_orientation(args, "rel", site))
     spec = _read_common(reader, model, args, label, word, kind, tuple(info), offsets, orients)
-    spec.induced_velocity, spec.passive = iv, passive
+    spec.induced_velocity, spec.passive, spec.beam = iv, passive, beam
 
 
 def _beam_nodes(model, label):
@@ -687,8 +792,18 @@ def read_air_properties(reader, model, args, word, site):
             raise cw.error("illegal null or negative sound speed")
         velocity = reader.read_tpl_vec3(args, "abs direction", site)
         spec_args = dict(kind="explicit", density=rho, velocity=velocity, sound_speed=c)
-    if args.is_keyword("gust"):
-        raise args.words[args.i - 1].error(reader.not_supported("gust (air properties)"))
+    gusts = []
+    while args.is_keyword("gust"):
+        gw = args.peek()
+        kind = args.is_keyword("front 1D", "scalar function", "power law", "logarithmic")
+        if kind is None:
+            raise gw.error(f"unknown gust type '{gw.text.strip() if gw else ''}'")
+        if kind != "front1d":
+            raise gw.error(reader.not_supported(f"{gw.text.strip()} gust"))
+        front = reader.read_vec3(args, "abs direction", site)
+        direction = reader.read_vec3(args, "abs direction", site)
+        gusts.append(airmod.Gust1D(front, direction, args.real("the front velocity"), reader.read_drive(args)))
+    spec_args["gusts"] = gusts
     output = "air properties" in reader.default_output
     if args.is_keyword("output"):
         output = reader.read_output_flag(args, "air properties")

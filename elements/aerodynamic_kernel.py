@@ -12,7 +12,7 @@ Section kinematics (13.4-13.6), as MBDyn passes them to AeroData::GetForces:
   or [0, 1], split into the element's Gauss points; weight |∂x/∂s| (ds/dξ) w_g with
   |∂x/∂s| = |x₂ - x₁|/2 (node positions); the moment about the node.
 - beam (3 nodes): quadratic N₁ = s(s - 1)/2, N₂ = 1 - s², N₃ = s(s + 1)/2, frame
-  RR₂ exp(N₁ g₁ + N₃ g₃), g_k = log(RR₂ᵀ RR_k); node k takes s ∈ [-1, -⅓], [-⅓, ⅓], [⅓, 1].
+  RR₂ exp(N₁ g₁ + N₃ g₃), g_k = log(RR₂ᵀ RR_k); node k takes s ∈ [-1, -1/√3], [-1/√3, 1/√3], [1/√3, 1].
 In every section the free stream is subtracted (V_r = V - V∞), the twist τ (shape + control
 drive) turns the frame, RRloc = RR [[cos τ, -sin τ, 0], [sin τ, cos τ, 0], [0, 0, 1]], and the
 airfoil gets W = [RRlocᵀ V_r; RRlocᵀ ω] and vam = (ρ, c, chord, force point, velocity point,
@@ -28,9 +28,9 @@ import numpy as np
 from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vcross, vnorm, mvec, mtvec,
                                         mmul, mtmul, exp_rotvec, log_rotvec, zero3)
 from mbdae.engine.core.air import air_state
-from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates
 from mbdae.elements.rotor_kernel import (rotor_inflow, perturb_node,      # rotor coupling (elements/rotor.py)
-                                         GLAUERT, MANGLER, DYNAMIC_INFLOW)
+                                         GLAUERT, MANGLER, DYNAMIC_INFLOW, NI, NF, NZ)
+from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates, theodorsen_section
 
 N_OUTA = 20
 FD_STEP = 1e-6
@@ -49,11 +49,16 @@ def _mat(A, k):
 
 @kernel
 def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
-                  ctrl, air, ai, af, t, hist_a, hist_t, n_upd, out, write, outa, alpha_out, W, vam, TNG, OUTA,
-                  riv, rip, rfp, rz, rnk, rair, rout):
+                  ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gout, rates, out, write,
+                  outa, alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rout):
     """Nodal loads (F, M per node slot, out (18,), the applied loads) of element e from the
-    local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write`, the airfoil's
-    outputs per point into outa and the angle of attack (rad) into alpha_out.
+    local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write` = 1, the airfoil's
+    outputs per point into outa and the angle of attack (rad) into alpha_out; with `write` =
+    2 only the section points, into outa[p, :3] (the gusts' positions).  vgust (npts, 3): the
+    gust velocity at each point (held fixed in the Jacobian, as MBDyn's).  Points with
+    `theo`: the Theodorsen model with states qv, rates qdv (npts, 2), its state residual into
+    gout (npts, 2) and its pivot angle and rates into rates (npts, 4); `prev` (npts, 3):
+    those committed at the last converged step (13.69-13.71).
     Rotor coupling (elements/rotor.py): riv[e] ≥ 0 names the element's rotor, whose induced
     velocity rotor_inflow(rip, rfp, rz, rnk, rair)[riv[e]] at the section point is added to
     the air-relative velocity (MBDyn's aeroelem.cc, Vr += GetInducedVelocity(X)); rout (6,)
@@ -129,7 +134,11 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                 dd = dX[0] * dX[0] + dX[1] * dX[1] + dX[2] * dX[2]
                 wgt = wpre[p] * (np.sqrt(dd) if dd > 2.220446049250313e-16 else 0.0)
                 arm = vsub(X, _row(xl, k))
-            Vr = vsub(V, vinf)
+            if write == 2:
+                for jj in range(3):
+                    outa[p, jj] = X[jj]
+                continue
+            Vr = vsub(vsub(V, vinf), vload(vgust, p))
             if iv >= 0:                                                 # rotor coupling
                 Vr = vadd(Vr, rotor_inflow(rip[iv], rfp[iv], rz[iv], rnk[iv], rair[iv], X))
             tw = sdata[p, 3] + ctrl[e]
@@ -155,7 +164,11 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                 alf1, alf2 = predict_alpha_rates(alpha, t, hist_a[p], hist_t[p], n_upd[0])
             for j in range(N_OUTA):
                 OUTA[j] = 0.0
-            airfoil_loads(ai, af, mstart[p], W, vam, alf1, alf2, TNG, OUTA)
+            if theo[p]:
+                theodorsen_section(ai, af, mstart[p], W, vam, qv[p], qdv[p], t, prev[p], rates[p], TNG, OUTA,
+                                   gout[p])
+            else:
+                airfoil_loads(ai, af, mstart[p], W, vam, alf1, alf2, TNG, OUTA)
             tl = sdata[p, 4]
             Fl = (TNG[0], TNG[1] * tl, TNG[2])
             F = vscale(wgt, mvec(RR, Fl))
@@ -168,9 +181,14 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                 for j in range(3):
                     rout[j] += F[j]
                     rout[3 + j] += Mp[j]
-            if write:
+            if write == 1:
                 for j in range(N_OUTA):
                     outa[p, j] = OUTA[j]
+                # MBDyn's `gauss` output: atan2(-W₂, W₁) (deg) and TNG₂ (tip loss applied), TNG₁, TNG₆
+                outa[p, 14] = np.degrees(np.arctan2(-Vl[1], Vl[0]))
+                outa[p, 15] = TNG[1] * tl
+                outa[p, 16] = TNG[0]
+                outa[p, 17] = TNG[5]
                 outa[p, 8] = alf1
                 outa[p, 9] = alf2
                 alpha_out[p] = alpha
@@ -196,13 +214,41 @@ def _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl):
 
 
 @kernel
+def section_points(nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, vgust, ai,
+                   af, t, hist_a, hist_t, n_upd, theo, soff, prev, rates, x, R, v, w, xpts):
+    """The global position of every section point into xpts (npts, ≥ 3)."""
+    xl = np.empty((3, 3))
+    vl = np.empty((3, 3))
+    wl = np.empty((3, 3))
+    Rl = np.empty((3, 3, 3))
+    out = np.empty(18)
+    W = np.empty(6)
+    vam = np.empty(6)
+    TNG = np.empty(6)
+    OUTA = np.empty(N_OUTA)
+    alpha_out = np.empty(1)
+    noriv = np.full(len(nn), -1, np.int64)                              # rotor coupling: none here
+    rout = np.empty(6)
+    for e in range(len(nn)):
+        _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
+        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
+                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, prev, prev, prev, prev, rates, out, 2,
+                      xpts, alpha_out, W, vam, TNG, OUTA, noriv, np.zeros((0, NI), np.int64), np.zeros((0, NF)),
+                      np.zeros((0, NZ)), np.zeros((0, 3, 18)), np.zeros((0, 5)), rout)
+
+
+@kernel
 def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
-                   ai, af, t, hist_a, hist_t, n_upd, x, R, v, w, G, Tw, want_jac, r, j, outa, alpha_out,
-                   riv, rpass, rip, rfp, rz, rnk, rair, rnodes, rr, j_nr, j_rn, j_rr):
-    """Residual rows -(F, M) of every element on its nodes' (x, g) rows (ne, 18) and, with
-    want_jac, the Jacobian blocks (ne, 18, 18) by central differences of the nodal loads over
-    (δx, θ, δv, δω) of each node, chained to (Δẋ, Δġ): ∂/∂Δẋ = ∂/∂v + dCoef ∂/∂x,
-    ∂/∂Δġ = dCoef ∂/∂θ G + ∂/∂ω T_ω."""
+                   vgust, ai, af, t, hist_a, hist_t, n_upd, theo, soff, prev, rates, x, R, v, w, G, Tw, y, yp,
+                   want_jac, r, j, outa, alpha_out, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, rr, j_nr, j_rn, j_rr):
+    """Residual rows of every element: -(F, M) on its nodes' (x, g) rows (the first 18) and
+    the Theodorsen state rows g of its points (18 + 2k, 18 + 2k + 1, when it has states);
+    with want_jac, the Jacobian blocks by central differences of the element's loads and
+    state residuals over (δx, θ, δv, δω) of each node and over the states q, chained to the
+    increments: ∂/∂Δẋ = ∂/∂v + dCoef ∂/∂x, ∂/∂Δġ = dCoef ∂/∂θ G + ∂/∂ω T_ω,
+    ∂/∂Δq̇ = ∂/∂q̇ + dCoef ∂/∂q (∂g/∂q̇ = I)."""
+    nr = r.shape[1]
+    npmax = (nr - 18) // 2
     xl = np.empty((3, 3))
     vl = np.empty((3, 3))
     wl = np.empty((3, 3))
@@ -214,38 +260,58 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
     vam = np.empty(6)
     TNG = np.empty(6)
     OUTA = np.empty(N_OUTA)
-    dth = np.empty((18, 3))
-    dom = np.empty((18, 3))
+    dth = np.empty((nr, 3))
+    dom = np.empty((nr, 3))
+    npts = len(theo)
+    qv = np.zeros((npts, 2))
+    qdv = np.zeros((npts, 2))
+    gout = np.zeros((npts, 2))
+    gp = np.zeros((npts, 2))
+    gm = np.zeros((npts, 2))
+    rscr = np.zeros((npts, 4))
     rout = np.empty(6)                # rotor coupling: the loads the rotor sums and their differences
     rop = np.empty(6)
     rom = np.empty(6)
     rth = np.empty((6, 3))
     rom_w = np.empty((6, 3))
+    for p in range(npts):
+        if soff[p] >= 0:
+            for c in range(2):
+                qv[p, c] = y[soff[p] + c]
+                qdv[p, c] = yp[soff[p] + c]
     for e in range(len(nn)):
+        p0 = pstart[e]
+        m = nn[e] * ng[e]
+        has_q = theo[p0]
         _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
-                      air, ai, af, t, hist_a, hist_t, n_upd, out, True, outa, alpha_out, W, vam, TNG, OUTA,
-                      riv, rip, rfp, rz, rnk, rair, rout)
+                      air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gout, rates, out, 1, outa,
+                      alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rout)
         for k in range(18):
             r[e, k] = -out[k]
         coupled = riv[e] >= 0 and rr.shape[0] > 0                       # rotor coupling
         if coupled:
             for k in range(6):
                 rr[e, k] = 0.0 if rpass[e] else rout[k]                 # the rotor's rows: Σ − [F; M]
+        for k in range(18, nr):
+            r[e, k] = 0.0
+        if has_q:
+            for q in range(m):
+                r[e, 18 + 2 * q] = gout[p0 + q, 0]
+                r[e, 18 + 2 * q + 1] = gout[p0 + q, 1]
         if not want_jac:
             continue
-        for a in range(18):
-            for b in range(18):
+        for a in range(nr):
+            for b in range(nr):
                 j[e, a, b] = 0.0
         if coupled:
             for a in range(6):
-                for b in range(18):
+                for b in range(nr):
                     j_rn[e, a, b] = 0.0
         for k in range(nn[e]):
             i = nodes[e, k]
             for comp in range(4):
                 for c in range(3):
-                    # perturb
                     for sgn in range(2):
                         h = FD_STEP if sgn == 0 else -FD_STEP
                         if comp == 0:
@@ -261,11 +327,12 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                                 for b in range(3):
                                     Rl[k, a, b] = Rp[a][b]
                         dst = op if sgn == 0 else om
+                        gdst = gp if sgn == 0 else gm
                         rdst = rop if sgn == 0 else rom
                         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
-                                      unsteady, ctrl, air, ai, af, t, hist_a, hist_t, n_upd, dst, False, outa,
-                                      alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rdst)
-                        # restore
+                                      unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv,
+                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA, riv, rip, rfp,
+                                      rz, rnk, rair, rdst)
                         if comp == 0:
                             xl[k, c] -= h
                         elif comp == 2:
@@ -276,8 +343,15 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                             for a in range(3):
                                 for b in range(3):
                                     Rl[k, a, b] = R[i, a, b]
-                    for a in range(18):
-                        d = -(op[a] - om[a]) / (2.0 * FD_STEP)      # rows are -(loads)
+                    for a in range(nr):
+                        if a < 18:
+                            d = -(op[a] - om[a]) / (2.0 * FD_STEP)      # rows are -(loads)
+                        elif has_q and (a - 18) // 2 < m:
+                            pq = p0 + (a - 18) // 2
+                            cq = (a - 18) % 2
+                            d = (gp[pq, cq] - gm[pq, cq]) / (2.0 * FD_STEP)
+                        else:
+                            d = 0.0
                         if comp == 0:
                             j[e, a, 6 * k + c] += dcoef * d
                         elif comp == 2:
@@ -297,7 +371,7 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                                 rth[a, c] = d
                             else:
                                 rom_w[a, c] = d
-            for a in range(18):
+            for a in range(nr):
                 for c in range(3):
                     s = 0.0
                     for b in range(3):
@@ -310,82 +384,123 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                         for b in range(3):
                             s += dcoef * rth[a, b] * G[i, b, c] + rom_w[a, b] * Tw[i, b, c]
                         j_rn[e, a, 6 * k + 3 + c] += s
+        if has_q:
+            for q in range(m):
+                pq = p0 + q
+                for c in range(2):
+                    col = 18 + 2 * q + c
+                    j[e, col, col] += 1.0                            # ∂g/∂q̇ = I
+                    for sgn in range(2):
+                        h = FD_STEP if sgn == 0 else -FD_STEP
+                        qv[pq, c] += h
+                        dst = op if sgn == 0 else om
+                        gdst = gp if sgn == 0 else gm
+                        rdst = rop if sgn == 0 else rom
+                        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
+                                      unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv,
+                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA, riv, rip, rfp,
+                                      rz, rnk, rair, rdst)
+                        qv[pq, c] -= h
+                    for a in range(18):
+                        j[e, a, col] += -dcoef * (op[a] - om[a]) / (2.0 * FD_STEP)
+                    if coupled and not rpass[e]:                        # rotor coupling
+                        for a in range(6):
+                            j_rn[e, a, col] += dcoef * (rop[a] - rom[a]) / (2.0 * FD_STEP)
+                    for q2 in range(m):
+                        for c2 in range(2):
+                            j[e, 18 + 2 * q2 + c2, col] += dcoef * (gp[p0 + q2, c2] - gm[p0 + q2, c2]) / (2.0 * FD_STEP)
         if coupled:
-            rotor_columns(e, dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
-                          air, ai, af, t, hist_a, hist_t, n_upd, G, Tw, xl, Rl, vl, wl, outa, alpha_out, W, vam,
-                          TNG, OUTA, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop, rom, j_nr, j_rr)
+            rotor_columns(e, dcoef, nn, ng, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, vgust,
+                          ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gp, gm, rscr, G, Tw, xl, Rl, vl, wl,
+                          outa, alpha_out, W, vam, TNG, OUTA, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop,
+                          rom, nr, j_nr, j_rr)
 
 
 # ---------------------------------------------------------------- rotor coupling (elements/rotor.py)
 @kernel
-def rotor_columns(e, dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, ai,
-                  af, t, hist_a, hist_t, n_upd, G, Tw, xl, Rl, vl, wl, outa, alpha_out, W, vam, TNG, OUTA, riv,
-                  rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop, rom, j_nr, j_rr):
+def rotor_columns(e, dcoef, nn, ng, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, vgust, ai, af,
+                  t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gp, gm, rscr, G, Tw, xl, Rl, vl, wl, outa,
+                  alpha_out, W, vam, TNG, OUTA, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop, rom, nr,
+                  j_nr, j_rr):
     """The columns of element e's rotor (its unknowns F, M, ν, then Δẋ, Δġ of its craft and
-    rotor nodes) in the element's node rows j_nr (18, 21) and in the rotor's rows j_rr (6, 21),
-    by central differences of the loads through the induced velocity (and of the moment arm
-    about the rotor node), chained to the Newton increments as the node columns are."""
+    rotor nodes) in the element's rows j_nr (nr, 21: node rows, Theodorsen state rows) and in
+    the rotor's rows j_rr (6, 21), by central differences of the loads through the induced
+    velocity (and of the moment arm about the rotor node), chained to the Newton increments
+    as the node columns are."""
     iv = riv[e]
-    for a in range(18):
+    p0 = pstart[e]
+    m = nn[e] * ng[e]
+    has_q = theo[p0]
+    for a in range(nr):
         for c in range(21):
             j_nr[e, a, c] = 0.0
     for a in range(6):
         for c in range(21):
             j_rr[e, a, c] = 0.0
+    dq = np.zeros((nr + 6, 12))       # rows: the element's rows then the rotor's; cols (x, θ, v, ω)
+    dz = np.zeros(nr + 6)
     model = rip[iv, 0]
-    for c in range(9):
-        # u depends on F, M only through λ, μ, χ (Glauert, Mangler) and on ν only for dynamic inflow
-        if (c < 6 and model != GLAUERT and model != MANGLER) or (c >= 6 and model != DYNAMIC_INFLOW):
-            continue
-        h = FD_STEP * (1.0 + abs(rz[iv, c]))
-        rz[iv, c] += h
-        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
-                      ai, af, t, hist_a, hist_t, n_upd, op, False, outa, alpha_out, W, vam, TNG, OUTA, riv, rip,
-                      rfp, rz, rnk, rair, rop)
-        rz[iv, c] -= 2.0 * h
-        element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
-                      ai, af, t, hist_a, hist_t, n_upd, om, False, outa, alpha_out, W, vam, TNG, OUTA, riv, rip,
-                      rfp, rz, rnk, rair, rom)
-        rz[iv, c] += h
-        sc = dcoef if c >= 6 else 1.0       # F, M algebraic (Δ); ν differential (dCoef Δ)
-        for a in range(18):
-            j_nr[e, a, c] = -sc * (op[a] - om[a]) / (2.0 * h)
-        if not rpass[e]:
-            for a in range(6):
-                j_rr[e, a, c] = sc * (rop[a] - rom[a]) / (2.0 * h)
-    dq = np.zeros((24, 12))           # rows: 18 node rows then 6 rotor rows; cols (x, θ, v, ω)
-    for nd in range(2):
-        i = rnodes[iv, nd]
-        if i < 0:
-            continue
-        for kind in range(4):
-            for c in range(3):
-                h = FD_STEP
-                if kind != 1:
-                    h = FD_STEP * (1.0 + abs(rnk[iv, nd, (0, 0, 12, 15)[kind] + c]))
-                perturb_node(rnk[iv], nd, kind, c, h)
-                element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
-                              ctrl, air, ai, af, t, hist_a, hist_t, n_upd, op, False, outa, alpha_out, W, vam,
-                              TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rop)
-                perturb_node(rnk[iv], nd, kind, c, -2.0 * h)
-                element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
-                              ctrl, air, ai, af, t, hist_a, hist_t, n_upd, om, False, outa, alpha_out, W, vam,
-                              TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rom)
-                perturb_node(rnk[iv], nd, kind, c, h)
-                for a in range(18):
-                    dq[a, 3 * kind + c] = -(op[a] - om[a]) / (2.0 * h)
-                for a in range(6):
-                    dq[18 + a, 3 * kind + c] = 0.0 if rpass[e] else (rop[a] - rom[a]) / (2.0 * h)
-        col = 9 + 6 * nd
-        for a in range(24):
-            for c in range(3):
-                gx = dcoef * dq[a, c] + dq[a, 6 + c]
-                s = 0.0
-                for b in range(3):
-                    s += dcoef * dq[a, 3 + b] * G[i, b, c] + dq[a, 9 + b] * Tw[i, b, c]
-                if a < 18:
-                    j_nr[e, a, col + c] = gx
-                    j_nr[e, a, col + 3 + c] = s
+    nd, kind, cc = 0, 0, 0
+    for c in range(9 + 24):
+        if c < 9:
+            # u depends on F, M only through λ, μ, χ (Glauert, Mangler) and on ν only for dynamic inflow
+            if (c < 6 and model != GLAUERT and model != MANGLER) or (c >= 6 and model != DYNAMIC_INFLOW):
+                continue
+            h = FD_STEP * (1.0 + abs(rz[iv, c]))
+        else:
+            nd, kind, cc = (c - 9) // 12, ((c - 9) % 12) // 3, (c - 9) % 3
+            if rnodes[iv, nd] < 0:
+                continue
+            h = FD_STEP
+            if kind != 1:
+                h = FD_STEP * (1.0 + abs(rnk[iv, nd, (0, 0, 12, 15)[kind] + cc]))
+        for sgn in range(2):
+            hh = h if sgn == 0 else -h
+            if c < 9:
+                rz[iv, c] += hh
+            else:
+                perturb_node(rnk[iv], nd, kind, cc, hh)
+            dst = op if sgn == 0 else om
+            gdst = gp if sgn == 0 else gm
+            rdst = rop if sgn == 0 else rom
+            element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
+                          vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gdst, rscr, dst, 0, outa,
+                          alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rdst)
+            if c < 9:
+                rz[iv, c] -= hh
+            else:
+                perturb_node(rnk[iv], nd, kind, cc, -hh)
+        for a in range(nr + 6):
+            if a < 18:
+                d = -(op[a] - om[a]) / (2.0 * h)                        # rows are -(loads)
+            elif a < nr:
+                d = 0.0
+                if has_q and (a - 18) // 2 < m:
+                    d = (gp[p0 + (a - 18) // 2, (a - 18) % 2] - gm[p0 + (a - 18) // 2, (a - 18) % 2]) / (2.0 * h)
+            else:
+                d = 0.0 if rpass[e] else (rop[a - nr] - rom[a - nr]) / (2.0 * h)
+            if c < 9:
+                dz[a] = d * (dcoef if c >= 6 else 1.0)      # F, M algebraic (Δ); ν differential (dCoef Δ)
+            else:
+                dq[a, 3 * kind + cc] = d
+        if c < 9:
+            for a in range(nr + 6):
+                if a < nr:
+                    j_nr[e, a, c] = dz[a]
                 else:
-                    j_rr[e, a - 18, col + c] = gx
-                    j_rr[e, a - 18, col + 3 + c] = s
+                    j_rr[e, a - nr, c] = dz[a]
+        elif (c - 9) % 12 == 11:                                        # a node done: chain its columns
+            i = rnodes[iv, nd]
+            col = 9 + 6 * nd
+            for a in range(nr + 6):
+                for k in range(3):
+                    gx = dcoef * dq[a, k] + dq[a, 6 + k]
+                    sg = 0.0
+                    for b in range(3):
+                        sg += dcoef * dq[a, 3 + b] * G[i, b, k] + dq[a, 9 + b] * Tw[i, b, k]
+                    if a < nr:
+                        j_nr[e, a, col + k] = gx
+                        j_nr[e, a, col + 3 + k] = sg
+                    else:
+                        j_rr[e, a - nr, col + k] = gx
+                        j_rr[e, a - nr, col + 3 + k] = sg

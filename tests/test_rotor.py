@@ -420,3 +420,31 @@ def test_dynamic_inflow_rows_are_invariant_to_a_turn_about_the_rotor_axis():
     dim = RHO * AREA * OMEGA * RADIUS ** 3
     assert out[0] == pytest.approx(ref[0], rel=1e-12) and out[2] == pytest.approx(ref[2], rel=1e-12)
     assert out[1] - ref[1] == pytest.approx(-500.0 / dim, rel=1e-10)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(THIN_AIRFOIL), reason="MBDyn's test decks not available")
+@pytest.mark.parametrize("dcoef", [1e-2, 1.0])
+def test_coupled_jacobian_with_theodorsen_states(dcoef):
+    """Rotor coupling with aerodynamic elements that own Theodorsen states (13.69-13.71): the
+    assembled Jacobian, rotor rows and columns included, against central differences through
+    the solver's update rule."""
+    import sys
+    sys.path.insert(0, __import__("os").path.dirname(__file__))
+    from samples import randomize_state
+    from mbdae.engine.checks import jacobian_mismatch
+    from mbdae.elements.aerodynamic import Airfoil
+    from mbdae.elements.base import random_nodes, random_rotation
+    rng = np.random.default_rng(3)
+    m = Model()
+    random_nodes(m, rng, 4)
+    m.air_properties(1.225, [6.0, 1.0, -0.5], sound_speed=340.0)
+    m.c81_data(1, THIN_AIRFOIL, "free format")
+    m.induced_velocity(1, 1, 2, "dynamic inflow", 40.0, 5.0, initial_value=[0.02, 0.01, -0.01])
+    m.induced_velocity(2, 1, 2, "mangler", 40.0, 5.0, orientation=random_rotation(rng))
+    m.aerodynamic_body(11, 3, span=1.0, chord=0.3, points=2, induced_velocity=1, airfoil=Airfoil("theodorsen", (1,)))
+    m.aerodynamic_beam2(12, (3, 4), chord=0.2, points=1, induced_velocity=2, airfoil=Airfoil("theodorsen", (1,)))
+    system = System(m)
+    st = randomize_state(system, rng)
+    st.y[system.nodes.ig_rot] *= 0.1
+    err, scale, r, c, Ja, Jf = jacobian_mismatch(system, st, dcoef, eps=1e-6)
+    assert err <= 1e-5 * max(scale, 1.0), (system.owner_text(r), system.owner_text(c), Ja[r, c], Jf[r, c])

@@ -13,8 +13,9 @@ Two forms, as MBDyn 1.7.3 reads them:
       c = √(1.4 R T).
 
 The free stream V∞(t) is a 3-D template drive, uniform in space, evaluated once per
-evaluation; an element's section sees the air velocity V∞ (the element subtracts it from the
-section's own velocity).
+evaluation; `front 1D` gusts add g p(n·x + V_f t) at each section point x (evaluated per
+point by the element before its compiled call); an element's section sees the air velocity
+V∞ + gusts (the element subtracts it from the section's own velocity).
 
 `air_arrays(spec, t)` packs what the compiled `air_state` needs into one float array:
 [kind, ρ (explicit) or ρ0 (std), c, p0, T0, a, R, g0, z0, z1, z2, V∞x, V∞y, V∞z]."""
@@ -44,6 +45,7 @@ class AirSpec:
     z0: float = 0.0
     label: int = 1                     # MBDyn's air properties element is label 1
     output: bool = True
+    gusts: list = field(default_factory=list)   # Gust1D
 
     def __post_init__(self):
         if self.kind not in ("explicit", "std"):
@@ -59,6 +61,30 @@ class AirSpec:
                 raise ValueError(f"air properties: illegal temperature gradient {s['a']}")
             if not s["z2"] > s["z1"]:
                 raise ValueError(f"air properties: illegal stratosphere altitude {s['z2']}")
+
+
+@dataclass
+class Gust1D:
+    """MBDyn's `front 1D` gust (gust.cc): a front of normal n travelling at V_f; the air
+    velocity at x gains g · p(n·x + V_f t), p a drive of that abscissa."""
+    front: np.ndarray
+    direction: np.ndarray
+    front_velocity: float
+    profile: object                    # scalar drive of n·x + V_f t
+
+    def velocities(self, X, t):
+        """(m, 3) gust velocities at the points X (m, 3)."""
+        arg = X @ np.asarray(self.front, float) + self.front_velocity * t
+        vals = np.array([float(self.profile.value(a)) for a in arg])
+        return vals[:, None] * np.asarray(self.direction, float)[None, :]
+
+
+def gust_velocities(spec, X, t):
+    """Σ of the gusts' velocities at the points X (m, 3) at time t (zeros without gusts)."""
+    out = np.zeros((len(X), 3))
+    for g in (spec.gusts if spec is not None else ()):
+        out += g.velocities(X, t)
+    return out
 
 
 def standard(system="SI", temperature_deviation=None):

@@ -99,6 +99,14 @@ def test_free_format_thin_airfoil_is_two_pi_alpha():
 
 
 @need_shared
+def test_symlink_placeholder_is_followed():
+    """mbdyn-tests/c81/naca0012.c81 is a git symlink checked out as a one-line file holding
+    '../aero/naca0012.c81': read as the file it names (MBDyn would follow the link)."""
+    a, b = af.read_c81(SHARED / "c81" / "naca0012.c81"), af.read_c81(NACA)
+    assert np.array_equal(a.al, b.al) and np.array_equal(a.ad, b.ad) and np.array_equal(a.am, b.am)
+
+
+@need_shared
 def test_default_reader_switches_to_free_format_on_marker(tmp_path):
     text = THIN.read_text()
     p = tmp_path / "ff.c81"
@@ -202,6 +210,11 @@ def test_errors_name_file_and_line(tmp_path):
         af.read_c81(p, "xfoil")
     with pytest.raises(af.C81Error, match=r"nope\.c81:0: unable to open"):
         af.read_c81(tmp_path / "nope.c81")
+    # free format: the six counts must be on the header line
+    q = tmp_path / "ff.c81"
+    q.write_text("name; 1 2 1 2\n1 2\n0.\n")
+    with pytest.raises(af.C81Error, match=r"ff\.c81:1: end of line while reading NMM"):
+        af.read_c81(q, "free format")
 
 
 def test_echo_writes_what_the_readers_read(tmp_path):
@@ -347,3 +360,78 @@ def test_against_mbdyn_numbers():
         ours = np.r_[OUTA[1:7], R @ TNG[:3], R @ TNG[3:]]
         theirs = np.r_[aer, jnt]
         assert np.allclose(ours, theirs, rtol=1e-12, atol=1e-12 * (1 + np.abs(theirs).max()))
+
+
+# ------------------------------------------------------------- multiple / interpolated
+
+def test_multiple_switches_sharply_at_the_end_points(tmp_path):
+    """`c81, multiple, 3, A, -0.5, B, 0.5, C, 1.`: A on [−1, −0.5], B on (−0.5, 0.5],
+    C beyond (C81MultipleAeroData::SetSectionData)."""
+    tabs = [af.read_c81(_small_fixed(tmp_path, [(-180, 0), (-10, -s), (0, 0), (10, s), (180, 0)], f"{k}.c81"))
+            for k, s in (("a", 1.0), ("b", 0.8), ("c", 0.6))]
+    m = af.AirfoilModel("c81", tables=tuple(tabs), mode="multiple", bounds=(-0.5, 0.5, 1.0))
+    for xi, k in ((-1.0, 0), (-0.7, 0), (-0.5, 0), (-0.49, 1), (0.0, 1), (0.5, 1), (0.51, 2), (1.0, 2)):
+        assert m.at(xi).tables[0] is tabs[k]
+    with pytest.raises(ValueError, match="not in increasing order"):
+        af.AirfoilModel("c81", tables=tuple(tabs), mode="multiple", bounds=(-0.5, -0.6, 1.0))
+    with pytest.raises(ValueError, match="resolve multiple"):
+        af.pack_airfoils([m])
+
+
+def test_interpolated_merges_linearly_by_hand(tmp_path):
+    """`c81, interpolated, 2, A, -1., B, 1.` at ξ = 0.2: each coefficient is
+    0.4 A + 0.6 B (weights (1 − ξ)/2 and (ξ + 1)/2), the stall data recomputed."""
+    ta = af.read_c81(_small_fixed(tmp_path, [(-180, 0), (-10, -1.0), (0, 0), (10, 1.0), (180, 0)], "a.c81"))
+    tb = af.read_c81(_small_fixed(tmp_path, [(-180, 0), (-10, -0.5), (0, 0), (10, 0.5), (180, 0)], "b.c81"))
+    m = af.AirfoilModel("c81", tables=(ta, tb), mode="interpolated", bounds=(-1.0, 1.0))
+    t = m.at(0.2).tables[0]
+    assert af.c81_coef(t.ml, t.al, 10.0, 0.0) == pytest.approx(0.4 * 1.0 + 0.6 * 0.5, abs=1e-15)
+    assert af.c81_coef(t.ml, t.al, 5.0, 0.0) == pytest.approx(0.5 * (0.4 * 1.0 + 0.6 * 0.5), abs=1e-15)
+    assert t.stall[2, 0] == pytest.approx((0.4 * 1.0 + 0.6 * 0.5) / 10.0, rel=1e-14)
+    # the abscissae MBDyn merges at: Gauss points of each block of [−1, 1]
+    g = 1 / math.sqrt(3)
+    assert af.interpolated_abscissae(2, 1) == pytest.approx([-g, g], abs=1e-15)
+    assert af.interpolated_abscissae(2, 2) == pytest.approx([-0.5 - 0.5 * g, -0.5 + 0.5 * g,
+                                                             0.5 - 0.5 * g, 0.5 + 0.5 * g], abs=1e-15)
+    assert af.interpolated_abscissae(1, 3) == pytest.approx([-(1 + g) / 2, 0.0, (1 + g) / 2], abs=1e-15)
+
+
+def test_mbdyn_gauss_table_is_gauss_legendre():
+    """MBDyn's 15-digit table against the Gauss–Legendre nodes and weights (roots of P_n):
+    equal to the table's 15 decimals; requests beyond 10 points get 10, as in MBDyn."""
+    for n in range(1, 11):
+        x, w = af.mbdyn_gauss(n)
+        X, Wt = np.polynomial.legendre.leggauss(n)
+        assert np.abs(x - X).max() < 1e-14 and np.abs(w - Wt).max() < 1e-14
+        assert w.sum() == pytest.approx(2.0, abs=1e-14)
+    assert len(af.mbdyn_gauss(12)[0]) == 10 and len(af.mbdyn_gauss(0)[0]) == 1
+
+
+# MBDyn 1.7.3 with a pitch rate and offset force/velocity points: the pitching deck of
+# tests/test_airfoil_unsteady.py (MBDYN_PITCH) at 60 rad/s (`sine, 0., 60., 6.*deg2rad, forever,
+# 10.*deg2rad`, node angular velocity 360°/s) with `const, 0.05` force point and `const, 0.15`
+# velocity point, steady `naca0012` or `c81, 1` (naca0012.c81): θ (.mov column 6) and ω_Y
+# (column 12) of MBDyn's node at a step, the .aer columns 2-7 and .jnt columns 8-13 there.
+MBDYN_PITCH_RATE = [
+    ('naca0012', 8.323507010806471, 6.040026888875342, [7.680436858954664, -0.0, 0.23492316395106083, 0.7901601283430248, 0.008359524041190333, 0.0], [50.95950113497449, 0.0, 1540.8355580090802, 0.0, 76.59910718764782, 0.0]),
+    ('naca0012', 15.979427819808286, -0.520145605736048, [16.03313283938848, -0.0, 0.23535739399205916, 0.845773588034112, 0.21009120926814845, 0.0], [409.0013307727627, 0.0, 1659.8247826082793, 0.0, 85.41425132964223, 0.0]),
+    ('c81', 8.323507010806471, 6.040026888875342, [7.680437070206795, -0.0, 0.23492316395106083, 0.8223562432426554, 0.01328869931233087, 0.0], [43.99532431413698, 0.0, 1606.3474047880225, 0.0, 79.78978854332235, 0.0]),
+    ('c81', 15.979427819808286, -0.520145605736048, [16.033133280383378, -0.0, 0.23535739399205916, 1.0376108079099051, 0.1653049222281712, -0.07495414298523714], [322.26448663626064, 0.0, 2035.1141276446012, 0.0, 28.76519889334972, 0.0]),
+]
+
+
+@need_shared
+def test_pitch_rate_and_offset_points_against_mbdyn():
+    """The angular velocity enters through the velocity point (v2 + d ω3) and the moment
+    through the force point; the built-in model applies the velocity-point shift twice in
+    its load formula, as aerod2.f does — both as MBDyn computes them."""
+    R0 = lambda th: np.array([[-math.cos(th), math.sin(th), 0.0], [0.0, 0.0, 1.0], [math.sin(th), math.cos(th), 0.0]])
+    for airfoil, th_deg, wy, aer, jnt in MBDYN_PITCH_RATE:
+        model = af.AirfoilModel("naca0012") if airfoil == "naca0012" else \
+            af.AirfoilModel("c81", tables=(af.read_c81(NACA),))
+        th = math.radians(th_deg)
+        W = np.array([80.0 * math.cos(th), -80.0 * math.sin(th), 0.0, 0.0, 0.0, wy])
+        rc, TNG, OUTA = section(model, W, [RHO, 340.0, 0.5, 0.05, 0.15, 0.0])
+        R = R0(th)
+        ours = np.r_[OUTA[1:7], R @ TNG[:3], R @ TNG[3:]]
+        assert ours == pytest.approx(np.r_[aer, jnt], rel=1e-11, abs=1e-10)

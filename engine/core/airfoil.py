@@ -17,7 +17,14 @@ TNG (6,) is the force and moment per unit span in the airfoil frame, OUTA (20,) 
 
 C81 coefficient tables hold angles in degrees; a table `a` of one coefficient is
 (NA, NM + 1): column 0 the angles, column j + 1 the values at Mach m[j].  The compiled
-functions read everything from the flat arrays made by `pack_airfoils`."""
+functions read everything from the flat arrays made by `pack_airfoils`.
+
+Per evaluation point an element calls, as MBDyn's Aerodynamic2DElem does: for `bielawa`,
+`predict_alpha_rates(atan2(−W1, W0), t, hist_alpha, hist_t, n_updates)` then `airfoil_loads`;
+after each converged step (t = 0 after the initial derivatives included)
+`update_alpha_history` and n_updates += 1.  For `theodorsen`, `theodorsen_section` with the
+point's two states and, in `prev`, the (α_pivot, α̇, t) its `rates` output gave at the last
+converged step (zeros and the initial time before the first)."""
 from dataclasses import dataclass, field
 import math
 import os
@@ -112,11 +119,12 @@ class _Lines:
         return value
 
 
-def _check_increasing(lines, v, what, line):
+def _check_increasing(path, v, what, line):
+    """MBDyn's check_vec: Mach numbers and angles strictly increasing."""
     for i in range(1, len(v)):
         if v[i] <= v[i - 1]:
-            raise lines.error(f"{what} not strictly increasing at entry {i + 1} "
-                              f"({v[i - 1]:g} then {v[i]:g})", line)
+            raise C81Error(f"{path}:{line}: {what} not strictly increasing at entry {i + 1} "
+                           f"({v[i - 1]:g} then {v[i]:g})")
 
 
 def _fixed_vec(lines, n, what):
@@ -167,9 +175,9 @@ def _read_fixed(path, text):
     for key, nm, na in (("l", NML, NAL), ("d", NMD, NAD), ("m", NMM, NAM)):
         what = {"l": "cl", "d": "cd", "m": "cm"}[key]
         mach, line = _fixed_vec(lines, nm, f"{what} Mach numbers")
-        _check_increasing(lines, mach, f"{what} Mach numbers", line)
+        _check_increasing(path, mach, f"{what} Mach numbers", line)
         tab, line = _fixed_mat(lines, na, nm + 1, f"{what} table")
-        _check_increasing(lines, tab[:, 0], f"{what} angles of attack", line)
+        _check_increasing(path, tab[:, 0], f"{what} angles of attack", line)
         out["m" + key], out["a" + key] = mach, tab
     return head[:30], out
 
@@ -177,8 +185,9 @@ def _read_fixed(path, text):
 class _Tokens:
     """Whitespace-separated numbers with their line numbers (std::istream >> double)."""
 
-    def __init__(self, path, lines, first_line):
+    def __init__(self, path, lines, first_line, end="file"):
         self.path = path
+        self.end = end
         self.items = []
         for k, line in enumerate(lines):
             for tok in line.split():
@@ -188,7 +197,7 @@ class _Tokens:
 
     def number(self, what, convert=float):
         if self.i >= len(self.items):
-            raise C81Error(f"{self.path}:{self.last_line}: end of file while reading {what}")
+            raise C81Error(f"{self.path}:{self.last_line}: end of {self.end} while reading {what}")
         tok, line = self.items[self.i]
         self.i += 1
         pattern = _STRTOL if convert is int else _STRTOD
@@ -213,12 +222,13 @@ def _read_free(path, text, skip_marker):
     if ";" not in head:
         raise C81Error(f"{path}:{k + 1}: free format header needs 'name; NML NAL NMD NAD NMM NAM'")
     name, rest = head.split(";", 1)
-    toks = _Tokens(path, [rest] + lines[k + 1:], k + 1)
+    htoks = _Tokens(path, [rest], k + 1, "line")    # the counts come from the header line only
     names = ("NML", "NAL", "NMD", "NAD", "NMM", "NAM")
     counts = []
     for nm in names:
-        n, line = toks.number(f"{nm} (header)", int)
+        n, line = htoks.number(f"{nm} (header)", int)
         counts.append(n)
+    toks = _Tokens(path, lines[k + 1:], k + 2)
     for nm, n in zip(names, counts):
         if n <= 0:
             raise C81Error(f"{path}:{k + 1}: header count {nm} = {n} must be positive")
@@ -229,14 +239,14 @@ def _read_free(path, text, skip_marker):
         mach = np.empty(nm)
         for c in range(nm):
             mach[c], line = toks.number(f"{what} Mach number #{c + 1}")
-        _check_increasing(_Lines(path, ""), mach, f"{what} Mach numbers", line)
+        _check_increasing(path, mach, f"{what} Mach numbers", line)
         tab = np.empty((na, nm + 1))
         first = None
         for r in range(na):
             for c in range(nm + 1):
                 tab[r, c], line = toks.number(f"{what} table row {r + 1} column {c + 1}")
                 first = line if first is None else first
-        _check_increasing(_Lines(path, ""), tab[:, 0], f"{what} angles of attack", first)
+        _check_increasing(path, tab[:, 0], f"{what} angles of attack", first)
         out["m" + key], out["a" + key] = mach, tab
     return name[:30], out
 
@@ -606,12 +616,57 @@ class AirfoilModel:
                             self.theodorsen_param)
 
 
+# MBDyn's Gauss–Legendre table (libmbutil/gauss.cc): 15-digit points and weights for 1 to 10
+# points (requests outside 1..10 are clamped there)
+_GAUSS_P = (
+    (0.0,),
+    (-0.577350269189626, 0.577350269189626),
+    (-0.774596669241483, 0.0, 0.774596669241483),
+    (-0.861136311594053, -0.339981043584856, 0.339981043584856, 0.861136311594053),
+    (-0.906179845938664, -0.538469310105683, 0.0, 0.538469310105683, 0.906179845938664),
+    (-0.932469514203152, -0.661209386466264, -0.238619186083197, 0.238619186083197, 0.661209386466264,
+     0.932469514203152),
+    (-0.949107912342758, -0.741531185599394, -0.405845151377397, 0.0, 0.405845151377397, 0.741531185599394,
+     0.949107912342758),
+    (-0.960289856497536, -0.796666477413627, -0.525532409916329, -0.183434642495650, 0.183434642495650,
+     0.525532409916329, 0.796666477413627, 0.960289856497536),
+    (-0.968160239507626, -0.836031107326636, -0.613371432700590, -0.324253423403809, 0.0, 0.324253423403809,
+     0.613371432700591, 0.836031107326636, 0.968160239507626),
+    (-0.973906528517171, -0.865063366688985, -0.679409568299025, -0.433395394129247, -0.148874338981631,
+     0.148874338981631, 0.433395394129247, 0.679409568299024, 0.865063366688984, 0.973906528517172),
+)
+_GAUSS_W = (
+    (2.0,),
+    (1.0, 1.0),
+    (0.555555555555556, 0.888888888888889, 0.555555555555556),
+    (0.347854845137454, 0.652145154862546, 0.652145154862546, 0.347854845137454),
+    (0.236926885056189, 0.478628670499367, 0.568888888888889, 0.478628670499367, 0.236926885056189),
+    (0.171324492379171, 0.360761573048139, 0.467913934572690, 0.467913934572690, 0.360761573048139,
+     0.171324492379171),
+    (0.129484966168870, 0.279705391489277, 0.381830050505119, 0.417959183673469, 0.381830050505119,
+     0.279705391489277, 0.129484966168870),
+    (0.101228536290376, 0.222381034453375, 0.313706645877887, 0.362683783378362, 0.362683783378362,
+     0.313706645877887, 0.222381034453375, 0.101228536290376),
+    (0.081274388361575, 0.180648160694858, 0.260610696402935, 0.312347077040002, 0.330239355001259,
+     0.312347077040002, 0.260610696402936, 0.180648160694857, 0.081274388361575),
+    (0.066671344308688, 0.149451349150581, 0.219086362515981, 0.269266719309996, 0.295524224714752,
+     0.295524224714752, 0.269266719309996, 0.219086362515982, 0.149451349150581, 0.066671344308688),
+)
+
+
+def mbdyn_gauss(n):
+    """(points, weights) of MBDyn's n-point Gauss–Legendre rule on [−1, 1] as tabulated in
+    MBDyn (15 digits; n clamped to 1..10 as there)."""
+    n = min(max(int(n), 1), 10)
+    return np.array(_GAUSS_P[n - 1]), np.array(_GAUSS_W[n - 1])
+
+
 def interpolated_abscissae(n_points, n_blocks):
     """The abscissae at which `c81, interpolated` merges its tables (C81InterpolatedAeroData):
-    the Gauss–Legendre points of each of the n_blocks spans of [−1, 1] (1 block: [−1, 1];
+    MBDyn's Gauss points of each of the n_blocks spans of [−1, 1] (1 block: [−1, 1];
     2: [−1, 0], [0, 1]; 3: [−1, −1/√3], [−1/√3, 1/√3], [1/√3, 1])."""
     bs = {1: (-1.0, 1.0), 2: (-1.0, 0.0, 1.0), 3: (-1.0, -1.0 / math.sqrt(3.0), 1.0 / math.sqrt(3.0), 1.0)}[n_blocks]
-    x, _ = np.polynomial.legendre.leggauss(n_points)
+    x, _ = mbdyn_gauss(n_points)
     out = []
     for b in range(n_blocks):
         bl, bm = bs[b + 1] - bs[b], bs[b + 1] + bs[b]
@@ -944,15 +999,17 @@ def _linint(xy, x):
                 break
     k2 = k1 + 1
     pend = (xy[k2, 1] - xy[k1, 1]) / (xy[k2, 0] - xy[k1, 0])
-    return xy[k1, 1] + pend * (x - xy[k1, 0]), pend
+    return xy[k1, 1] + pend * (x - xy[k1, 0])
 
 
 @kernel
 def _cpcrcm(aphij, emij, jpro, iretrn):
     """aerod2.f's CPCRCM: the semi-analytical NACA 0012 (jpro 1; RAE 9671, jpro 2, adds its
     small-angle cubic fits) coefficients at angle aphij [rad] and Mach emij.  Returns
-    (aphij as CPCRCM leaves it, cl, cd, cm, aslop0); cm about the quarter chord unless
-    iretrn = 1 (then about the leading-edge reference of the fits)."""
+    (aphij as CPCRCM leaves it, cl, cd, cm, the reference slope AS0, the friction drag CRF);
+    the slopes and Mach derivatives CPCRCM also returns are unused by MBDyn's loads.  cm
+    about the quarter chord unless iretrn = 1 (then about the leading-edge reference of the
+    fits)."""
     PG = 3.14159265358979323846
     crf = 0.006
     neg = 1
@@ -972,11 +1029,9 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
     clift = 0.0
     cdrag = 0.0
     cmome = 0.0
-    aslop = 0.0
     fourier_drag = True
     if aphij < c2:
-        aslop = 5.7296 / sqt
-        clift = aslop * aphij
+        clift = 5.7296 / sqt * aphij
         cdrag = 0.006 + 0.13131 * aphij * aphij
         cmome = 1.4324 * aphij / sqt
         fourier_drag = False
@@ -985,7 +1040,6 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
         c2b = (0.12217 + 0.22689 * emij) * sqt
         cmome = clift / (4 * c2b)
         clift = clift / c2b
-        aslop = (1.3 * emij - 0.59) / c2b
     elif aphij < 2.7402:
         s = math.sin(aphij)
         s2 = math.sin(2.0 * aphij)
@@ -993,15 +1047,11 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
         s4 = math.sin(4.0 * aphij)
         clift = (0.080373 * s + 1.04308 * s2 - 0.011059 * s3 + 0.023127 * s4) / sqt
         cmome = (-0.02827 * s + 0.14022 * s2 - 0.00622 * s3 + 0.01012 * s4) / sqt
-        aslop = (0.080373 * math.cos(aphij) + 2.08616 * math.cos(2.0 * aphij)
-                 - 0.033177 * math.cos(3.0 * aphij) + 0.092508 * math.cos(4.0 * aphij)) / sqt
     elif aphij < 3.0020:
         clift = -(0.4704 + 0.10313 * aphij) / sqt
-        aslop = -0.10313 / sqt
         cmome = -(0.4786 + 0.02578 * aphij) / sqt
     else:
         clift = (-17.55 + 5.5864 * aphij) / sqt
-        aslop = 5.5864 / sqt
         cmome = (-12.5109 + 3.9824 * aphij) / sqt
     if fourier_drag:
         cdrag = (1.1233 - 0.029894 * math.cos(aphij) - 1.00603 * math.cos(2.0 * aphij)
@@ -1010,19 +1060,18 @@ def _cpcrcm(aphij, emij, jpro, iretrn):
     if jpro == 2 and not abs(aphij) > 0.21956242:
         if neg < 0:
             aphij = -aphij
-        p1, _a = _linint(_RAE_D1, emij)
-        p2, _b = _linint(_RAE_D2, emij)
-        p3, _c = _linint(_RAE_D3, emij)
+        p1 = _linint(_RAE_D1, emij)
+        p2 = _linint(_RAE_D2, emij)
+        p3 = _linint(_RAE_D3, emij)
         a2 = aphij * aphij
         a3 = aphij * a2
         clift = p1 * a3 + p2 * a2 + p3 * aphij
-        aslop = 3.0 * p1 * a2 + 2.0 * p2 * aphij + p3
         as0 = p3
-        r0, _d = _linint(_RAE_CD0, emij)
+        r0 = _linint(_RAE_CD0, emij)
         crf = r0
-        r1, _e = _linint(_RAE_B1, emij)
-        r2, _f = _linint(_RAE_B2, emij)
-        r3, _g = _linint(_RAE_B3, emij)
+        r1 = _linint(_RAE_B1, emij)
+        r2 = _linint(_RAE_B2, emij)
+        r3 = _linint(_RAE_B3, emij)
         aphij = abs(aphij)
         a3 = abs(a3)
         cdrag = r0 + aphij * r1 + a2 * r2 + a3 * r3
@@ -1292,14 +1341,29 @@ def theodorsen_section(ints, floats, start, W, vam, q, qdot, t, prev, rates, TNG
 
 
 @kernel
-def theodorsen_section_jacobian(ints, floats, start, W, vam, dg_dq):
-    """∂g/∂q of `theodorsen_section` (2 × 2, MBDyn's AssJac state block; ∂g/∂q̇ = I)."""
+def theodorsen_section_jacobian(ints, floats, start, W, vam, q, dg_dq, dg_dW):
+    """Analytic derivatives of the state residual g of `theodorsen_section`: dg_dq (2, 2)
+    (MBDyn's AssJac state block; ∂g/∂q̇ = I) and dg_dW (2, 6) through d = 2U/c and u2 (the
+    coupling MBDyn leaves out of its Jacobian; the loads' derivatives are AERO's differences)."""
     b1 = THEO_PAR[ints[start + I_TPAR], 2]
     b2 = THEO_PAR[ints[start + I_TPAR], 3]
     chord, d34 = vam[2], vam[4]
-    Uinf = math.sqrt(W[0] * W[0] + (W[1] + d34 * W[5]) ** 2)
+    vy = W[1] + d34 * W[5]
+    U2 = W[0] * W[0] + vy * vy
+    Uinf = math.sqrt(U2)
     d = 2.0 * Uinf / chord
     dg_dq[0, 0] = 0.0
     dg_dq[0, 1] = -1.0
     dg_dq[1, 0] = b1 * b2 * d * d
     dg_dq[1, 1] = (b1 + b2) * d
+    for j in range(6):
+        dg_dW[0, j] = 0.0
+        dg_dW[1, j] = 0.0
+    dg_dd = 2.0 * b1 * b2 * d * q[0] + (b1 + b2) * q[1]
+    dd0 = 2.0 / chord * W[0] / Uinf
+    dd1 = 2.0 / chord * vy / Uinf
+    du0 = vy / U2
+    du1 = -W[0] / U2
+    dg_dW[1, 0] = dg_dd * dd0 - du0
+    dg_dW[1, 1] = dg_dd * dd1 - du1
+    dg_dW[1, 5] = d34 * dg_dW[1, 1]

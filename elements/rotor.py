@@ -150,6 +150,9 @@ class InducedVelocities(ElementFamily):
         super().__init__(specs, nodes)
         S = self.specs
         self.model_air = air            # the model's `air properties` (engine/core/air.py AirSpec) or None
+        for s in S:
+            if air is None and s.air is None:       # MBDyn: "... while no air properties are defined"
+                raise ValueError(f"induced velocity {s.label}: air properties are not defined")
         if len(set(self.labels.tolist())) != self.ne:
             raise ValueError("induced velocity: duplicate labels")
         self.nodes3 = np.full((self.ne, 3), -1, np.int64)
@@ -225,7 +228,7 @@ class InducedVelocities(ElementFamily):
 
     def air(self, ctx):
         """(ne, 5): ρ, c, v∞ at each rotor node: the model's air properties (one compiled call),
-        else each rotor's own `air` (zero when neither is given: no inflow, as MBDyn without air)."""
+        else each rotor's own `air` (one of them is required: __init__)."""
         out = np.empty((self.ne, 5))
         if self.model_air is not None:
             rk.rotor_air(airmod.air_arrays(self.model_air, ctx.t), self.nodes3, ctx.kin.x, out)

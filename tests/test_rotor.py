@@ -448,3 +448,13 @@ def test_coupled_jacobian_with_theodorsen_states(dcoef):
     st.y[system.nodes.ig_rot] *= 0.1
     err, scale, r, c, Ja, Jf = jacobian_mismatch(system, st, dcoef, eps=1e-6)
     assert err <= 1e-5 * max(scale, 1.0), (system.owner_text(r), system.owner_text(c), Ja[r, c], Jf[r, c])
+
+
+def test_a_rotor_needs_air():
+    """As MBDyn (which aborts "while no air properties are defined"), a rotor without air is an error."""
+    m = Model()
+    m.structural_node(1, "static", position=np.zeros(3))
+    m.structural_node(2, "static", position=np.zeros(3))
+    m.induced_velocity(3, 1, 2, "no")
+    with pytest.raises(ValueError, match="air properties are not defined"):
+        System(m)

@@ -62,7 +62,7 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
     Rotor coupling (elements/rotor.py): riv[e] ≥ 0 names the element's rotor, whose induced
     velocity rotor_inflow(rip, rfp, rz, rnk, rair)[riv[e]] at the section point is added to
     the air-relative velocity (MBDyn's aeroelem.cc, Vr += GetInducedVelocity(X)); rout (6,)
-    gets the loads the rotor sums, F and the moment about the rotor node."""
+    gets the loads the rotor sums, F and the moment about the craft node (MBDyn's pole)."""
     for k in range(18):
         out[k] = 0.0
     for k in range(6):
@@ -177,7 +177,7 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                 out[6 * k + j] += F[j]
                 out[6 * k + 3 + j] += M[j]
             if iv >= 0:                                                 # rotor coupling
-                Mp = vadd(vsub(M, vcross(arm, F)), vcross(vsub(X, (rnk[iv, 1, 0], rnk[iv, 1, 1], rnk[iv, 1, 2])), F))
+                Mp = vadd(vsub(M, vcross(arm, F)), vcross(vsub(X, (rnk[iv, 0, 0], rnk[iv, 0, 1], rnk[iv, 0, 2])), F))
                 for j in range(3):
                     rout[j] += F[j]
                     rout[3 + j] += Mp[j]
@@ -425,7 +425,7 @@ def rotor_columns(e, dcoef, nn, ng, f_loc, Ra, pstart, ds, wpre, sdata, mstart, 
     """The columns of element e's rotor (its unknowns F, M, ν, then Δẋ, Δġ of its craft and
     rotor nodes) in the element's rows j_nr (nr, 21: node rows, Theodorsen state rows) and in
     the rotor's rows j_rr (6, 21), by central differences of the loads through the induced
-    velocity (and of the moment arm about the rotor node), chained to the Newton increments
+    velocity (and of the moment arm about the craft node), chained to the Newton increments
     as the node columns are."""
     iv = riv[e]
     p0 = pstart[e]

@@ -4,8 +4,8 @@ eqs. 13.183-13.220): no induced velocity, uniform, Glauert (with its variants), 
 and Pitt-Peters dynamic inflow, with MBDyn's `.rot` output.
 
 Unknowns of each rotor: F (3), M (3), algebraic, the aerodynamic force and moment about the
-rotor node (global frame) summed over the aerodynamic elements that name the rotor, whose
-rows are F = Σ f_sec, M = Σ (m_sec + (x_sec − x_rotor) × f_sec) (the aerodynamic family writes
+craft node's position (global frame; MBDyn's ResetForce puts the pole there) summed over the aerodynamic elements that name the rotor, whose
+rows are F = Σ f_sec, M = Σ (m_sec + (x_sec − x_craft) × f_sec) (the aerodynamic family writes
 the Σ part into the rotor's rows, with its Jacobian), and for dynamic inflow the three inflow
 states (ν₀, ν_s, ν_c), differential, of M ν̇ + Ω L⁻¹ ν = Ω [C_T, C_l, C_m] (13.216-13.219).
 This is a fully implicit form of MBDyn's coupling, which sums the loads of the previous residual

@@ -5,7 +5,7 @@ One rotor instance k is described by
 - iparams[k] (NI,): model code, Glauert variant, max iterations, has ground node;
 - fparams[k] (NF,): reference Ω, radius R, tolerance, η, hover and forward-flight
   correction factors k_H, k_FF, the orientation R_h (9, row-major) of the rotor in the craft frame;
-- z (NZ,): its unknowns F (3), M (3) (global, moment about the rotor node), the dynamic
+- z (NZ,): its unknowns F (3), M (3) (global, moment about the craft node's position, as MBDyn's Res), the dynamic
   inflow states s = (ν₀, ν_s, ν_c) and their committed companions: the mean induced velocity
   of the last converged step u_prev, the start of the local Newton u_ref, the memory factor w;
 - nodes_kin (3, 18): x (3), R (9, row-major), v (3), ω (3) of the craft, rotor and ground nodes;
@@ -373,7 +373,7 @@ def perturb_node(nk, a, kind, j, h):
 def rotor_equations(iparams, fparams, off, dyn_index, nodes3, y, yp, stz, air, x, R, v, w, G, Tw, dcoef,
                     want_jac, r_fm, r_di, j_fm, j_di):
     """The family's rows: r_fm (ne, 6) = −[F; M] (the aerodynamic elements add their
-    sectional forces and moments about the rotor node, 13.3), ∂/∂[F; M] = −I; r_di (nd, 3):
+    sectional forces and moments about the craft node, 13.3), ∂/∂[F; M] = −I; r_di (nd, 3):
     the dynamic inflow rows of the rotors with that model, their Jacobian j_di (nd, 3, 21)
     over (F, M, Δν̇, Δẋ_c, Δġ_c, Δẋ_r, Δġ_r) by central differences (manual 13.2) chained to
     the Newton increments (G8: Δẋ → δx = dCoef Δẋ, δv = Δẋ; Δġ → θ = dCoef G Δġ, δω = T_ω Δġ)."""

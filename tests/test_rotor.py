@@ -458,3 +458,27 @@ def test_a_rotor_needs_air():
     m.induced_velocity(3, 1, 2, "no")
     with pytest.raises(ValueError, match="air properties are not defined"):
         System(m)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(THIN_AIRFOIL), reason="MBDyn's test decks not available")
+def test_rotor_moment_is_taken_about_the_craft_node(tmp_path):
+    """MBDyn sums the rotor's moment about the craft node's position (ResetForce's pole), not the
+    rotor node's: the hovering rotor above with its craft node 1 at (0.3, −0.2, −1) and a 6 m/s
+    edgewise stream; .rot columns 2-13 against MBDyn 1.7.3's at t = 0.05 s."""
+    import mbdae
+    from mbdae.engine.io.mbdyn.deck import read_deck
+    blades = "\n".join(BLADE.format(label=11 + k, cx=cx, cy=cy, ux=ux, uy=uy) for k, (cx, cy, ux, uy) in
+                       enumerate(((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0))))
+    text = HOVER_DECK.format(c81=THIN_AIRFOIL, blades=blades)
+    for a, b in (("structural: 1, static, null, eye, null, null;", "structural: 1, static, 0.3, -0.2, -1., eye, null, null;"),
+                 ("axial rotation, 1, null, hinge", "axial rotation, 1, -0.3, 0.2, 1., hinge"),
+                 ("1., 0., 0., const, 0.;", "1., 0., 0., const, 6.;"), ("final time: 0.1;", "final time: 0.05;")):
+        assert a in text
+        text = text.replace(a, b)
+    path = tmp_path / "offset.mbd"
+    path.write_text(text)
+    mbdae.run(read_deck(str(path), echo=lambda *a, **k: None), output_prefix=str(tmp_path / "o"))
+    row = np.loadtxt(tmp_path / "o.rot")[-1]
+    mbdyn = [9.789048e-01, -5.273818e-06, 1.776196e+02, 9.533595e+01, 5.426466e+01, -8.336448e+00, 9.497083e-01,
+             6.0, 0.0, 1.5e-01, 2.374271e-02, 1.413814e+00]
+    assert np.allclose(row[1:13], mbdyn, rtol=2e-6, atol=1e-9)

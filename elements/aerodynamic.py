@@ -326,6 +326,8 @@ class AerodynamicElements(ElementFamily):
                                  "is not defined")
             self.riv[e] = idx[0]
         self.coupled = bool((self.riv >= 0).any())
+        if rotors is not None:
+            rotors.aero = self                                  # the rotors' resultant sets (.rot)
 
     def _rotor_inputs(self, ctx):
         """(rip, rfp, rz, rnk, rair, rnodes) of the rotor family at ctx (empty without rotors)."""

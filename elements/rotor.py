@@ -54,19 +54,24 @@ class InducedVelocitySpec:
     initial_value: np.ndarray = field(default_factory=lambda: np.zeros(3))
     air: object = None                 # (ρ, c, v∞ (3)) when the model has no air properties
     output: bool = True
+    sets: tuple = ()                   # resultant sets: (kind "node" | "local" | "external", node, labels)
 
 
 # ---------------------------------------------------------------------- Model builder methods
 def induced_velocity(model, label, craft, rotor, model_type="uniform", omega_ref=0.0, radius=0.0,
                      orientation=None, glauert_type="glauert", ground=None, delay=None, max_iterations=1,
-                     tolerance=None, eta=1.0, correction=(1.0, 1.0), initial_value=None, air=None, output=True):
+                     tolerance=None, eta=1.0, correction=(1.0, 1.0), initial_value=None, air=None, output=True,
+                     sets=()):
     """Rotor induced velocity element (input manual "Induced velocity", theory 13.8): `craft`
     and `rotor` structural node labels (axis 3 of R_craft·orientation is the rotor axis);
     model_type one of no, uniform, glauert (glauert_type: glauert, coleman, drees, payne,
     white and blake, pitt and peters, howlett), mangler, dynamic inflow; reference Ω and
     radius; options ground node, delay (memory factor drive), max_iterations/tolerance/eta of
     the local Newton, correction (hover, forward flight), initial_value (ν₀, ν_s, ν_c) of
-    dynamic inflow; `air` = (ρ, c, v∞) seen by the rotor when the model has no air properties."""
+    dynamic inflow; `air` = (ρ, c, v∞) seen by the rotor when the model has no air properties;
+    `sets`: resultant force sets written to .rot (MBDyn's `set`), each (kind, node, element labels)
+    with kind "node" (about the node, global), "local" (about the node, in its frame) or "external"
+    (about the origin, node None)."""
     kind = str(model_type).lower()
     if kind not in MODELS:
         raise ValueError(f"induced velocity {label}: model must be one of {sorted(MODELS)}, not {model_type!r}")
@@ -89,11 +94,20 @@ def induced_velocity(model, label, craft, rotor, model_type="uniform", omega_ref
         raise ValueError(f"induced velocity {label}: correction factors must be positive")
     if air is not None:
         air = np.asarray([air[0], air[1], *np.asarray(air[2], float).reshape(3)], float)
+    checked = []
+    for kind_s, node, labels in sets:
+        if kind_s not in ("node", "local", "external") or (node is None) != (kind_s == "external"):
+            raise ValueError(f"induced velocity {label}: a set is (\"node\" | \"local\", node, labels) "
+                             "or (\"external\", None, labels)")
+        labels = tuple(int(l) for l in labels)
+        if not labels or len(set(labels)) != len(labels):
+            raise ValueError(f"induced velocity {label}: a set needs distinct element labels")
+        checked.append((kind_s, node, labels))
     model.induced_velocities.append(InducedVelocitySpec(
         label, craft, rotor, kind, float(omega_ref), float(radius), mat(orientation), gt, ground,
         scalar_drive(delay), int(max_iterations), DOUBLE_MAX if tolerance is None else float(tolerance),
         float(eta), kh, kff, np.zeros(3) if initial_value is None else np.asarray(initial_value, float).reshape(3),
-        air, output))
+        air, output, tuple(checked)))
     return label
 
 
@@ -145,6 +159,7 @@ class InducedVelocities(ElementFamily):
     name = "induced velocity"
     output_file = "rot"
     has_state = True
+    has_step_start = True             # the committed companions take effect at the next step (begin_step)
 
     def __init__(self, specs, nodes, air=None):
         super().__init__(specs, nodes)
@@ -175,6 +190,7 @@ class InducedVelocities(ElementFamily):
         self.counts = np.where(self.dynamic, 9, 6).astype(np.int64)
         self.n_internal = int(self.counts.sum())
         self.delays = [s.delay for s in S]
+        self.aero = None                # the aerodynamic family (set by its couple_rotors): resultant sets
         self.own_air = np.array([np.zeros(5) if s.air is None else s.air for s in S], float).reshape(self.ne, 5)
 
     def set_offset(self, start):
@@ -222,9 +238,19 @@ class InducedVelocities(ElementFamily):
         return p
 
     def initial_state(self):
-        """Committed companions (ne, 3): mean inflow of the last step, start of the local
-        Newton, memory factor (MBDyn's dUMeanPrev, dUMeanRef, dWeight)."""
-        return {"companions": np.zeros((self.ne, 3))}
+        """Companions (ne, 3): mean inflow of the last step, start of the local Newton, memory
+        factor (MBDyn's dUMeanPrev, dUMeanRef, dWeight); "pending": those of the last commit,
+        which begin_step makes current (until then, outputs see the ones the step used, as
+        MBDyn's output sees its last residual evaluation)."""
+        return {"companions": np.zeros((self.ne, 3)), "pending": np.zeros((self.ne, 3))}
+
+    def begin_step(self, ctx, families):
+        """On the predicted state of a step: the companions of the last commit become current
+        (a new dict; the committed arrays are unchanged, so a retried step starts again)."""
+        arrays = families.get(self.state_key) or self.initial_state()
+        out = dict(families)
+        out[self.state_key] = {"companions": arrays["pending"], "pending": arrays["pending"]}
+        return out
 
     def air(self, ctx):
         """(ne, 5): ρ, c, v∞ at each rotor node: the model's air properties (one compiled call),
@@ -264,7 +290,7 @@ class InducedVelocities(ElementFamily):
         _, new = self._outputs(ctx)
         for k, d in enumerate(self.delays):
             new[k, 2] = 0.0 if d is None else min(max(float(d.value(ctx.t)), 0.0), 1.0)
-        return {"companions": new}
+        return {"companions": arrays["companions"], "pending": new}
 
     def inflow_data(self, ctx):
         """(iparams, fparams, z (ne, NZ), nodes_kin (ne, 3, 18), air (ne, 5)) of every rotor at
@@ -281,12 +307,46 @@ class InducedVelocities(ElementFamily):
         flag, iterations; dynamic inflow adds ν₀, ν_s, ν_c."""
         out, _ = self._outputs(ctx)
         sel = np.array([s.output for s in self.specs], bool)
+        if not any(s.sets for s in self.specs):
+            groups = []
+            for dyn, width in ((False, 15), (True, 18)):
+                m = sel & (self.dynamic == dyn)
+                if m.any():
+                    groups.append((self.labels[m], out[m, :width]))
+            return groups
+        # with resultant sets, MBDyn writes each rotor's row then its sets' rows `label:i F M`
+        sets = self.resultant_sets(ctx)
         groups = []
-        for dyn, width in ((False, 15), (True, 18)):
-            m = sel & (self.dynamic == dyn)
-            if m.any():
-                groups.append((self.labels[m], out[m, :width]))
+        for k in np.flatnonzero(sel):
+            groups.append((self.labels[k:k + 1], out[k:k + 1, :18 if self.dynamic[k] else 15]))
+            if sets[k]:
+                groups.append((np.array([f"{self.labels[k]:8d}:{i + 1}" for i in range(len(sets[k]))]),
+                               np.array(sets[k])))
         return groups
+
+    def resultant_sets(self, ctx):
+        """[[F (3) + M (3) per set] per rotor]: the loads of the set's aerodynamic elements that
+        feed the rotor (not passive), the moment about the set's node (global, or in the node's
+        frame for `local`) or the origin (`external`), as MBDyn's ResForceSet."""
+        out = [[] for _ in range(self.ne)]
+        aero = self.aero
+        loads = aero.nodal_loads(ctx) if aero is not None else None
+        x, R = ctx.kin.x, ctx.kin.R
+        for k, spec in enumerate(self.specs):
+            for kind, node, labels in spec.sets:
+                F, M = np.zeros(3), np.zeros(3)
+                pole = np.zeros(3) if node is None else x[self.nodes.index(node)]
+                if aero is not None:
+                    for e in np.flatnonzero((aero.riv == k) & ~aero.rpass & np.isin(aero.labels, labels)):
+                        for a in range(aero.nn[e]):
+                            f, m = loads[e, a, :3], loads[e, a, 3:]
+                            F += f
+                            M += m + np.cross(x[aero.nodes_idx[e, a]] - pole, f)
+                if kind == "local":
+                    Rn = R[self.nodes.index(node)]
+                    F, M = Rn.T @ F, Rn.T @ M
+                out[k].append(np.concatenate([F, M]))
+        return out
 
     def private_data_names(self, i):
         """MBDyn's rotor private data: force and moment in the disk frame."""
@@ -344,12 +404,12 @@ def _read_rotor(reader, model, args, label, word):
         while args.more():
             w = args.peek()
             kw = w.keyword
-            if kw == "output":
+            if kw in ("output", "set"):
                 break
             names = {reader.normalize(o): o for o in OPTIONS}
             if kw not in names:
                 raise w.error("induced velocity: unknown keyword (expected one of "
-                              + ", ".join(f"'{o}'" for o in OPTIONS + ("output",)) + ")")
+                              + ", ".join(f"'{o}'" for o in OPTIONS + ("set", "output")) + ")")
             args.i += 1
             opt = names[kw]
             opt = "delay" if opt == "weight" else opt
@@ -388,11 +448,46 @@ def _read_rotor(reader, model, args, label, word):
                 if kff <= 0:
                     raise fw.error("illegal null or negative forward-flight inflow correction")
                 kw_args["correction"] = (kh, kff)
+    if args.is_keyword("set"):
+        kw_args["sets"] = _read_sets(reader, args)
     output = "induced velocity elements" in reader.default_output
     if args.is_keyword("output"):
         output = reader.read_output_flag(args, "induced velocity elements")
     args.expect_end()
     model.induced_velocity(label, craft.label, rotor.label, kind, orientation=Rh, output=output, **kw_args)
+
+
+def _read_sets(reader, args):
+    """`set, <n>, n × ({node, <node> [, local] | external}, <count>, <element labels>)` (MBDyn's
+    ReadResSets): the resultant force sets written to .rot."""
+    nw = args.peek()
+    n = args.integer("the number of sets")
+    if n < 1:
+        raise nw.error(f"Illegal number of sets ({n})")
+    sets = []
+    for _ in range(n):
+        tw = args.peek()
+        kw = args.is_keyword("node", "external")
+        if kw is None:
+            raise (tw or args.card.end).error("unknown force set type (expected 'node' or 'external')")
+        node = None
+        kind = "external"
+        if kw == "node":
+            node = reader.node_site(args, "the set's node")[0].label
+            kind = "local" if args.is_keyword("local") else "node"
+        cw = args.peek()
+        count = args.integer("the number of items in the set")
+        if count < 1:
+            raise cw.error(f"illegal number of items {count} in set")
+        labels = []
+        for _ in range(count):
+            lw = args.peek()
+            lab = args.label("an element label")
+            if lab in labels:
+                raise lw.error(f"unable to insert item {lab} in set")
+            labels.append(lab)
+        sets.append((kind, node, tuple(labels)))
+    return sets
 
 
 def read_induced_velocity(reader, model, args, label, word):

@@ -187,8 +187,9 @@ def rotor_model(kind="uniform", thrust_air=(RHO, 340.0, (0.0, 0.0, 0.0)), **kw):
 
 
 def test_family_commits_the_momentum_mean_inflow_and_outputs_rot_rows():
-    """The family: F set to a thrust, commit → u_prev = √(T/(2ρA)); the inflow at a blade
-    point is then that along the rotor axis; the .rot row has MBDyn's 15 columns."""
+    """The family: F set to a thrust, commit → u_prev = √(T/(2ρA)), in effect from the next
+    step on (MBDyn's dUMeanPrev): the inflow at a blade point is zero until the step begins,
+    then that along the rotor axis; the .rot row has MBDyn's 15 columns."""
     system = System(rotor_model())
     fam = system.families[0]
     st = system.initial_state(0.0)
@@ -196,10 +197,14 @@ def test_family_commits_the_momentum_mean_inflow_and_outputs_rot_rows():
     st.y[fam.off[0] + 2] = T
     system.commit(st)
     u_mt = math.sqrt(T / (2 * RHO * AREA))
-    assert st.families[fam.state_key]["companions"][0, 0] == pytest.approx(u_mt, rel=1e-10)
+    assert st.families[fam.state_key]["pending"][0, 0] == pytest.approx(u_mt, rel=1e-10)
+    point = np.array([3.0, 1.0, 1.0])
+    ip, fp, z, nk, air = fam.inflow_data(system.context(st))
+    assert np.allclose(rk.rotor_inflow(ip[0], fp[0], z[0], nk[0], air[0], point), 0.0)
+    st = system.begin_step(st)
     ctx = system.context(st)
     ip, fp, z, nk, air = fam.inflow_data(ctx)
-    u = rk.rotor_inflow(ip[0], fp[0], z[0], nk[0], air[0], np.array([3.0, 1.0, 1.0]))
+    u = rk.rotor_inflow(ip[0], fp[0], z[0], nk[0], air[0], point)
     assert np.allclose(u, [0, 0, u_mt], rtol=1e-10)
     (labels, rows), = fam.output_groups(ctx)
     assert labels.tolist() == [7] and rows.shape == (1, 15)
@@ -215,9 +220,10 @@ def test_delay_is_the_memory_factor_of_the_previous_step():
     T = 3e4
     st.y[fam.off[0] + 2] = T
     system.commit(st)                   # w = 0 in the first step, then 0.25
-    u1 = st.families[fam.state_key]["companions"][0, 0]
+    u1 = st.families[fam.state_key]["pending"][0, 0]
+    st = system.begin_step(st)
     system.commit(st)
-    u2 = st.families[fam.state_key]["companions"][0, 0]
+    u2 = st.families[fam.state_key]["pending"][0, 0]
     u_mt = math.sqrt(T / (2 * RHO * AREA))
     assert u1 == pytest.approx(u_mt, rel=1e-10)
     assert u2 == pytest.approx(0.75 * u_mt + 0.25 * u1, rel=1e-10)
@@ -248,6 +254,8 @@ end: elements;
     ("induced velocity elements", "induced velocity: 5, rotor, 1, 2, induced velocity, dynamic inflow, 40., 5., "
      "initial value, .01, .02, .03, output, no;", dict(model="dynamic inflow", output=False)),
     ("rotors", "rotor: 5, 1, 2, induced velocity, mangler, 40., 5.;", dict(model="mangler", omega_ref=40.0)),
+    ("rotors", "rotor: 5, 1, 2, induced velocity, uniform, 40., 5., eta, .5, set, 2, node, 3, local, 2, 7, 8, "
+     "external, 1, 9, output, yes;", dict(sets=(("local", 3, (7, 8)), ("external", None, (9,))), output=True)),
 ])
 def test_deck_cards(count, card, check):
     deck = parse_deck(DECK.format(count=count, card=card), echo=lambda *a, **k: None)
@@ -264,6 +272,7 @@ def test_deck_cards(count, card, check):
     ("rotor: 5, 1, 2, induced velocity, glauert, type, gluert, 40., 5.;", "gluert"),
     ("rotor: 5, 1, 2, induced velocity, dynamic inflow, 40., 5., delay, .5;", "delay"),
     ("rotor: 5, 1, 2, induced velocity, uniform, -40., 5.;", "-40."),
+    ("rotor: 5, 1, 2, induced velocity, uniform, 40., 5., set, 1, nodes, 3, 1, 7;", "nodes"),
 ])
 def test_deck_card_faults_are_located(card, needle):
     with pytest.raises(DeckError) as e:
@@ -482,3 +491,27 @@ def test_rotor_moment_is_taken_about_the_craft_node(tmp_path):
     mbdyn = [9.789048e-01, -5.273818e-06, 1.776196e+02, 9.533595e+01, 5.426466e+01, -8.336448e+00, 9.497083e-01,
              6.0, 0.0, 1.5e-01, 2.374271e-02, 1.413814e+00]
     assert np.allclose(row[1:13], mbdyn, rtol=2e-6, atol=1e-9)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(THIN_AIRFOIL), reason="MBDyn's test decks not available")
+def test_resultant_sets_agree_with_mbdyn(tmp_path):
+    """`set, 2, node, 2, 2, 11, 12, node, 2, local, 2, 13, 14`: after each rotor row, the rows
+    `label:i` with the loads of the set's blades about node 2 (global, then in the node's frame);
+    each holds half the thrust, and MBDyn 1.7.3's rows at t = 0.013 s."""
+    import mbdae
+    from mbdae.engine.io.mbdyn.deck import read_deck
+    blades = "\n".join(BLADE.format(label=11 + k, cx=cx, cy=cy, ux=ux, uy=uy) for k, (cx, cy, ux, uy) in
+                       enumerate(((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0))))
+    text = HOVER_DECK.format(c81=THIN_AIRFOIL, blades=blades)
+    for a, b in (("tolerance, 1e-12;", "tolerance, 1e-12, set, 2, node, 2, 2, 11, 12, node, 2, local, 2, 13, 14;"),
+                 ("final time: 0.1;", "final time: 0.013;")):
+        text = text.replace(a, b)
+    path = tmp_path / "sets.mbd"
+    path.write_text(text)
+    mbdae.run(read_deck(str(path), echo=lambda *a, **k: None), output_prefix=str(tmp_path / "s"))
+    lines = (tmp_path / "s.rot").read_text().splitlines()[-3:]
+    assert [ln.split()[0] for ln in lines] == ["1", "1:1", "1:2"] and lines[1].startswith("       1:1 ")
+    main, s1, s2 = (np.array([float(v) for v in ln.split()[1:]]) for ln in lines)
+    assert s1[2] == pytest.approx(main[2] / 2, rel=1e-6) and s2[2] == pytest.approx(main[2] / 2, rel=1e-6)
+    assert np.allclose(s1, [2.081567, -1.206778, 57.06956, 57.25858, -33.19538, -5.492577], rtol=2e-6)
+    assert np.allclose(s2, [-1.701358, 1.701358, 57.06956, -46.79999, 46.79999, -5.492577], rtol=2e-6)

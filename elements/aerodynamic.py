@@ -17,6 +17,8 @@ The unsteady angle-of-attack memory (`unsteady, bielawa`) lives in the State: pe
 the two last committed (t, α) and the number of committed steps."""
 from dataclasses import dataclass, field
 import os
+import tempfile
+
 import numpy as np
 
 from mbdae.engine.core import air as airmod
@@ -427,7 +429,8 @@ class AerodynamicElements(ElementFamily):
         prev = np.zeros((self.npts, 3))
         prev[:, 2] = np.nan
         return {"hist_a": np.zeros((self.npts, 2)), "hist_t": np.zeros((self.npts, 2)),
-                "n_upd": np.zeros(1, np.int64), "prev": prev}
+                "n_upd": np.zeros(1, np.int64), "prev": prev,
+                "outa": np.zeros((self.npts, N_OUTA)), "loads": np.zeros((self.ne, 18))}
 
     def _controls(self, t):
         if self.has_control:
@@ -469,15 +472,18 @@ class AerodynamicElements(ElementFamily):
     def commit(self, ctx, arrays):
         """The angle-of-attack memory after a converged step: (t, α) of every point shifted in
         (MBDyn's AeroMemory::Update)."""
-        if not (self.unsteady.any() or self.theo.any()):
-            return arrays
+        if not (self.unsteady.any() or self.theo.any()) or ctx.mode == "initial assembly":
+            return arrays                 # MBDyn's memory counts the derivatives phase and the steps
         res = np.zeros((self.ne, self.n_rows))
         self._run(ctx, res, self._scratch(), False)
         ha = np.column_stack([arrays["hist_a"][:, 1], self.alpha])
         ht = np.column_stack([arrays["hist_t"][:, 1], np.full(self.npts, ctx.t)])
         prev = np.where(self.theo[:, None], np.column_stack([self.rates[:, :2], np.full(self.npts, ctx.t)]),
                         arrays["prev"])
-        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1, "prev": prev}
+        # the step's airfoil outputs and nodal loads, for the output of this step (MBDyn writes
+        # those of its last residual, before the memory moves on)
+        return {"hist_a": ha, "hist_t": ht, "n_upd": arrays["n_upd"] + 1, "prev": prev, "outa": self.outa.copy(),
+                "loads": -res[:, :18]}
 
     def _scratch(self):
         s = self.__dict__.get("_jac_scratch")
@@ -497,9 +503,15 @@ class AerodynamicElements(ElementFamily):
         then F, M per node (global, moments about the node); `gauss`: per point
         atan2(-W₂, W₁) (deg) and TNG₂ (tip loss applied), TNG₁, TNG₆ (the airfoil's outputs
         14-17 are unused by MBDyn; the kernel keeps these there)."""
-        res = np.zeros((self.ne, self.n_rows))
-        self._run(ctx, res, self._scratch(), False)
-        loads = -res[:, :18].reshape(self.ne, 3, 6)
+        if self.unsteady.any() or self.theo.any():
+            # memory models: the outputs of the step as committed (re-evaluating after the
+            # commit would see the step's own values in the memory)
+            st = self.state_arrays(ctx)
+            outa, loads = st["outa"], st["loads"].reshape(self.ne, 3, 6)
+        else:
+            res = np.zeros((self.ne, self.n_rows))
+            self._run(ctx, res, self._scratch(), False)
+            outa, loads = self.outa, -res[:, :18].reshape(self.ne, 3, 6)
         groups = []
         for mode in OUTPUT_MODES:
             for n in (1, 2, 3):
@@ -510,9 +522,9 @@ class AerodynamicElements(ElementFamily):
                 for e in sel:
                     p0, m = self.pstart[e], self.nn[e] * self.ng[e]
                     if mode == "std":
-                        row = self.outa[p0:p0 + m][:, [1, 2, 3, 4, 5, 6, 8, 9]].ravel()
+                        row = outa[p0:p0 + m][:, [1, 2, 3, 4, 5, 6, 8, 9]].ravel()
                     elif mode == "gauss":
-                        row = self.outa[p0:p0 + m, 14:18].ravel()
+                        row = outa[p0:p0 + m, 14:18].ravel()
                     else:
                         s = self.specs[e]
                         owner = s.nodes[0] if s.beam is None else s.beam
@@ -547,7 +559,42 @@ def aero_sample(model, rng):
     return m
 
 
-SAMPLES = {"aerodynamic element": [aero_sample], "air properties": []}
+def thin_airfoil_table():
+    """A C81 table of thin-airfoil theory (cl = 2π α up to ±12°, then falling; cd = 0.01 +
+    α²/100; cm = -α/50, α in rad) at Mach 0 and 0.8, built in memory through AIRFOIL's
+    writer and reader (the generated checks run without data files)."""
+    deg = np.array([-180.0, -90.0, -30.0, -12.0, -4.0, 0.0, 4.0, 12.0, 30.0, 90.0, 180.0])
+    a = np.radians(deg)
+    cl = np.where(np.abs(deg) <= 12.0, 2 * np.pi * a, 2 * np.pi * np.radians(12.0) * np.sign(a) * np.cos(a - np.sign(a) * np.radians(12.0)))
+    cl[[0, -1]] = 0.0
+    cols = lambda v: np.column_stack([deg, v, v])          # noqa: E731
+    mach = np.array([0.0, 0.8])
+    table = af.C81Table("thin airfoil (mbdae sample)", mach, cols(cl), mach.copy(), cols(0.01 + a * a / 100.0),
+                        mach.copy(), cols(-a / 50.0))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "thin.c81")
+        af.write_c81(table, path, free_format=True)
+        return af.read_c81(path, "free format")
+
+
+def theodorsen_sample(model, rng):
+    """A Theodorsen body and beam2 (states as unknowns) on random nodes."""
+    m = model
+    random_nodes(m, rng, 3)
+    m.c81_tables[1] = thin_airfoil_table()
+    # slow air and a long chord keep the reduced frequency d = 2U/c near 1, so that the
+    # random O(1) states of the checks give moderate effective angles
+    m.air_properties(1.225, [2.0, 0.3, 0.1], sound_speed=340.0)
+    m.aerodynamic_body(1, 1, offset=rng.normal(size=3) * 0.1, orientation=random_rotation(rng), span=1.5,
+                       chord=3.0, force_point=0.5, velocity_point=-0.6, points=2,
+                       airfoil=Airfoil("theodorsen", (1,)), jacobian=True)
+    m.aerodynamic_beam2(2, (2, 3), orientations=[random_rotation(rng), random_rotation(rng)], chord=2.5,
+                        force_point=0.4, velocity_point=-0.5, points=1, airfoil=Airfoil("theodorsen", (1,)),
+                        jacobian=True)
+    return m
+
+
+SAMPLES = {"aerodynamic element": [aero_sample, theodorsen_sample], "air properties": []}
 
 
 # ---------------------------------------------------------------- MBDyn deck cards

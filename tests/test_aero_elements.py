@@ -7,6 +7,9 @@ physics and against MBDyn 1.7.3:
 - a straight beam2/beam in a uniform stream: Σ nodal forces = the sectional force per unit
   span × the length (the spanwise Gauss weights and |∂x/∂s| of 13.5-13.6), Σ nodal moments
   about the origin = the mid-point × that force (the moment transfer to the nodes, 13.19);
+- Theodorsen states: a harmonically plunging section's lift against the model's closed form
+  (R. T. Jones's C(k) plus the apparent mass ik/2) within 1 % and Theodorsen's exact C(k)
+  within 4 % at k = 0.05, 0.1, 0.5 (1 in the long form);
 - objectivity: the free stream is fixed in space, so the loads are not objective under a
   rigid motion of the nodes alone (the generated objectivity checks of
   tests/test_element_checks.py do not list this family for that reason); turning the nodes
@@ -24,8 +27,10 @@ from mbdae.engine.system import System
 from mbdae.engine.core.state import Context
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core import air as airmod
-from mbdae.engine.core.airfoil import read_c81
-from mbdae.elements.aerodynamic import Airfoil, Shape
+from scipy.special import hankel2
+
+from mbdae.engine.core.airfoil import read_c81, write_c81
+from mbdae.elements.aerodynamic import Airfoil, Shape, thin_airfoil_table
 from mbdae.engine.io.mbdyn.deck import read_deck
 from mbdae.engine.io.mbdyn import reference as mbdyn_ref
 
@@ -217,3 +222,140 @@ def test_deck_agrees_with_mbdyn(name, tmp_path):
 @pytest.mark.parametrize("name", SLOW_DECKS)
 def test_long_deck_agrees_with_mbdyn(name, tmp_path):
     _run_deck(name, tmp_path, tol=2e-4 if name == "c81/c81x-2" else 1e-4)
+
+
+# ------------------------------------------------------------------ Theodorsen: harmonic plunge
+THEODORSEN_DECK = """
+begin: data; problem: initial value; end: data;
+begin: initial value;
+    initial time: 0.; final time: {tf}; time step: {dt};
+    tolerance: 1.e-9; max iterations: 20;
+    method: ms, .6, .6;
+end: initial value;
+begin: control data;
+    structural nodes: 1; joints: 1; air properties; aerodynamic elements: 1;
+end: control data;
+begin: nodes;
+    structural: 1, static, null, eye, null, null;
+end: nodes;
+begin: elements;
+    joint: 1, total pin joint, 1,
+            position, null, position orientation, eye, rotation orientation, eye,
+            position, null, position orientation, eye, rotation orientation, eye,
+        position constraint, active, active, active,
+            0., 0., 1., sine, 0., {omega}, {h0}, forever, 0.,
+        orientation constraint, active, active, active, null;
+    air properties: 1.225, 1.e6, single, 1., 0., 0., const, {U};
+    c81 data: 1, "thin.c81", free format;
+    aerodynamic body: 1, 1, reference, node, null,
+        reference, node, 1, -1., 0., 0., 3, 0., 1., 0.,
+        {span}, const, {chord}, const, {d14}, const, {d34}, const, 0., 1,
+        theodorsen, c81, 1, jacobian, yes;
+end: elements;
+"""
+
+
+def jones_C(k):
+    """R. T. Jones's two-term approximation of Theodorsen's C(k) that the model integrates
+    (13.69-13.71): 1 - A1 ik/(ik + b1) - A2 ik/(ik + b2)."""
+    s = 1j * k
+    return 1.0 - 0.165 * s / (s + 0.0455) - 0.335 * s / (s + 0.3)
+
+
+def theodorsen_C(k):
+    """Theodorsen's function C(k) = H1⁽²⁾(k) / (H1⁽²⁾(k) + i H0⁽²⁾(k))."""
+    return hankel2(1, k) / (hankel2(1, k) + 1j * hankel2(0, k))
+
+
+def _plunge_lift(k, tmp_path, periods_per_step=400):   # steps per period
+    """(lift phasor per unit plunge, expected phasors): a section plunging h = h0 sin ωt
+    across a stream U at reduced frequency k = ωc/2U; the lift of the last two periods
+    fitted as A sin ωt + B cos ωt + C (phasor A + iB)."""
+    U, chord, span, h0 = 100.0, 0.5, 2.0, 1e-3
+    omega = 2.0 * U * k / chord
+    T = 2 * np.pi / omega
+    dt = T / periods_per_step
+    tf = 0.5 + 2 * T
+    write_c81(thin_airfoil_table(), str(tmp_path / "thin.c81"), free_format=True)
+    deck = tmp_path / "plunge.mbd"
+    deck.write_text(THEODORSEN_DECK.format(tf=tf, dt=dt, omega=omega, h0=h0, U=U, span=span, chord=chord,
+                                           d14=0.25 * chord, d34=-0.25 * chord))
+    d = read_deck(str(deck), echo=lambda *a: None)
+    prefix = str(tmp_path / "run")
+    d.run(prefix, progress=False)
+    jnt = np.loadtxt(prefix + ".jnt")
+    t = np.arange(len(jnt)) * dt
+    sel = t >= tf - 2 * T - 1e-12
+    A = np.column_stack([np.sin(omega * t[sel]), np.cos(omega * t[sel]), np.ones(sel.sum())])
+    coef = np.linalg.lstsq(A, jnt[sel, 3], rcond=None)[0]
+    L = (coef[0] + 1j * coef[1]) / h0
+    # quasi-steady angle α = -ḣ/U (phasor -iωĥ/U); lift = ½ρU²c b 2π (C(k) + ik/2) α
+    q = 0.5 * 1.225 * U * U * chord * span * 2 * np.pi
+    alpha = -1j * omega / U
+    return L, q * (jones_C(k) + 0.5j * k) * alpha, q * (theodorsen_C(k) + 0.5j * k) * alpha
+
+
+@pytest.mark.parametrize("k", [0.05, 0.1, 0.5])
+def test_theodorsen_plunge_against_closed_form(k, tmp_path):
+    """Lift of a harmonically plunging Theodorsen section: amplitude and phase against the
+    closed form of the model (Jones's C(k), apparent mass ik/2) within 1 %, and against
+    Theodorsen's exact C(k) within the approximation's few per cent."""
+    L, model, exact = _plunge_lift(k, tmp_path)
+    assert abs(L / model - 1.0) < 1e-2, (L, model)
+    assert abs(L / exact - 1.0) < 4e-2, (L, exact)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [1.0])
+def test_theodorsen_plunge_long(k, tmp_path):
+    L, model, exact = _plunge_lift(k, tmp_path, periods_per_step=800)
+    assert abs(L / model - 1.0) < 1e-2, (L, model)
+    assert abs(L / exact - 1.0) < 4e-2, (L, exact)
+
+
+# ------------------------------------------------------------------ deck cards
+CARD_DECK = """
+begin: data; problem: initial value; end: data;
+begin: initial value; initial time: 0.; final time: 1.e-3; time step: 1.e-3; end: initial value;
+begin: control data; structural nodes: 1; joints: 1; air properties; aerodynamic elements: 1; end: control data;
+begin: nodes; structural: 1, static, null, eye, null, null; end: nodes;
+begin: elements;
+    joint: 1, clamp, 1, node, node;
+    air properties: std, SI, temperature deviation, -10., reference altitude, 100., single, 1., 0., 0., const, 50.;
+    aerodynamic body: 1, 1, reference, node, null, reference, node, 1, -1., 0., 0., 2, 0., 0., 1., 2.,
+        linear, 1.2, .8, piecewise linear, 2, -1., .1, 1., .2, parabolic, 0., .05, 0., const, .03,
+        tip loss, const, .9, 2, {airfoil};
+end: elements;
+"""
+
+
+def _card_deck(tmp_path, airfoil):
+    path = tmp_path / "cards.mbd"
+    path.write_text(CARD_DECK.format(airfoil=airfoil))
+    return read_deck(str(path), echo=lambda *a: None)
+
+
+def test_cards_read_into_the_model(tmp_path):
+    """The card's shapes, tip loss, points and the standard atmosphere with its options."""
+    d = _card_deck(tmp_path, "naca0012")
+    s = d.model.aero_elements[0]
+    assert s.kind == "body" and s.span == 2.0 and s.points == 2 and s.airfoil.kind == "naca0012"
+    assert s.chord.value(np.array([-1.0, 1.0])) == pytest.approx([1.2, 0.8])
+    assert s.force_point.value(np.array([0.0])) == pytest.approx([0.15])
+    assert s.velocity_point.value(np.array([-1.0, 0.0, 1.0])) == pytest.approx([0.0, 0.05, 0.0])
+    assert s.tip_loss.value(np.array([0.3])) == pytest.approx([0.9])
+    air = d.model.air
+    assert air.kind == "std" and air.z0 == 100.0
+    assert air.std["T0"] == pytest.approx(278.16) and air.density.value(0.0) == pytest.approx(1.225 * 288.16 / 278.16)
+
+
+@pytest.mark.parametrize("airfoil,message", [
+    ("c81, 7", "c81 data 7 is not defined"),
+    ("c81, 7, unsteady, harris", "c81 data 7 is not defined"),
+    ("naca0012, unsteady, harris", "Harris"),
+    ("theodorsen, c81, 7", "c81 data 7 is not defined"),
+])
+def test_card_errors_name_the_word(tmp_path, airfoil, message):
+    with pytest.raises(Exception) as err:
+        _card_deck(tmp_path, airfoil)
+    assert message in str(err.value) and "cards.mbd:" in str(err.value)

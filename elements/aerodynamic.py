@@ -22,6 +22,7 @@ import tempfile
 import numpy as np
 
 from mbdae.engine.core import air as airmod
+from mbdae.elements import rotor_kernel as rk                          # rotor coupling
 from mbdae.engine.core import airfoil as af
 from mbdae.engine.core.assembly import Pattern, kernel_jacobian_views, DIFFERENTIAL, DIM
 from mbdae.engine.core.drives import ConstDrive, LinearDrive
@@ -195,6 +196,7 @@ def build(model, nodes, built):
     if model.aero_elements:
         families.append(AerodynamicElements(model.aero_elements, nodes, getattr(model, "air", None),
                                             model.c81_tables))
+        families[-1].couple_rotors(next((f for f in built if f.name == "induced velocity"), None))
     return families
 
 
@@ -306,6 +308,61 @@ class AerodynamicElements(ElementFamily):
         self.alpha = np.zeros(self.npts)
         self.vgust = np.zeros((self.npts, 3))
         self._xpts = np.zeros((self.npts, 3))
+        self.rotors, self.coupled = None, False              # rotor coupling: couple_rotors (build)
+        self.riv = np.full(self.ne, -1, np.int64)
+        self.rpass = np.zeros(self.ne, np.bool_)
+
+    # ------------------------------------------------------------ rotor coupling (elements/rotor.py)
+    def couple_rotors(self, rotors):
+        """Link the elements that name an `induced velocity` element to the rotor family
+        `rotors` (built before this one): riv[e] its index (−1: none), rpass[e] passive."""
+        self.rotors = rotors
+        self.riv = np.full(self.ne, -1, np.int64)
+        self.rpass = np.array([bool(s.passive) for s in self.specs], np.bool_)
+        for e, s in enumerate(self.specs):
+            if s.induced_velocity is None:
+                continue
+            idx = np.flatnonzero(rotors.labels == s.induced_velocity) if rotors is not None else []
+            if len(idx) == 0:
+                raise ValueError(f"aerodynamic {s.kind} {s.label}: induced velocity {s.induced_velocity} "
+                                 "is not defined")
+            self.riv[e] = idx[0]
+        self.coupled = bool((self.riv >= 0).any())
+        if rotors is not None:
+            rotors.aero = self                                  # the rotors' resultant sets (.rot)
+
+    def _rotor_inputs(self, ctx):
+        """(rip, rfp, rz, rnk, rair, rnodes) of the rotor family at ctx (empty without rotors)."""
+        if not self.coupled:
+            return (np.zeros((0, rk.NI), np.int64), np.zeros((0, rk.NF)), np.zeros((0, rk.NZ)),
+                    np.zeros((0, 3, 18)), np.zeros((0, 5)), np.zeros((0, 3), np.int64))
+        return (*self.rotors.inflow_data(ctx), self.rotors.nodes3)
+
+    def _rotor_rows_cols(self):
+        """(rows (ne, 6), cols (ne, 21)) of each element's rotor: its F, M rows (−1 when
+        passive or uncoupled), its unknowns (F, M, ν) and its craft and rotor nodes' (x, g)."""
+        rows = np.full((self.ne, 6), -1, np.int64)
+        cols = np.full((self.ne, 21), -1, np.int64)
+        rot = self.rotors
+        for e in np.flatnonzero(self.riv >= 0):
+            k = self.riv[e]
+            if not self.rpass[e]:
+                rows[e] = rot.fm_rows(k)
+            cols[e, :int(rot.counts[k])] = rot.off[k] + np.arange(int(rot.counts[k]))
+            for a in range(2):
+                n = rot.nodes3[k, a]
+                cols[e, 9 + 6 * a:12 + 6 * a] = self.nodes.ix[n]
+                cols[e, 12 + 6 * a:15 + 6 * a] = self.nodes.ig[n]
+        return rows, cols
+
+    def _coupling_scratch(self):
+        """Scratch (rr, j_nr, j_rn, j_rr) when the rotor rows are not wanted (outputs, commit)."""
+        s = self.__dict__.get("_rotor_scratch")
+        if s is None:
+            n, nr = (self.ne if self.coupled else 0), self.n_rows
+            s = self._rotor_scratch = (np.zeros((n, 6)), np.zeros((n, nr, 21)), np.zeros((n, 6, nr)),
+                                       np.zeros((n, 6, 21)))
+        return s
 
     @staticmethod
     def _table_key(a, xi):
@@ -358,6 +415,12 @@ class AerodynamicElements(ElementFamily):
         p = self.pattern = Pattern()
         p.add_res(rows)
         p.add_jac(rows, rows)
+        if self.coupled:                                                # rotor coupling
+            rrows, rcols = self._rotor_rows_cols()
+            p.add_res(rrows)
+            p.add_jac(rows, rcols)
+            p.add_jac(rrows, rows)
+            p.add_jac(rrows, rcols)
         return p
 
     def initial_state(self):
@@ -375,7 +438,7 @@ class AerodynamicElements(ElementFamily):
                 self._ctrl[e] = 0.0 if c is None else float(c.value(t))
         return self._ctrl
 
-    def _run(self, ctx, res, jac, want_jac):
+    def _run(self, ctx, res, jac, want_jac, coupling=None):
         st = self.state_arrays(ctx)
         kin = ctx.kin
         air = airmod.air_arrays(self.air_spec, ctx.t)
@@ -388,7 +451,8 @@ class AerodynamicElements(ElementFamily):
             section_points(*args, kin.x, kin.R, kin.v, kin.w, self._xpts)
             self.vgust[:] = airmod.gust_velocities(self.air_spec, self._xpts, ctx.t)
         aero_equations(float(kin.dcoef), *args, kin.x, kin.R, kin.v, kin.w, kin.G, kin.Tw, ctx.y, ctx.yp, want_jac,
-                       res, jac, self.outa, self.alpha)
+                       res, jac, self.outa, self.alpha, self.riv, self.rpass, *self._rotor_inputs(ctx),
+                       *(coupling if coupling is not None else self._coupling_scratch()))
 
     def evaluate(self, ctx, res_views, jac_views):
         """One compiled call (aero_equations) over all elements; drives evaluated here.  In
@@ -396,13 +460,14 @@ class AerodynamicElements(ElementFamily):
         elements, in assembly`); their Theodorsen states keep their values (unit rows)."""
         jac, want_jac = kernel_jacobian_views(self, jac_views)
         if ctx.mode_code in (IA_POSITION, IA_VELOCITY):
-            res_views[0][...] = 0.0
+            for view in list(res_views) + (list(jac) if want_jac else []):     # (and the rotor coupling's)
+                view[...] = 0.0
             if want_jac:
-                jac[0][...] = 0.0
                 for k in range(18, self.n_rows):
                     jac[0][:, k, k] = 1.0
             return
-        self._run(ctx, res_views[0], jac[0], want_jac)
+        coupling = (res_views[1], jac[1], jac[2], jac[3]) if self.coupled else None      # rotor coupling
+        self._run(ctx, res_views[0], jac[0], want_jac, coupling)
 
     def commit(self, ctx, arrays):
         """The angle-of-attack memory after a converged step: (t, α) of every point shifted in

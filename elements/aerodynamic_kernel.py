@@ -28,6 +28,8 @@ import numpy as np
 from mbdae.engine.core.compiled import (kernel, vload, mload, vadd, vsub, vscale, vcross, vnorm, mvec, mtvec,
                                         mmul, mtmul, exp_rotvec, log_rotvec, zero3)
 from mbdae.engine.core.air import air_state
+from mbdae.elements.rotor_kernel import (rotor_inflow, perturb_node,      # rotor coupling (elements/rotor.py)
+                                         GLAUERT, MANGLER, DYNAMIC_INFLOW, NI, NF, NZ)
 from mbdae.engine.core.airfoil import airfoil_loads, predict_alpha_rates, theodorsen_section
 
 N_OUTA = 20
@@ -48,7 +50,7 @@ def _mat(A, k):
 @kernel
 def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady,
                   ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gout, rates, out, write,
-                  outa, alpha_out, W, vam, TNG, OUTA):
+                  outa, alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rout):
     """Nodal loads (F, M per node slot, out (18,), the applied loads) of element e from the
     local node kinematics xl, vl, wl (3, 3) and Rl (3, 3, 3); with `write` = 1, the airfoil's
     outputs per point into outa and the angle of attack (rad) into alpha_out; with `write` =
@@ -56,9 +58,16 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
     gust velocity at each point (held fixed in the Jacobian, as MBDyn's).  Points with
     `theo`: the Theodorsen model with states qv, rates qdv (npts, 2), its state residual into
     gout (npts, 2) and its pivot angle and rates into rates (npts, 4); `prev` (npts, 3):
-    those committed at the last converged step (13.69-13.71)."""
+    those committed at the last converged step (13.69-13.71).
+    Rotor coupling (elements/rotor.py): riv[e] ≥ 0 names the element's rotor, whose induced
+    velocity rotor_inflow(rip, rfp, rz, rnk, rair)[riv[e]] at the section point is added to
+    the air-relative velocity (MBDyn's aeroelem.cc, Vr += GetInducedVelocity(X)); rout (6,)
+    gets the loads the rotor sums, F and the moment about the craft node (MBDyn's pole)."""
     for k in range(18):
         out[k] = 0.0
+    for k in range(6):
+        rout[k] = 0.0
+    iv = riv[e]
     n = nn[e]
     # reference point of the air properties: node (body), mid point (beam2), node 2 (beam)
     if n == 1:
@@ -130,6 +139,8 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
                     outa[p, jj] = X[jj]
                 continue
             Vr = vsub(vsub(V, vinf), vload(vgust, p))
+            if iv >= 0:                                                 # rotor coupling
+                Vr = vadd(Vr, rotor_inflow(rip[iv], rfp[iv], rz[iv], rnk[iv], rair[iv], X))
             tw = sdata[p, 3] + ctrl[e]
             if tw != 0.0:
                 ct, st = np.cos(tw), np.sin(tw)
@@ -165,6 +176,11 @@ def element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata,
             for j in range(3):
                 out[6 * k + j] += F[j]
                 out[6 * k + 3 + j] += M[j]
+            if iv >= 0:                                                 # rotor coupling
+                Mp = vadd(vsub(M, vcross(arm, F)), vcross(vsub(X, (rnk[iv, 0, 0], rnk[iv, 0, 1], rnk[iv, 0, 2])), F))
+                for j in range(3):
+                    rout[j] += F[j]
+                    rout[3 + j] += Mp[j]
             if write == 1:
                 for j in range(N_OUTA):
                     outa[p, j] = OUTA[j]
@@ -211,17 +227,20 @@ def section_points(nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, un
     TNG = np.empty(6)
     OUTA = np.empty(N_OUTA)
     alpha_out = np.empty(1)
+    noriv = np.full(len(nn), -1, np.int64)                              # rotor coupling: none here
+    rout = np.empty(6)
     for e in range(len(nn)):
         _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
                       air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, prev, prev, prev, prev, rates, out, 2,
-                      xpts, alpha_out, W, vam, TNG, OUTA)
+                      xpts, alpha_out, W, vam, TNG, OUTA, noriv, np.zeros((0, NI), np.int64), np.zeros((0, NF)),
+                      np.zeros((0, NZ)), np.zeros((0, 3, 18)), np.zeros((0, 5)), rout)
 
 
 @kernel
 def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
                    vgust, ai, af, t, hist_a, hist_t, n_upd, theo, soff, prev, rates, x, R, v, w, G, Tw, y, yp,
-                   want_jac, r, j, outa, alpha_out):
+                   want_jac, r, j, outa, alpha_out, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, rr, j_nr, j_rn, j_rr):
     """Residual rows of every element: -(F, M) on its nodes' (x, g) rows (the first 18) and
     the Theodorsen state rows g of its points (18 + 2k, 18 + 2k + 1, when it has states);
     with want_jac, the Jacobian blocks by central differences of the element's loads and
@@ -250,6 +269,11 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
     gp = np.zeros((npts, 2))
     gm = np.zeros((npts, 2))
     rscr = np.zeros((npts, 4))
+    rout = np.empty(6)                # rotor coupling: the loads the rotor sums and their differences
+    rop = np.empty(6)
+    rom = np.empty(6)
+    rth = np.empty((6, 3))
+    rom_w = np.empty((6, 3))
     for p in range(npts):
         if soff[p] >= 0:
             for c in range(2):
@@ -262,9 +286,13 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
         _load_local(e, nodes, x, R, v, w, xl, Rl, vl, wl)
         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl,
                       air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gout, rates, out, 1, outa,
-                      alpha_out, W, vam, TNG, OUTA)
+                      alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rout)
         for k in range(18):
             r[e, k] = -out[k]
+        coupled = riv[e] >= 0 and rr.shape[0] > 0                       # rotor coupling
+        if coupled:
+            for k in range(6):
+                rr[e, k] = 0.0 if rpass[e] else rout[k]                 # the rotor's rows: Σ − [F; M]
         for k in range(18, nr):
             r[e, k] = 0.0
         if has_q:
@@ -276,6 +304,10 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
         for a in range(nr):
             for b in range(nr):
                 j[e, a, b] = 0.0
+        if coupled:
+            for a in range(6):
+                for b in range(nr):
+                    j_rn[e, a, b] = 0.0
         for k in range(nn[e]):
             i = nodes[e, k]
             for comp in range(4):
@@ -296,9 +328,11 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                                     Rl[k, a, b] = Rp[a][b]
                         dst = op if sgn == 0 else om
                         gdst = gp if sgn == 0 else gm
+                        rdst = rop if sgn == 0 else rom
                         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
                                       unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv,
-                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA)
+                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA, riv, rip, rfp,
+                                      rz, rnk, rair, rdst)
                         if comp == 0:
                             xl[k, c] -= h
                         elif comp == 2:
@@ -326,12 +360,30 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                             dth[a, c] = d
                         else:
                             dom[a, c] = d
+                    if coupled and not rpass[e]:                    # rotor rows: + the summed loads
+                        for a in range(6):
+                            d = (rop[a] - rom[a]) / (2.0 * FD_STEP)
+                            if comp == 0:
+                                j_rn[e, a, 6 * k + c] += dcoef * d
+                            elif comp == 2:
+                                j_rn[e, a, 6 * k + c] += d
+                            elif comp == 1:
+                                rth[a, c] = d
+                            else:
+                                rom_w[a, c] = d
             for a in range(nr):
                 for c in range(3):
                     s = 0.0
                     for b in range(3):
                         s += dcoef * dth[a, b] * G[i, b, c] + dom[a, b] * Tw[i, b, c]
                     j[e, a, 6 * k + 3 + c] += s
+            if coupled and not rpass[e]:
+                for a in range(6):
+                    for c in range(3):
+                        s = 0.0
+                        for b in range(3):
+                            s += dcoef * rth[a, b] * G[i, b, c] + rom_w[a, b] * Tw[i, b, c]
+                        j_rn[e, a, 6 * k + 3 + c] += s
         if has_q:
             for q in range(m):
                 pq = p0 + q
@@ -343,12 +395,112 @@ def aero_equations(dcoef, nn, ng, nodes, f_loc, Ra, pstart, ds, wpre, sdata, mst
                         qv[pq, c] += h
                         dst = op if sgn == 0 else om
                         gdst = gp if sgn == 0 else gm
+                        rdst = rop if sgn == 0 else rom
                         element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart,
                                       unsteady, ctrl, air, vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv,
-                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA)
+                                      prev, gdst, rscr, dst, 0, outa, alpha_out, W, vam, TNG, OUTA, riv, rip, rfp,
+                                      rz, rnk, rair, rdst)
                         qv[pq, c] -= h
                     for a in range(18):
                         j[e, a, col] += -dcoef * (op[a] - om[a]) / (2.0 * FD_STEP)
+                    if coupled and not rpass[e]:                        # rotor coupling
+                        for a in range(6):
+                            j_rn[e, a, col] += dcoef * (rop[a] - rom[a]) / (2.0 * FD_STEP)
                     for q2 in range(m):
                         for c2 in range(2):
                             j[e, 18 + 2 * q2 + c2, col] += dcoef * (gp[p0 + q2, c2] - gm[p0 + q2, c2]) / (2.0 * FD_STEP)
+        if coupled:
+            rotor_columns(e, dcoef, nn, ng, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, vgust,
+                          ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gp, gm, rscr, G, Tw, xl, Rl, vl, wl,
+                          outa, alpha_out, W, vam, TNG, OUTA, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop,
+                          rom, nr, j_nr, j_rr)
+
+
+# ---------------------------------------------------------------- rotor coupling (elements/rotor.py)
+@kernel
+def rotor_columns(e, dcoef, nn, ng, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air, vgust, ai, af,
+                  t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gp, gm, rscr, G, Tw, xl, Rl, vl, wl, outa,
+                  alpha_out, W, vam, TNG, OUTA, riv, rpass, rip, rfp, rz, rnk, rair, rnodes, op, om, rop, rom, nr,
+                  j_nr, j_rr):
+    """The columns of element e's rotor (its unknowns F, M, ν, then Δẋ, Δġ of its craft and
+    rotor nodes) in the element's rows j_nr (nr, 21: node rows, Theodorsen state rows) and in
+    the rotor's rows j_rr (6, 21), by central differences of the loads through the induced
+    velocity (and of the moment arm about the craft node), chained to the Newton increments
+    as the node columns are."""
+    iv = riv[e]
+    p0 = pstart[e]
+    m = nn[e] * ng[e]
+    has_q = theo[p0]
+    for a in range(nr):
+        for c in range(21):
+            j_nr[e, a, c] = 0.0
+    for a in range(6):
+        for c in range(21):
+            j_rr[e, a, c] = 0.0
+    dq = np.zeros((nr + 6, 12))       # rows: the element's rows then the rotor's; cols (x, θ, v, ω)
+    dz = np.zeros(nr + 6)
+    model = rip[iv, 0]
+    nd, kind, cc = 0, 0, 0
+    for c in range(9 + 24):
+        if c < 9:
+            # u depends on F, M only through λ, μ, χ (Glauert, Mangler) and on ν only for dynamic inflow
+            if (c < 6 and model != GLAUERT and model != MANGLER) or (c >= 6 and model != DYNAMIC_INFLOW):
+                continue
+            h = FD_STEP * (1.0 + abs(rz[iv, c]))
+        else:
+            nd, kind, cc = (c - 9) // 12, ((c - 9) % 12) // 3, (c - 9) % 3
+            if rnodes[iv, nd] < 0:
+                continue
+            h = FD_STEP
+            if kind != 1:
+                h = FD_STEP * (1.0 + abs(rnk[iv, nd, (0, 0, 12, 15)[kind] + cc]))
+        for sgn in range(2):
+            hh = h if sgn == 0 else -h
+            if c < 9:
+                rz[iv, c] += hh
+            else:
+                perturb_node(rnk[iv], nd, kind, cc, hh)
+            dst = op if sgn == 0 else om
+            gdst = gp if sgn == 0 else gm
+            rdst = rop if sgn == 0 else rom
+            element_loads(e, nn, ng, xl, Rl, vl, wl, f_loc, Ra, pstart, ds, wpre, sdata, mstart, unsteady, ctrl, air,
+                          vgust, ai, af, t, hist_a, hist_t, n_upd, theo, qv, qdv, prev, gdst, rscr, dst, 0, outa,
+                          alpha_out, W, vam, TNG, OUTA, riv, rip, rfp, rz, rnk, rair, rdst)
+            if c < 9:
+                rz[iv, c] -= hh
+            else:
+                perturb_node(rnk[iv], nd, kind, cc, -hh)
+        for a in range(nr + 6):
+            if a < 18:
+                d = -(op[a] - om[a]) / (2.0 * h)                        # rows are -(loads)
+            elif a < nr:
+                d = 0.0
+                if has_q and (a - 18) // 2 < m:
+                    d = (gp[p0 + (a - 18) // 2, (a - 18) % 2] - gm[p0 + (a - 18) // 2, (a - 18) % 2]) / (2.0 * h)
+            else:
+                d = 0.0 if rpass[e] else (rop[a - nr] - rom[a - nr]) / (2.0 * h)
+            if c < 9:
+                dz[a] = d * (dcoef if c >= 6 else 1.0)      # F, M algebraic (Δ); ν differential (dCoef Δ)
+            else:
+                dq[a, 3 * kind + cc] = d
+        if c < 9:
+            for a in range(nr + 6):
+                if a < nr:
+                    j_nr[e, a, c] = dz[a]
+                else:
+                    j_rr[e, a - nr, c] = dz[a]
+        elif (c - 9) % 12 == 11:                                        # a node done: chain its columns
+            i = rnodes[iv, nd]
+            col = 9 + 6 * nd
+            for a in range(nr + 6):
+                for k in range(3):
+                    gx = dcoef * dq[a, k] + dq[a, 6 + k]
+                    sg = 0.0
+                    for b in range(3):
+                        sg += dcoef * dq[a, 3 + b] * G[i, b, k] + dq[a, 9 + b] * Tw[i, b, k]
+                    if a < nr:
+                        j_nr[e, a, col + k] = gx
+                        j_nr[e, a, col + 3 + k] = sg
+                    else:
+                        j_rr[e, a - nr, col + k] = gx
+                        j_rr[e, a - nr, col + 3 + k] = sg

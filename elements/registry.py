@@ -20,7 +20,7 @@ from mbdae.elements import (body, forces, hull_buoyancy, userforce, rod, deforma
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
                             membrane, shell, shell_mass, modal, mooring, hydro_body, power_take_off,
-                            aerodynamic)
+                            rotor, aerodynamic)
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ ENTRIES = (
     Entry("joints", joints),
     Entry("modal", modal),
     Entry("hydro_body", hydro_body),
+    Entry("rotor", rotor),                      # induced velocity: before the aerodynamic elements
     Entry("angular_velocity", angular_velocity),
     Entry("rigid_body_displacement", rigid_body_displacement),
     Entry("regularization", regularization),

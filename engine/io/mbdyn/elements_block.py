@@ -29,8 +29,8 @@ from mbdae.engine.io.mbdyn.lexer import Card, Source, Word, normalize, not_suppo
 UNSUPPORTED_ELEMENTS = (
     "automatic structural", "hbeam2",
     "plate", "solid", "surface loads", "pressure load",
-    "traction load", "aircraft instruments", "generic aerodynamic force", "induced velocity",
-    "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
+    "traction load", "aircraft instruments", "generic aerodynamic force",
+    "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
     "thermal", "hydraulic", "bulk", "loadable", "user defined", "stream output",
     "stream motion output", "rtai output", "gust")
 UNSUPPORTED_JOINTS = (
@@ -53,6 +53,8 @@ ELEMENT_HEADS = table([
     ("hydrodynamic body", ("a hydrodynamic body label", False, None)),
     ("membrane4eas", ("a plate label", True, "plates")),
     ("shell4eas", ("a plate label", True, "plates")), ("shell4easans", ("a plate label", True, "plates")),
+    ("induced velocity", ("an induced velocity label", True, "induced velocity elements")),
+    ("rotor", ("a rotor label", True, "induced velocity elements")),
     ("aerodynamic body", ("an aerodynamic element label", True, "aerodynamic elements")),
     ("aerodynamic beam2", ("an aerodynamic element label", True, "aerodynamic elements")),
     ("aerodynamic beam", ("an aerodynamic element label", True, "aerodynamic elements")),

@@ -20,7 +20,7 @@ from mbdae.elements import (body, forces, hull_buoyancy, userforce, rod, deforma
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
                             membrane, shell, shell_mass, modal, mooring, hydro_body, power_take_off,
-                            aerodynamic)
+                            aerodynamic, instruments)
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ ENTRIES = (
     Entry("driven", driven),
     Entry("power_take_off", power_take_off),     # reads the rods, deformable joints and driven ones
     Entry("aerodynamic", aerodynamic),
+    Entry("instruments", instruments),
 )
 
 

@@ -258,7 +258,7 @@ def _element_kind(family):
         return "inertia"
     if name == "solid":
         return "solid"
-    if name == "aircraft instruments":
+    if name in ("aircraft instruments", "generic aerodynamic force"):
         return "aerodynamic element"
     return None
 

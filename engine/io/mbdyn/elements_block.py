@@ -29,7 +29,7 @@ from mbdae.engine.io.mbdyn.lexer import Card, Source, Word, normalize, not_suppo
 UNSUPPORTED_ELEMENTS = (
     "automatic structural", "hbeam2",
     "plate", "solid", "surface loads", "pressure load",
-    "traction load", "generic aerodynamic force", "induced velocity",
+    "traction load", "induced velocity",
     "rotor", "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
     "thermal", "hydraulic", "bulk", "loadable", "user defined", "stream output",
     "stream motion output", "rtai output", "gust")
@@ -58,6 +58,7 @@ ELEMENT_HEADS = table([
     ("aerodynamic beam", ("an aerodynamic element label", True, "aerodynamic elements")),
     ("aerodynamic beam3", ("an aerodynamic element label", True, "aerodynamic elements")),
     ("aircraft instruments", ("an aerodynamic element label", False, "aerodynamic elements")),
+    ("generic aerodynamic force", ("an aerodynamic element label", False, "aerodynamic elements")),
 ] + [(shape, ("a solid label", True, "solids")) for shape in SOLID_SHAPES]
   + [(f"{kind}{shape}", ("a surface load label", True, "surface loads"))
      for kind in ("pressure", "traction") for shape in SURFACE_SHAPES])

@@ -725,9 +725,13 @@ def _read_common(reader, model, args, label, word, kind, nodes, offsets, orienta
         cw = args.words[args.i - 1]
         while args.is_keyword("position", "orientation", "velocity", "angular velocity", "configuration",
                               "force", "moment", "forces", "all") is not None:
-            if args.words[args.i - 1].keyword == "orientation" and args.peek_keyword() in (
-                    "euler123", "euler313", "euler321", "orientationvector", "orientationmatrix"):
-                args.take("an orientation description")
+            if args.words[args.i - 1].keyword in ("orientation", "all"):
+                # MBDyn's ReadOptionalOrientationDescription after a flag that includes the orientation
+                if args.is_keyword("orientation description"):
+                    reader.read_orientation_description(args)
+                elif args.peek_keyword() in ("euler123", "euler313", "euler321", "orientationvector",
+                                             "orientationmatrix"):
+                    args.take("an orientation description")
         reader.note(cw, "custom output of aerodynamic elements: MBDyn writes it to NetCDF only; ignored")
     output = "aerodynamic elements" in reader.default_output
     if args.is_keyword("output"):
@@ -847,11 +851,12 @@ def read_air_properties(reader, model, args, word, site):
         kind = args.is_keyword("front 1D", "scalar function", "power law", "logarithmic")
         if kind is None:
             raise gw.error(f"unknown gust type '{gw.text.strip() if gw else ''}'")
-        if kind != "front1d":
-            raise gw.error(reader.not_supported(f"{gw.text.strip()} gust"))
-        front = reader.read_vec3(args, "abs direction", site)
-        direction = reader.read_vec3(args, "abs direction", site)
-        gusts.append(airmod.Gust1D(front, direction, args.real("the front velocity"), reader.read_drive(args)))
+        if kind == "front1d":
+            front = reader.read_vec3(args, "abs direction", site)
+            direction = reader.read_vec3(args, "abs direction", site)
+            gusts.append(airmod.Gust1D(front, direction, args.real("the front velocity"), reader.read_drive(args)))
+        else:
+            gusts.append(read_wind_profile(reader, args, kind, gw, site))
     spec_args["gusts"] = gusts
     output = "air properties" in reader.default_output
     if args.is_keyword("output"):
@@ -861,6 +866,50 @@ def read_air_properties(reader, model, args, word, site):
         model.air = airmod.AirSpec(output=output, **spec_args)
     except ValueError as err:
         raise word.error(str(err)) from None
+
+
+def read_wind_profile(reader, args, kind, word, site):
+    """A wind profile gust (MBDyn's windprof.cc): `scalar function, [reference position, <X0>,]
+    [reference orientation, <R0>,] "<function>"` | `power law, reference elevation, <z_ref>,
+    reference velocity, <drive>, exponent, <p>` | `logarithmic, reference elevation, <z_ref>,
+    reference velocity, <drive>, surface roughness length, <z0>` (the power law and logarithmic
+    options in any order, with the reference position and orientation)."""
+    X0, R0, got = np.zeros(3), np.eye(3), {}
+    names = {"referenceposition": "position", "referenceorientation": "orientation"}
+    if kind != "scalarfunction":
+        names.update({"referenceelevation": "elevation", "referencevelocity": "velocity"})
+        names["exponent" if kind == "powerlaw" else "surfaceroughnesslength"] = "third"
+    while True:
+        kw_word = args.peek()
+        kw = args.is_keyword(*["reference position", "reference orientation", "reference elevation",
+                               "reference velocity", "exponent", "surface roughness length"])
+        if kw is None:
+            break
+        if kw not in names:
+            raise kw_word.error(f"{kind} gust: unexpected '{kw_word.text.strip()}'")
+        what = names[kw]
+        if what in got:
+            raise kw_word.error(f"{kind} gust: {kw_word.text.strip()} given twice")
+        if what == "position":
+            got[what] = reader.read_vec3(args, "abs position", site)
+        elif what == "orientation":
+            got[what] = reader.read_orientation(args, "abs", site)
+        elif what == "velocity":
+            got[what] = reader.read_drive(args)
+        else:
+            vw = args.peek()
+            got[what] = args.real(what)
+            if not got[what] > 0:
+                raise vw.error(f"{kind} gust: the {kw_word.text.strip()} must be positive")
+    X0, R0 = got.get("position", X0), got.get("orientation", R0)
+    if kind == "scalarfunction":
+        return airmod.ScalarFunctionWind(X0, R0, reader.read_scalar_function(args))
+    for what, text in (("elevation", "reference elevation"), ("velocity", "reference velocity"),
+                       ("third", "exponent" if kind == "powerlaw" else "surface roughness length")):
+        if what not in got:
+            raise word.error(f"{kind} gust: {text} missing")
+    cls = airmod.PowerLawWind if kind == "powerlaw" else airmod.LogarithmicWind
+    return cls(X0, R0, got["elevation"], got["velocity"], got["third"])
 
 
 def read_c81_data(reader, model, args, word):

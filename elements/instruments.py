@@ -7,7 +7,7 @@ Conventions (MBDyn's): the world is flat with z up; body x forward, y right, z d
 (`orientation, flight mechanics`: R_h = I; `aeroelasticity`: R_h = diag(−1, 1, −1); or any
 orientation relative to the node).  With the node's position X, velocity V, angular velocity
 Ω, the body axes e1, e2, e3 (columns of R) and the air velocity V∞ at the node (the air
-properties' free stream), VV = V − V∞:
+properties' free stream and gusts), VV = V − V∞:
 
     airspeed |VV|;  ground speed |(V1, V2)|;  altitude X3;  attitude asin(e1·z);
     bank asin(−e2·z);  turn Ω3·60 (rad/min);  slip atan2(VV2, VV1) (0 when both vanish);
@@ -118,8 +118,11 @@ class AircraftInstruments(ElementFamily):
         kin = ctx.kin
         X, V, W = kin.x[self.node], kin.v[self.node], kin.w[self.node]
         R = kin.R[self.node] @ self.Rh
-        vinf = airmod.air_arrays(self.air_spec, ctx.t)[11:14] if self.air_spec is not None else np.zeros(3)
-        VV = V - vinf
+        air = np.zeros((self.ne, 3))
+        if self.air_spec is not None:      # free stream and gusts at the node (MBDyn's fGetAirVelocity)
+            air = airmod.air_arrays(self.air_spec, ctx.t)[11:14][None, :] + airmod.gust_velocities(self.air_spec, X,
+                                                                                                  ctx.t)
+        VV = V - air
         e1, e2 = R[:, :, 0], R[:, :, 1]
         out = np.zeros((self.ne, len(MEASURES)))
         out[:, 0] = np.linalg.norm(VV, axis=1)

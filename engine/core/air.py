@@ -20,6 +20,7 @@ V∞ + gusts (the element subtracts it from the section's own velocity).
 `air_arrays(spec, t)` packs what the compiled `air_state` needs into one float array:
 [kind, ρ (explicit) or ρ0 (std), c, p0, T0, a, R, g0, z0, z1, z2, V∞x, V∞y, V∞z]."""
 from dataclasses import dataclass, field
+import math
 import numpy as np
 
 from mbdae.engine.core.compiled import kernel
@@ -77,6 +78,58 @@ class Gust1D:
         arg = X @ np.asarray(self.front, float) + self.front_velocity * t
         vals = np.array([float(self.profile.value(a)) for a in arg])
         return vals[:, None] * np.asarray(self.direction, float)[None, :]
+
+
+class WindProfile:
+    """MBDyn's wind profiles (windprof.cc): with z = e3·(x − X0) (e_k the columns of the
+    reference orientation R0), the air velocity at x gains e1·V(z); no gain where z ≤ 0 for the
+    power law and the logarithmic profile."""
+
+    def __init__(self, X0, R0):
+        self.X0, self.R0 = np.asarray(X0, float).reshape(3), np.asarray(R0, float).reshape(3, 3)
+
+    def speeds(self, z, t):
+        raise NotImplementedError
+
+    def velocities(self, X, t):
+        z = (np.asarray(X, float) - self.X0) @ self.R0[:, 2]
+        return self.speeds(z, t)[:, None] * self.R0[:, 0][None, :]
+
+
+class ScalarFunctionWind(WindProfile):
+    """V(z) = f(z), a scalar function (engine/core/scalar_functions.py)."""
+
+    def __init__(self, X0, R0, function):
+        super().__init__(X0, R0)
+        self.function = function
+
+    def speeds(self, z, t):
+        return np.array([self.function.value(float(v)) for v in z])
+
+
+class PowerLawWind(WindProfile):
+    """V(z) = V_ref(t) (z / z_ref)^p for z > 0."""
+
+    def __init__(self, X0, R0, z_ref, v_ref, exponent):
+        super().__init__(X0, R0)
+        self.z_ref, self.v_ref, self.p = float(z_ref), v_ref, float(exponent)
+
+    def speeds(self, z, t):
+        zp = np.where(z > 0, z, 1.0)
+        return np.where(z > 0, float(self.v_ref.value(t)) * (zp / self.z_ref) ** self.p, 0.0)
+
+
+class LogarithmicWind(WindProfile):
+    """V(z) = V_ref(t) ln(z / z0) / ln(z_ref / z0) for z > 0 (z0: surface roughness length)."""
+
+    def __init__(self, X0, R0, z_ref, v_ref, roughness):
+        super().__init__(X0, R0)
+        self.z_ref, self.v_ref, self.z0 = float(z_ref), v_ref, float(roughness)
+
+    def speeds(self, z, t):
+        zp = np.where(z > 0, z, 1.0)
+        return np.where(z > 0, float(self.v_ref.value(t)) * np.log(zp / self.z0) / math.log(self.z_ref / self.z0),
+                        0.0)
 
 
 def gust_velocities(spec, X, t):

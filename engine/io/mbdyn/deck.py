@@ -203,6 +203,7 @@ class DeckReader(Directives, ProblemCards, ControlCards, NodeCards, ElementCards
         self.abort_after = None
         self.frames = {}                   # reference frames
         self.drives = {}                   # drive callers
+        self.scalar_functions = {}         # name -> engine/core/scalar_functions.ScalarFunction
         self.postponed = []
         self.tpl_drives = {}               # template drive callers: label -> (dim, drive)
         self.laws = {}                     # constitutive laws: (dim, label) -> law (MBDyn's per-dimension labels)

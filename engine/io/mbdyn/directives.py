@@ -3,16 +3,18 @@
 (§2.2.1): the reader's ``Directives`` part and its table."""
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
 
 from mbdae.engine.core import rotations as rot
+from mbdae.engine.core import scalar_functions as sf
 from mbdae.engine.core.privdata import ModelNamespace
 from mbdae.elements.aerodynamic import read_c81_data
 from mbdae.engine.io.mbdyn.args import Args
 from mbdae.engine.io.mbdyn.geometry import GLOBAL, GLOBAL_SITE, Frame, denavit_hartenberg
-from mbdae.engine.io.mbdyn.lexer import Source, not_supported, scan_cards, shown, table
+from mbdae.engine.io.mbdyn.lexer import Source, normalize, not_supported, scan_cards, shown, table
 
 MAX_INCLUDE_DEPTH = 100
 
@@ -238,13 +240,64 @@ class Directives:
         args.expect_end()
 
     def dir_scalar_function(self, card):
+        """`scalar function: "<name>", [<type>,] <args>` (input manual, "Scalar functions";
+        engine/core/scalar_functions.py)."""
         args = Args(self, card)
+        self.read_scalar_function(args, definition=True)
+        args.expect_end()
+
+    def read_scalar_function(self, args, definition=False):
+        """A scalar function: `"<name>"` of a defined one or, when `definition` (the card) or a
+        type word follows the name, a new one stored under that name."""
         word = args.peek()
         name = args.string("a scalar function name")
-        while args.more():
-            args.take("function data")
-        self.note(word, f"scalar function \"{name}\" stored unread: scalar functions are not supported "
-                        "yet, any use of it stops the reader")
+        kinds = ("const", "exp", "log", "pow", "linear", "cubicspline", "cubic spline", "multilinear",
+                 "chebychev", "sum", "sub", "mul", "div")
+        if not definition and args.peek_keyword() not in {normalize(k) for k in kinds}:
+            if name not in self.scalar_functions:
+                raise word.error(f'scalar function "{name}" is not defined')
+            return self.scalar_functions[name]
+        if name in self.scalar_functions:
+            raise word.error(f'scalar function "{name}" is already defined')
+        kind = args.is_keyword(*kinds) or "const"
+        tw = args.words[args.i - 1] if args.i else word
+        try:
+            if kind == "const":
+                f = sf.ConstFunction(args.real("the constant"))
+            elif kind in ("exp", "log"):
+                base = args.real("the base") if args.is_keyword("base") else math.e
+                coef = args.real("the coefficient") if args.is_keyword("coefficient") else 1.0
+                cls = sf.ExpFunction if kind == "exp" else sf.LogFunction
+                f = cls(args.real("the multiplier"), base, coef)
+            elif kind == "pow":
+                f = sf.PowFunction(args.real("the exponent"))
+            elif kind == "linear":
+                x1, y1, x2, y2 = (args.real(w) for w in ("x1", "y1", "x2", "y2"))
+                f = sf.MultilinearFunction([x1, x2], [y1, y2])
+            elif kind in ("cubicspline", "multilinear"):
+                extrapolate = not args.is_keyword("do not extrapolate")
+                xs, ys = [], []
+                while args.more() and not args.is_keyword("end"):
+                    xs.append(args.real("x"))
+                    ys.append(args.real("y"))
+                cls = sf.CubicSplineFunction if kind == "cubicspline" else sf.MultilinearFunction
+                f = cls(xs, ys, extrapolate)
+            elif kind == "chebychev":
+                a, b = args.real("the lower bound"), args.real("the upper bound")
+                extrapolate = not args.is_keyword("do not extrapolate")
+                coefs = []
+                while args.more() and not args.is_keyword("end"):
+                    coefs.append(args.real("a coefficient"))
+                f = sf.ChebychevFunction(a, b, coefs, extrapolate)
+            else:
+                f1 = self.read_scalar_function(args)
+                f2 = self.read_scalar_function(args)
+                f = sf.BinaryFunction(kind, f1, f2)
+        except ValueError as err:
+            raise tw.error(str(err)) from None
+        f.name = name
+        self.scalar_functions[name] = f
+        return f
 
 
 def format_remark(value):

@@ -15,12 +15,13 @@ from mbdae.engine.core.drives import (ArgumentExpressionDrive, ComposedDrive, Co
                                       TimeDrive)
 from mbdae.engine.core.mathparser import MathError
 from mbdae.engine.core.privdata import ElementDrive
+from mbdae.engine.core.scalar_functions import ScalarFunctionDrive
 from mbdae.engine.core.tpldrive import VectorDrive
 from mbdae.engine.io.mbdyn.lexer import normalize, not_supported, shown, table
 
 # MBDyn names of drive callers mbdae does not have: reading one stops with "not supported yet"
 UNSUPPORTED_DRIVES = ("timestep", "file", "dof", "node", "meter", "closest next", "random",
-                      "sample and hold", "discrete filter", "bistop", "scalar function", "ginac",
+                      "sample and hold", "discrete filter", "bistop", "ginac",
                       "frequency sweep", "fourier series", "shared", "socket")
 # model:: functions of their arguments only (no model state), allowed in string drives
 TIME_FUNCTIONS = ("model::drive",)
@@ -178,6 +179,10 @@ class DriveCallers:
             raise nw.error("syntax error: string, \"<private data name>\" expected")
         return ElementDrive(self.namespace, kind, label, name, self.read_drive(args, argument_is_time=False))
 
+    def d_scalar_function(self, args, w, at):
+        """`scalar function, "<name>"` (input manual §2.6, "Scalar function drive"): f(t)."""
+        return ScalarFunctionDrive(self.read_scalar_function(args))
+
     def d_periodic(self, args, w, at):
         t0, period = args.real("the initial time"), args.real("the period")
         return PeriodicDrive(t0, period, self.read_drive(args, argument_is_time=False))
@@ -283,5 +288,6 @@ DRIVE_READERS = table([
     ("string", R.d_string), ("mult", R.d_mult), ("array", R.d_array), ("drive", R.d_drive),
     ("periodic", R.d_periodic), ("reference", R.d_reference), ("postponed", R.d_postponed),
     ("element", R.d_element),
+    ("scalar function", R.d_scalar_function),
 ])
 del R

@@ -193,8 +193,8 @@ def test_loads_are_not_objective_without_the_stream():
 
 
 # ------------------------------------------------------------------ MBDyn's decks
-DECKS = ["c81/c81", "c81/c81x", "c81/multiple", "c81/c81-2", "c81/c81-3", "aero/p0", "aero/p2", "aero/front1d"]
-SLOW_DECKS = ["c81/c81x-2", "aero/aerobody", "aero/aerosweep"]
+DECKS = ["c81/c81", "c81/c81x", "c81/multiple", "c81/c81-2", "aero/p0", "aero/p2"]
+SLOW_DECKS = ["c81/c81x-2", "aero/aerobody", "aero/aerosweep", "c81/c81-3", "aero/front1d"]
 
 
 def _run_deck(name, tmp_path, tol=1e-4):
@@ -295,7 +295,7 @@ def _plunge_lift(k, tmp_path, periods_per_step=400):   # steps per period
     return L, q * (jones_C(k) + 0.5j * k) * alpha, q * (theodorsen_C(k) + 0.5j * k) * alpha
 
 
-@pytest.mark.parametrize("k", [0.05, 0.1, 0.5])
+@pytest.mark.parametrize("k", [0.05, 0.1])
 def test_theodorsen_plunge_against_closed_form(k, tmp_path):
     """Lift of a harmonically plunging Theodorsen section: amplitude and phase against the
     closed form of the model (Jones's C(k), apparent mass ik/2) within 1 %, and against
@@ -306,7 +306,7 @@ def test_theodorsen_plunge_against_closed_form(k, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("k", [1.0])
+@pytest.mark.parametrize("k", [0.5, 1.0])
 def test_theodorsen_plunge_long(k, tmp_path):
     L, model, exact = _plunge_lift(k, tmp_path, periods_per_step=800)
     assert abs(L / model - 1.0) < 1e-2, (L, model)

@@ -42,6 +42,9 @@ class C81Error(InputError):
 
 # ---------------------------------------------------------------------------------- tables
 
+DEFAULT_TOLERANCE = 1e-6        # MBDyn's c81 data `tolerance` default (stall detection)
+
+
 @dataclass
 class C81Table:
     """One airfoil's C81 data (MBDyn's c81_data): Mach vectors and (NA, NM + 1) tables of
@@ -59,6 +62,14 @@ class C81Table:
     mstall: np.ndarray = None
     source: str = ""
     warnings: list = field(default_factory=list)
+
+    def __post_init__(self):
+        """A table built in memory gets the stall data read_c81 derives (default tolerance), so
+        that it evaluates as the same table read from a file."""
+        if self.stall is None:
+            self.stall = _stall(np.asarray(self.al, float), DEFAULT_TOLERANCE, self.header or "table", "cl")
+        if self.mstall is None:
+            self.mstall = _stall(np.asarray(self.am, float), DEFAULT_TOLERANCE, self.header or "table", "cm")
 
     def coefficients(self, alpha_deg, mach):
         """(cl, cd, cm) interpolated as MBDyn does (get_coef), angle in degrees."""
@@ -414,7 +425,7 @@ def _resolve_placeholder(path):
     return path
 
 
-def read_c81(path, fmt="c81", where="", tolerance=1e-6, flip=False):
+def read_c81(path, fmt="c81", where="", tolerance=DEFAULT_TOLERANCE, flip=False):
     """Read a C81 airfoil file as MBDyn 1.7.3's `c81 data` card does (mbpar.cc, c81data.cc).
 
     fmt: "c81" (fixed columns; a first line '# FREE FORMAT' switches to free format as in

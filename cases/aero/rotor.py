@@ -22,8 +22,8 @@ CR-166309, 1981): 4 blades, R = 26.83 ft = 8.178 m, chord 1.73 ft = 0.527 m (σ 
 the tip sweep; 0.0820 here with the rectangular planform), Ω = 27.0 rad/s (ΩR = 221 m/s),
 coincident flap/lag hinge offset 15 in = 0.381 m, nominal twist −18° (linear here; the real
 twist is nonlinear).  Chosen, not published (said so wherever printed): the SC1095 airfoils
-replaced by MBDyn's built-in NACA 0012, a uniform blade of m' = 14 kg/m (Lock number ≈ 7.6,
-the UH-60A's is ≈ 8), the section stiffnesses, the lag damper, the root cut-out x0 = 0.2,
+replaced by MBDyn's built-in NACA 0012, a uniform blade of m' = 14 kg/m (Lock number
+γ = ρ a c R⁴ / I_β = 8.6 with the NACA 0012's a = 6.57 at M(0.75 R) = 0.49), the section stiffnesses, the lag damper, the root cut-out x0 = 0.2,
 the shaft tilt α_s = 4°, the flight condition μ = 0.2 and the target C_T/σ = 0.08.
 
     python cases/aero/rotor.py trim                 # trim, write cases/aero/rotor.mbd, print residuals
@@ -55,7 +55,7 @@ class Rotor:
     hinge: float = 0.381              # m, UH-60A flap/lag hinge offset (15 in)
     twist: float = math.radians(-18.0)  # linear over the radius (UH-60A nominal −18°, nonlinear there)
     cutout: float = 0.2               # r/R where the aerodynamic span starts (chosen)
-    mass: float = 14.0                # kg/m, uniform (chosen: Lock number ≈ 7.6)
+    mass: float = 14.0                # kg/m, uniform (chosen: Lock number 8.6)
     pitch_gyration: float = 0.25      # section polar radius of gyration / chord (chosen)
     EA: float = 2.0e8                 # N        (section stiffnesses: chosen)
     GA: float = 5.0e7                 # N
@@ -205,6 +205,10 @@ def deck(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=1
     w("    joint: 1, clamp, 1, node, node;")
     w("    joint: 2, axial rotation, 1, reference, 1, null, hinge, reference, 1, eye,\n"
       "        2, reference, 2, null, hinge, reference, 2, eye, const, Omega;")
+    w(f"    air properties: {_f(rotor.rho)}, {_f(rotor.sound)}, 1., 0., 0., const, {_f(rotor.speed)};")
+    w("    # the rotor before the blades that name it (MBDyn reads elements in order)")
+    w(f"    induced velocity: 1, rotor, 1, 2, induced velocity, {rotor.inflow}, Omega, R,\n"
+      "        max iterations, 10, tolerance, 1e-8;")
     law = ("linear viscoelastic generic, diag, " + ", ".join(_f(x) for x in K)
            + f", proportional, {_f(rotor.damping)}")
     chord_frame = "1, 0., 1., 0., 3, 1., 0., 0."
@@ -249,9 +253,6 @@ def deck(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=1
               + "".join(f"        reference, node, null, reference, node, {chord_frame},\n" for _ in range(3))
               + f"        const, {_f(c)}, const, 0., const, 0., linear, {_f(a0)}, {_f(a1)},\n"
               f"        3, naca0012;")
-    w(f"    air properties: {_f(rotor.rho)}, {_f(rotor.sound)}, 1., 0., 0., const, {_f(rotor.speed)};")
-    w(f"    induced velocity: 1, rotor, 1, 2, induced velocity, {rotor.inflow}, Omega, R,\n"
-      "        max iterations, 10, tolerance, 1e-8;")
     w("end: elements;")
     return "\n".join(L) + "\n"
 
@@ -320,23 +321,28 @@ def run(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=18
 # Helicopter Theory, ch. 5; Leishman, Principles of Helicopter Aerodynamics, 2nd ed., 4.x)
 
 def lift_slope(mach, alpha=math.radians(2.0)):
-    """Lift slope (1/rad) of MBDyn's built-in NACA 0012 at Mach `mach` (secant through ±α)."""
+    """Lift slope (1/rad) of MBDyn's built-in NACA 0012 at Mach `mach` (a number or an
+    array; secant through ±α)."""
     from mbdae.engine.core import airfoil as af
     ints, floats, starts = af.pack_airfoils([af.AirfoilModel("naca0012")])
-    cl = []
-    for a in (alpha, -alpha):
-        V = mach * 340.3
-        W = np.array([V * math.cos(a), -V * math.sin(a), 0.0, 0.0, 0.0, 0.0])
-        vam = np.array([1.225, 340.3, 1.0, 0.0, 0.0, 0.0])
-        TNG, OUTA = np.zeros(6), np.zeros(20)
-        af.airfoil_loads(ints, floats, starts[0], W, vam, 0.0, 0.0, TNG, OUTA)
-        cl.append(OUTA[4])
-    return (cl[0] - cl[1]) / (2 * alpha)
+    vam = np.array([1.225, 340.3, 1.0, 0.0, 0.0, 0.0])
+    TNG, OUTA = np.zeros(6), np.zeros(20)
+    out = []
+    for m in np.atleast_1d(np.asarray(mach, float)).ravel():
+        cl = []
+        for a in (alpha, -alpha):
+            V = max(m, 1e-3) * 340.3
+            W = np.array([V * math.cos(a), -V * math.sin(a), 0.0, 0.0, 0.0, 0.0])
+            af.airfoil_loads(ints, floats, starts[0], W, vam, 0.0, 0.0, TNG, OUTA)
+            cl.append(OUTA[4])
+        out.append((cl[0] - cl[1]) / (2 * alpha))
+    return out[0] if np.ndim(mach) == 0 else np.reshape(out, np.shape(mach))
 
 
 def classical(rotor, controls, lam, a, n_psi=72, n_r=40):
     """Harmonic balance of the rigid flapping blade (hinge offset e, ν_β² = 1 + e S_β/I_β) in
-    strip theory with c_l = a α, uniform inflow ratio λ (positive down through the disk),
+    strip theory with c_l = a α (a a number, or "mach": the NACA 0012's slope at each
+    point's Mach number (x + μ sin ψ) ΩR/c), uniform inflow ratio λ (positive down through the disk),
     root cut-out x0, linear twist, no reverse flow, no lag, small angles:
         β'' + ν_β² β = γ/(a) ∫ (x − ε) ½ a (u_T² θ − u_T u_P) dx,
         u_T = x + μ sin ψ,  u_P = λ + (x − ε) β' + μ β cos ψ.
@@ -352,6 +358,8 @@ def classical(rotor, controls, lam, a, n_psi=72, n_r=40):
     psi = np.arange(n_psi) * 2 * math.pi / n_psi
     P, X = np.meshgrid(psi, x, indexing="ij")
     uT = X + mu * np.sin(P)
+    if isinstance(a, str):
+        a = lift_slope(np.abs(uT) * rotor.tip_speed / rotor.sound)
     theta = th0 + rotor.twist * (X - 0.75) + th1c * np.cos(P) + th1s * np.sin(P)
 
     def loads(b):
@@ -359,7 +367,7 @@ def classical(rotor, controls, lam, a, n_psi=72, n_r=40):
         dbeta = -b[1] * np.sin(P) + b[2] * np.cos(P)
         uP = lam + (X - eps) * dbeta + mu * beta * np.cos(P)
         f = 0.5 * a * (uT ** 2 * theta - uT * uP)
-        moment = gamma_over_a * (f * (X - eps)) @ wx
+        moment = gamma_over_a * (f * (X - eps)) @ wx        # γ/a ∫ (x − ε) f dx
         return f @ wx, moment, beta, dbeta
 
     def residual(b):
@@ -401,7 +409,7 @@ def momentum_lambda(rotor, ct):
 # ---------------------------------------------------------------------------------------------
 # Trim: quasi-Newton (Broyden) over short runs, started from the classical solution
 
-def trim(rotor=Rotor(), revolutions=6, steps_per_rev=180, tol=(2e-4, 1e-4, 1e-4), max_iter=8,
+def trim(rotor=Rotor(), revolutions=6, steps_per_rev=180, tol=(5e-5, 3e-5, 3e-5), max_iter=8,
          log=print):
     """Find (θ0, θ1c, θ1s) with C_T/σ = target and β1c = β1s = 0 (the tip-path plane normal to
     the shaft: zero first-harmonic flapping, hence zero hub pitch and roll moments of the

@@ -46,14 +46,15 @@ def test_trim_holds(trimmed):
 
 
 def test_periodic_from_one_revolution_to_the_next(trimmed):
-    """The last two revolutions: thrust within 0.1 % of its mean, flap angles within 5e-4
-    rad (0.03°) at every azimuth, lag within 2e-3 rad (the slowest mode, the damped lag,
-    decays by e⁻¹ per ~0.9 revolution)."""
+    """The last two revolutions, azimuth by azimuth: thrust within 0.15 % of its mean (0.09 %
+    measured; the revolution means still move by 4e-4: the slowest mode, the damped lag at
+    0.27/rev, ζ ≈ 0.6, decays by e⁻¹ in about one revolution), flap angles within 5e-4 rad
+    (1.9e-4 measured), lag within 2e-3 rad (6.4e-4)."""
     _, res = trimmed
     n = STEPS
     ct, beta, zeta = res["ct_series"], res["beta_series"], res["zeta_series"]
     last, prev = slice(len(ct) - n, len(ct)), slice(len(ct) - 2 * n, len(ct) - n)
-    assert np.abs(ct[last] - ct[prev]).max() < 1e-3 * ct[last].mean()
+    assert np.abs(ct[last] - ct[prev]).max() < 1.5e-3 * ct[last].mean()
     assert np.abs(beta[:, last] - beta[:, prev]).max() < 5e-4
     assert np.abs(zeta[:, last] - zeta[:, prev]).max() < 2e-3
 

@@ -9,8 +9,8 @@ and trimmed by an outer quasi-Newton loop over short runs (`trim()`):
 - each blade: flap `revolute hinge` (axis in the disk plane, normal to the blade) and lag
   `revolute hinge` (axis along the shaft) at the same offset e, a viscous lag damper
   (`deformable hinge`, `linear viscoelastic generic`), a pitch bearing (`total joint` whose
-  relative rotation about the span axis is θ(ψ) = θ0 + θ1c cos ψ + θ1s sin ψ, a string drive
-  of Time), then a `beam3` shank (e → x0 R) and three `beam3` elements carrying `aerodynamic
+  relative rotation about the span axis is θ(ψ) = θ0 + θ1c cos ψ + θ1s sin ψ, a `sine` drive
+  of time), then a `beam3` shank (e → x0 R) and three `beam3` elements carrying `aerodynamic
   beam` elements with MBDyn's built-in NACA 0012, linear twist;
 - a `uniform` `induced velocity` element (momentum theory, Glauert's forward-flight relation
   λ = μ tan α_d + C_T / (2 √(μ² + λ²))) summing the blades' loads.
@@ -28,6 +28,7 @@ the shaft tilt α_s = 4°, the flight condition μ = 0.2 and the target C_T/σ =
 
     python cases/aero/rotor.py trim                 # trim, write cases/aero/rotor.mbd, print residuals
     python cases/aero/rotor.py run --revs 6         # run the written deck's controls, print harmonics
+    python cases/aero/rotor.py deck --controls .13 0 -.05 --out /tmp/r.mbd   # a deck with given controls
     mbdae run cases/aero/rotor.mbd -o out/rotor     # the trimmed deck (6 revolutions)
 """
 import argparse
@@ -213,7 +214,7 @@ def deck(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=1
            + f", proportional, {_f(rotor.damping)}")
     chord_frame = "1, 0., 1., 0., 3, 1., 0., 0."
     for k in range(1, nb + 1):
-        ref, p0 = 10 * k, f"{_f((k - 1) * 2 * math.pi / nb)}"
+        ref = 10 * k
         F, Lg, B = 100 * k + 91, 100 * k + 92, 100 * k
         w(f"    # blade {k}")
         w(f"    joint: {F}, revolute hinge,     # flap: axis along the chord\n"
@@ -225,6 +226,10 @@ def deck(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=1
         w(f"    joint: {100 * k + 93}, deformable hinge,     # lag damper\n"
           f"        {F}, hinge, reference, {ref}, eye, {Lg}, hinge, reference, {ref}, eye,\n"
           f"        linear viscoelastic generic, diag, 0., 0., 0., diag, 0., 0., {_f(rotor.lag_damper)};")
+        # θ0 + θ1c cos ψ + θ1s sin ψ = θ0 + A sin(Ω (t − t0)), ψ = Ω t + ψ_k: a `sine` drive, which
+        # MBDyn differentiates for its initial assembly (a string drive it does not)
+        A, phase = math.hypot(th1c, th1s), math.atan2(th1c, th1s)
+        t0 = -((k - 1) * 2 * math.pi / nb + phase) / Om
         w(f"    joint: {100 * k + 94}, total joint,     # pitch bearing: theta0 + theta1c cos(psi) + theta1s sin(psi)\n"
           f"        {Lg}, position, reference, {ref}, e_hinge, 0., 0., position orientation, reference, {ref}, eye,\n"
           f"            rotation orientation, reference, {ref}, eye,\n"
@@ -232,8 +237,7 @@ def deck(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=1
           f"            rotation orientation, reference, {ref + 1}, eye,\n"
           f"        position constraint, active, active, active, null,\n"
           f"        orientation constraint, active, active, active,\n"
-          f"            single, 1., 0., 0., string, \"{th0!r} + {th1c!r}*cos(Omega*Time + {p0})"
-          f" + {th1s!r}*sin(Omega*Time + {p0})\";")
+          f"            single, 1., 0., 0., sine, {_f(t0)}, Omega, {_f(A)}, forever, {_f(th0)};")
         for j in range(nn):
             ml = m * lengths[j]
             Ibend = ml * lengths[j] ** 2 / 12
@@ -451,7 +455,9 @@ def main(argv=None):
     ap.add_argument("--revs", type=int, default=6)
     ap.add_argument("--steps", type=int, default=180, help="steps per revolution")
     ap.add_argument("--inflow", default="uniform")
-    ap.add_argument("--out", default=str(DECK))
+    ap.add_argument("--out", default=str(DECK), help="the deck written (trim, deck) or read (run)")
+    ap.add_argument("--controls", type=float, nargs=3, metavar=("THETA0", "THETA1C", "THETA1S"),
+                    help="deck: the controls (rad); default: those in --out's header")
     a = ap.parse_args(argv)
     rotor = replace(Rotor(), inflow=a.inflow)
     print(f"rotor: sigma {rotor.solidity:.4f}, Lock number {rotor.lock_number(lift_slope(0.75 * rotor.tip_speed / rotor.sound)):.2f}, "
@@ -466,7 +472,8 @@ def main(argv=None):
         res = run(rotor, controls_of(a.out), a.revs, a.steps)
         print({k: v for k, v in res.items() if np.ndim(v) == 0})
     else:
-        Path(a.out).write_text(deck(rotor, (0.1, 0.0, 0.0), a.revs, a.steps))
+        controls = a.controls if a.controls else controls_of(a.out)
+        Path(a.out).write_text(deck(rotor, controls, a.revs, a.steps))
 
 
 if __name__ == "__main__":

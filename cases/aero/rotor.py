@@ -15,15 +15,15 @@ and trimmed by an outer quasi-Newton loop over short runs (`trim()`):
 - a `uniform` `induced velocity` element (momentum theory, Glauert's forward-flight relation
   λ = μ tan α_d + C_T / (2 √(μ² + λ²))) summing the blades' loads.
 
-Data (cite): UH-60A main rotor, from the NASA/Army UH-60A Airloads Program descriptions
+Data (cite): UH-60A main rotor geometry as given for the NASA/Army UH-60A Airloads Program
 (Kufeld, Balough, Cross, Studebaker, Jennison, Bousman, "Flight Testing the UH-60A Airloads
-Aircraft", AHS 50th Annual Forum, 1994; Davis, "System Analysis of the UH-60A", NASA
-CR-166309, 1981): 4 blades, R = 26.83 ft = 8.178 m, chord 1.73 ft = 0.527 m (σ = 0.0826 with
-the tip sweep; 0.0820 here with the rectangular planform), Ω = 27.0 rad/s (ΩR = 221 m/s),
-coincident flap/lag hinge offset 15 in = 0.381 m, nominal twist −18° (linear here; the real
-twist is nonlinear).  Chosen, not published (said so wherever printed): the SC1095 airfoils
-replaced by MBDyn's built-in NACA 0012, a uniform blade of m' = 14 kg/m (Lock number
-γ = ρ a c R⁴ / I_β = 8.6 with the NACA 0012's a = 6.57 at M(0.75 R) = 0.49), the section stiffnesses, the lag damper, the root cut-out x0 = 0.2,
+Aircraft", AHS 50th Annual Forum, 1994): 4 blades, R = 26.83 ft = 8.178 m, chord 1.73 ft =
+0.527 m (published solidity 0.0826; 0.0820 here from this chord on a rectangular planform),
+Ω = 27.0 rad/s (ΩR = 221 m/s), coincident flap/lag hinge offset 15 in = 0.381 m, nominal
+twist −18° (linear here; the real twist is nonlinear).  Chosen, not published (said so
+wherever printed): MBDyn's built-in NACA 0012 in place of the SC1095 sections, a uniform
+blade of m' = 14 kg/m (Lock number γ = ρ a c R⁴ / I_β = 8.6 with the NACA 0012's a = 6.57
+at M(0.75 R) = 0.49), the section stiffnesses, the lag damper, the root cut-out x0 = 0.2,
 the shaft tilt α_s = 4°, the flight condition μ = 0.2 and the target C_T/σ = 0.08.
 
     python cases/aero/rotor.py trim                 # trim, write cases/aero/rotor.mbd, print residuals
@@ -33,14 +33,16 @@ the shaft tilt α_s = 4°, the flight condition μ = 0.2 and the target C_T/σ =
 """
 import argparse
 import math
-import os
 import re
-import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+
+import mbdae
+from mbdae.engine.core import airfoil as af
+from mbdae.engine.io.mbdyn.deck import read_deck
 
 HERE = Path(__file__).resolve().parent
 DECK = HERE / "rotor.mbd"
@@ -309,8 +311,6 @@ def harmonics(prefix, rotor, revolutions, steps_per_rev, output_every=1):
 def run(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=180, workdir=None,
         quiet=True, tolerance=1e-3):
     """Write the deck, run it with mbdae and return `harmonics` of its last revolution."""
-    import mbdae
-    from mbdae.engine.io.mbdyn.deck import read_deck
     with tempfile.TemporaryDirectory(prefix="mbdae-rotorcase-") as tmp:
         work = Path(workdir or tmp)
         path = work / "rotor.mbd"
@@ -327,7 +327,6 @@ def run(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=18
 def lift_slope(mach, alpha=math.radians(2.0)):
     """Lift slope (1/rad) of MBDyn's built-in NACA 0012 at Mach `mach` (a number or an
     array; secant through ±α)."""
-    from mbdae.engine.core import airfoil as af
     ints, floats, starts = af.pack_airfoils([af.AirfoilModel("naca0012")])
     vam = np.array([1.225, 340.3, 1.0, 0.0, 0.0, 0.0])
     TNG, OUTA = np.zeros(6), np.zeros(20)

@@ -67,6 +67,7 @@ class Rotor:
     EI_lag: float = 4.0e6             # N m²
     damping: float = 5.0e-4           # s, stiffness-proportional beam damping (chosen)
     lag_damper: float = 2.0e4         # N m s/rad (chosen: lag mode ζ ≈ 0.6)
+    lag_spring: float = 0.0           # N m/rad (none: a pure damper; large values lock the lag)
     aero_elements: int = 3            # beam3 elements over the aerodynamic span
     rho: float = 1.225                # kg/m³, sea level ISA
     sound: float = 340.3              # m/s
@@ -227,7 +228,8 @@ def deck(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=1
           f"        {Lg}, reference, {ref}, e_hinge, 0., 0., hinge, reference, {ref}, eye;")
         w(f"    joint: {100 * k + 93}, deformable hinge,     # lag damper\n"
           f"        {F}, hinge, reference, {ref}, eye, {Lg}, hinge, reference, {ref}, eye,\n"
-          f"        linear viscoelastic generic, diag, 0., 0., 0., diag, 0., 0., {_f(rotor.lag_damper)};")
+          f"        linear viscoelastic generic, diag, 0., 0., {_f(rotor.lag_spring)}, "
+          f"diag, 0., 0., {_f(rotor.lag_damper)};")
         # θ0 + θ1c cos ψ + θ1s sin ψ = θ0 + A sin(Ω (t − t0)), ψ = Ω t + ψ_k: a `sine` drive, which
         # MBDyn differentiates for its initial assembly (a string drive it does not)
         A, phase = math.hypot(th1c, th1s), math.atan2(th1c, th1s)

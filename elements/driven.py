@@ -95,7 +95,8 @@ def driven(model, label, drive, kind="joint", hints=(), initial_state=None):
     """Make element `label` a driven element (manual §8.20.2): active while drive(t) ≠ 0,
     contributing nothing otherwise (a joint's multipliers are then held at 0).  kind:
     "joint" (joints, rods, deformable joints, viscous bodies: MBDyn's joint labels),
-    "force" (forces and couples), "body" or "beam".  hints (applied at each activation,
+    "force" (forces and couples), "body", "beam" or "aerodynamic" (generic aerodynamic
+    forces).  hints (applied at each activation,
     on the state of the step in which the drive becomes non-zero; joints only):
     "offset{1}" / "offset{2}" (re-take that side's offset so the joint engages where
     the nodes are), ("drive", make) for a distance joint's length, ("position drive",
@@ -107,7 +108,8 @@ def driven(model, label, drive, kind="joint", hints=(), initial_state=None):
     rebuilds its row partition when a driven joint switches; hints, driven bodies and
     forces are refused there)."""
     pools = {"joint": model.joints + model.rods + model.deformable + model.viscous_bodies,
-             "force": model.forces, "body": model.bodies, "beam": model.beams + model.hbeams}
+             "force": model.forces, "body": model.bodies, "beam": model.beams + model.hbeams,
+             "aerodynamic": model.generic_aerodynamic_forces}
     if kind not in pools:
         raise ValueError(f"driven {label}: kind must be one of {sorted(pools)}, not {kind!r}")
     specs = [s for s in pools[kind] if s.label == label]
@@ -506,7 +508,8 @@ def read_driven(reader, model, args, label, word):
     m = model
     pools = {"joint": (m.joints, m.rods, m.deformable, m.viscous_bodies), "force": (m.forces,),
              "couple": (m.forces,), "body": (m.bodies,), "beam": (m.beams, m.hbeams), "beam2": (m.beams,),
-             "beam3": (m.beams,), "hbeam": (m.hbeams,)}
+             "beam3": (m.beams,), "hbeam": (m.hbeams,),
+             "genericaerodynamicforce": (m.generic_aerodynamic_forces,)}
     kind = reader.normalize(kind_text)
     if kind == "existing":
         tw = sub_args.peek()

@@ -20,7 +20,7 @@ from mbdae.elements import (body, forces, hull_buoyancy, userforce, rod, deforma
                             joints, angular_velocity, regularization, abstract_nodes, genel, parameters,
                             driven, solid, surface_load, rigid_body_displacement, inertia,
                             membrane, shell, shell_mass, modal, mooring, hydro_body, power_take_off,
-                            rotor, aerodynamic)
+                            rotor, aerodynamic, instruments, genfm)
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,11 @@ ENTRIES = (
     Entry("genel", genel),
     Entry("parameters", parameters),
     Entry("inertia", inertia),
+    Entry("genfm", genfm),                       # before driven: a generic aerodynamic force may be driven
     Entry("driven", driven),
     Entry("power_take_off", power_take_off),     # reads the rods, deformable joints and driven ones
     Entry("aerodynamic", aerodynamic),
+    Entry("instruments", instruments),
 )
 
 

@@ -264,7 +264,9 @@ def test_planar_3link_passive_reaction_follows_newton(tmp_path):
 
 
 @pytest.mark.parametrize("deck,message", [
-    ("aero/surface.mbd", "air properties"),
+    # with the air properties read (issue 21), the reader reaches the deck's own fault, the one
+    # MBDyn 1.7.3 stops on (manifest: "semicolon expected after reference 2")
+    ("aero/surface.mbd", "';' expected"),
 ])
 def test_decks_with_missing_elements_say_what_is_missing(deck, message):
     with pytest.raises(DeckError, match=message):

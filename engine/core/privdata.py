@@ -20,7 +20,7 @@ import numpy as np
 from mbdae.engine.core import rotations as rot
 from mbdae.engine.core.drives import Drive
 
-ELEMENT_KINDS = ("body", "joint", "force", "beam", "inertia", "solid")
+ELEMENT_KINDS = ("body", "joint", "force", "beam", "inertia", "solid", "aerodynamic element")
 """MBDyn element types the model namespace knows here (`model::element::<kind>`)."""
 
 _NODE_NAME = re.compile(r"^\s*(X|x|Phi|XP|xP|Omega|omega|E|E313|E321|PE|XPP|xPP|OmegaP|omegaP)\[(\d)\]\s*$")
@@ -124,7 +124,7 @@ class ModelNamespace:
         """Add the functions to a MathParser; each is flagged as reading this namespace's
         state (no derivative, re-evaluated at every residual)."""
         for kind in ELEMENT_KINDS:
-            parser.register_function(f"model::element::{kind}",
+            parser.register_function(f"model::element::{kind.split()[0]}",
                                      lambda label, name, kind=kind: self.element(kind, label, name),
                                      2, state_source=self)
         parser.register_function("model::node::structural", self.node, 2, state_source=self)
@@ -258,6 +258,8 @@ def _element_kind(family):
         return "inertia"
     if name == "solid":
         return "solid"
+    if name in ("aircraft instruments", "generic aerodynamic force"):
+        return "aerodynamic element"
     return None
 
 

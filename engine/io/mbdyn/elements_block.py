@@ -29,7 +29,7 @@ from mbdae.engine.io.mbdyn.lexer import Card, Source, Word, normalize, not_suppo
 UNSUPPORTED_ELEMENTS = (
     "automatic structural", "hbeam2",
     "plate", "solid", "surface loads", "pressure load",
-    "traction load", "aircraft instruments", "generic aerodynamic force",
+    "traction load",
     "aeromodal", "aerodynamic external", "aerodynamic external modal", "electric",
     "thermal", "hydraulic", "bulk", "loadable", "user defined", "stream output",
     "stream motion output", "rtai output", "gust")
@@ -59,6 +59,8 @@ ELEMENT_HEADS = table([
     ("aerodynamic beam2", ("an aerodynamic element label", True, "aerodynamic elements")),
     ("aerodynamic beam", ("an aerodynamic element label", True, "aerodynamic elements")),
     ("aerodynamic beam3", ("an aerodynamic element label", True, "aerodynamic elements")),
+    ("aircraft instruments", ("an aerodynamic element label", False, "aerodynamic elements")),
+    ("generic aerodynamic force", ("an aerodynamic element label", False, "aerodynamic elements")),
 ] + [(shape, ("a solid label", True, "solids")) for shape in SOLID_SHAPES]
   + [(f"{kind}{shape}", ("a surface load label", True, "surface loads"))
      for kind in ("pressure", "traction") for shape in SURFACE_SHAPES])
@@ -297,10 +299,10 @@ class ElementCards:
         lw = args.peek()
         label = args.label("an element label")
         kind = args.expect_keyword("joint", "force", "couple", "body", "beam", "inertia", "solid",
-                                   what="an element type")
-        kind = {"couple": "force"}.get(kind, kind)
+                                   "aerodynamic element", what="an element type")
+        kind = {"couple": "force", "aerodynamicelement": "aerodynamic element"}.get(kind, kind)
         family = {"joint": "joints", "force": "forces", "body": "rigid bodies", "beam": "beams",
-                  "inertia": "inertia", "solid": "solids"}[kind]
+                  "inertia": "inertia", "solid": "solids", "aerodynamic element": "aerodynamic elements"}[kind]
         if label not in self.element_labels.get(family, set()):
             raise lw.error(f"{what}: {kind} {label} is not defined")
         return label, kind

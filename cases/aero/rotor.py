@@ -140,7 +140,9 @@ def deck(rotor=Rotor(), controls=(0.1, 0.0, 0.0), revolutions=6, steps_per_rev=1
     th0, th1c, th1s = map(float, controls)
     Om, R, e, c = rotor.omega, rotor.radius, rotor.hinge, rotor.chord
     dt = 2 * math.pi / (Om * steps_per_rev)
-    T = revolutions * 2 * math.pi / Om
+    # a hair under the whole number of steps: MBDyn steps while t < final time (a final time
+    # rounded below N dt costs it a step more), mbdae lands on it; so both take N equal steps
+    T = (revolutions * steps_per_rev - 1e-6) * dt
     r, lengths = lumps(rotor)
     nb, nn = rotor.blades, len(r)
     nbeam = (nn - 1) // 2

@@ -11,8 +11,12 @@ from scipy.integrate import solve_ivp
 
 from mbdae.engine.model import Model
 from mbdae.engine.system import System
-from mbdae.engine.io.mbdyn.deck import parse_deck, DeckError
+import mbdae
+from mbdae.engine.io.mbdyn.deck import parse_deck, read_deck, DeckError
+from mbdae.engine.checks import jacobian_mismatch
 from mbdae.elements import rotor_kernel as rk
+from mbdae.elements.aerodynamic import Airfoil
+from mbdae.elements.base import random_nodes, random_rotation
 
 RHO, RADIUS, OMEGA = 1.225, 5.0, 40.0
 AREA = math.pi * RADIUS ** 2
@@ -304,7 +308,6 @@ def test_dynamic_inflow_rot_rows_agree_with_mbdyn(tmp_path):
     """A spinning, precessing rotor node in a free stream, no thrust: the dynamic inflow states
     decay under Ω L⁻¹ and the .rot columns (mean inflow, velocity, disk angle, μ, λ, χ, ψ₀,
     convergence, iterations, ν₀, ν_s, ν_c) agree with MBDyn 1.7.3's to its 7 printed digits."""
-    import mbdae
     m = Model()
     m.structural_node(1, "static", position=np.zeros(3))
     m.structural_node(2, "dynamic", position=np.array([1.0, 2.0, 3.0]), orientation=_frame([0.1, 0.2, 1.0], [0, 1, 0]),
@@ -379,8 +382,6 @@ def test_hovering_rotor_with_aerodynamic_blades(tmp_path):
     (Leishman, Principles of Helicopter Aerodynamics, 2nd ed., 3.3) up to the small-angle
     approximations (0.5 %), u = √(T/(2ρA)) exactly, and MBDyn 1.7.3's .rot numbers for this deck
     (T = 114.1169 N, u = 1.925249 m/s, λ = 0.04813124)."""
-    import mbdae
-    from mbdae.engine.io.mbdyn.deck import read_deck
     blades = "\n".join(BLADE.format(label=11 + k, cx=cx, cy=cy, ux=ux, uy=uy) for k, (cx, cy, ux, uy) in
                        enumerate(((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0))))
     path = tmp_path / "hover.mbd"
@@ -440,9 +441,6 @@ def test_coupled_jacobian_with_theodorsen_states(dcoef):
     import sys
     sys.path.insert(0, __import__("os").path.dirname(__file__))
     from samples import randomize_state
-    from mbdae.engine.checks import jacobian_mismatch
-    from mbdae.elements.aerodynamic import Airfoil
-    from mbdae.elements.base import random_nodes, random_rotation
     rng = np.random.default_rng(3)
     m = Model()
     random_nodes(m, rng, 4)
@@ -474,8 +472,6 @@ def test_rotor_moment_is_taken_about_the_craft_node(tmp_path):
     """MBDyn sums the rotor's moment about the craft node's position (ResetForce's pole), not the
     rotor node's: the hovering rotor above with its craft node 1 at (0.3, −0.2, −1) and a 6 m/s
     edgewise stream; .rot columns 2-13 against MBDyn 1.7.3's at t = 0.05 s."""
-    import mbdae
-    from mbdae.engine.io.mbdyn.deck import read_deck
     blades = "\n".join(BLADE.format(label=11 + k, cx=cx, cy=cy, ux=ux, uy=uy) for k, (cx, cy, ux, uy) in
                        enumerate(((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0))))
     text = HOVER_DECK.format(c81=THIN_AIRFOIL, blades=blades)
@@ -498,8 +494,6 @@ def test_resultant_sets_agree_with_mbdyn(tmp_path):
     """`set, 2, node, 2, 2, 11, 12, node, 2, local, 2, 13, 14`: after each rotor row, the rows
     `label:i` with the loads of the set's blades about node 2 (global, then in the node's frame);
     each holds half the thrust, and MBDyn 1.7.3's rows at t = 0.013 s."""
-    import mbdae
-    from mbdae.engine.io.mbdyn.deck import read_deck
     blades = "\n".join(BLADE.format(label=11 + k, cx=cx, cy=cy, ux=ux, uy=uy) for k, (cx, cy, ux, uy) in
                        enumerate(((1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0))))
     text = HOVER_DECK.format(c81=THIN_AIRFOIL, blades=blades)

@@ -19,6 +19,7 @@ V∞ + gusts (the element subtracts it from the section's own velocity).
 
 `air_arrays(spec, t)` packs what the compiled `air_state` needs into one float array:
 [kind, ρ (explicit) or ρ0 (std), c, p0, T0, a, R, g0, z0, z1, z2, V∞x, V∞y, V∞z]."""
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 import math
 import numpy as np
@@ -80,7 +81,7 @@ class Gust1D:
         return vals[:, None] * np.asarray(self.direction, float)[None, :]
 
 
-class WindProfile:
+class WindProfile(ABC):
     """MBDyn's wind profiles (windprof.cc): with z = e3·(x − X0) (e_k the columns of the
     reference orientation R0), the air velocity at x gains e1·V(z); no gain where z ≤ 0 for the
     power law and the logarithmic profile."""
@@ -88,8 +89,9 @@ class WindProfile:
     def __init__(self, X0, R0):
         self.X0, self.R0 = np.asarray(X0, float).reshape(3), np.asarray(R0, float).reshape(3, 3)
 
+    @abstractmethod
     def speeds(self, z, t):
-        raise NotImplementedError
+        """Wind speed (m,) at the elevations z (m,) at time t."""
 
     def velocities(self, X, t):
         z = (np.asarray(X, float) - self.X0) @ self.R0[:, 2]

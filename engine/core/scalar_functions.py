@@ -16,6 +16,7 @@ drive caller (f of the time).
                                  (`do not extrapolate`: x clamped to [a, b])
     sum/sub/mul/div f1, f2       f1 ± f2, f1 f2, f1 / f2
 """
+from abc import ABC, abstractmethod
 import math
 
 import numpy as np
@@ -24,15 +25,17 @@ from scipy.interpolate import CubicSpline
 from mbdae.engine.core.drives import Drive
 
 
-class ScalarFunction:
+class ScalarFunction(ABC):
     """f(x) and f'(x) (`value`, `derivative`), scalar x."""
     name = ""
 
+    @abstractmethod
     def value(self, x):
-        raise NotImplementedError
+        """f(x)."""
 
+    @abstractmethod
     def derivative(self, x):
-        raise NotImplementedError
+        """f'(x)."""
 
 
 class ConstFunction(ScalarFunction):

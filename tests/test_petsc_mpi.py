@@ -111,7 +111,9 @@ import mbdae
 model = cube_model(2, output=True)[0]
 r = mbdae.run(model, output_prefix={prefix!r}, final_time=5e-4, time_step=1e-4, method="ms", rho=0.6,
               tolerance=1e-9, test="relnorm", keep_results=False, linear_solver={solver!r})
-print("iterations", r["newton_iterations"] if isinstance(r, dict) else r.stats["newton_iterations"])
+# one write per rank (a pipe write this short is atomic): the two ranks' lines cannot interleave
+sys.stdout.write("iterations %d\\n" % (r["newton_iterations"] if isinstance(r, dict) else r.stats["newton_iterations"]))
+sys.stdout.flush()
 """
 
 

@@ -463,8 +463,8 @@ class AerodynamicElements(ElementFamily):
             for view in list(res_views) + (list(jac) if want_jac else []):     # (and the rotor coupling's)
                 view[...] = 0.0
             if want_jac:
-                for k in range(18, self.n_rows):
-                    jac[0][:, k, k] = 1.0
+                states = np.arange(18, self.n_rows)
+                jac[0][:, states, states] = 1.0
             return
         coupling = (res_views[1], jac[1], jac[2], jac[3]) if self.coupled else None      # rotor coupling
         self._run(ctx, res_views[0], jac[0], want_jac, coupling)

@@ -99,7 +99,7 @@ def test_free_format_thin_airfoil_is_two_pi_alpha():
 
 
 @need_shared
-def test_symlink_placeholder_is_followed():
+def test_symlink_stored_as_text_is_followed():
     """mbdyn-tests/c81/naca0012.c81 is a git symlink checked out as a one-line file holding
     '../aero/naca0012.c81': read as the file it names (MBDyn would follow the link)."""
     a, b = af.read_c81(SHARED / "c81" / "naca0012.c81"), af.read_c81(NACA)

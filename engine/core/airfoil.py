@@ -408,7 +408,7 @@ def _flip(a, sign):
 C81_FORMATS = ("c81", "free format", "nrel", "fc511")
 
 
-def _resolve_placeholder(path):
+def _follow_symlink_text(path):
     """A git checkout without symlinks stores a symlink as a one-line file holding the
     target's relative path; follow it (MBDyn would have read the real link)."""
     try:
@@ -439,7 +439,7 @@ def read_c81(path, fmt="c81", where="", tolerance=DEFAULT_TOLERANCE, flip=False)
                        + ", ".join(C81_FORMATS) + ")")
     if not tolerance > 0.0:
         raise C81Error(f"{where or path}: invalid c81 data tolerance {tolerance}")
-    real = _resolve_placeholder(str(path))
+    real = _follow_symlink_text(str(path))
     label = f"{where}: {real}" if where else real
     try:
         with open(real, encoding="latin-1") as f:
